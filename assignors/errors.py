@@ -1,0 +1,46 @@
+"""Exceptions whose messages a person can act on.
+
+Every message names where the problem is (a JSON path such as ``members[3].owned_partitions[0]``)
+and what was expected there. Shells (CLI, dashboard, pipeline) show ``str(error)`` as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class AssignmentExplorerError(Exception):
+    """Base class for every error this project raises on purpose."""
+
+
+class ScenarioError(AssignmentExplorerError, ValueError):
+    """A scenario (file, JSON object or cluster snapshot) is not valid.
+
+    ``problems`` lists every problem found, each ``"<json path>: <what is wrong>"``; the message
+    is the first few of them.
+    """
+
+    MAX_SHOWN = 20
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        shown = list(self.problems[: self.MAX_SHOWN])
+        if len(self.problems) > self.MAX_SHOWN:
+            shown.append(f"... and {len(self.problems) - self.MAX_SHOWN} more problems")
+        super().__init__("; ".join(shown))
+
+
+class UnknownStrategyError(AssignmentExplorerError, KeyError):
+    """A strategy name that the registry does not know."""
+
+    def __init__(self, name: object, known: Sequence[str]) -> None:
+        self.name = name
+        self.known = tuple(known)
+        super().__init__(name)
+
+    def __str__(self) -> str:
+        return f"unknown strategy {self.name!r}; known strategies: {', '.join(self.known)}"
+
+
+class StrategyNotApplicableError(AssignmentExplorerError, ValueError):
+    """A strategy cannot run on this scenario (for example a task strategy on a consumer group)."""

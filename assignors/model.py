@@ -1,0 +1,165 @@
+"""The data every partition strategy reads and writes.
+
+A :class:`Scenario` is a frozen snapshot of one consumer group: the topics that exist (with their
+partition counts and, optionally, replica racks, topic ids, offsets, lags and produce rates) and
+the members (subscription, rack, static id, what each owned before and in which generation, and
+the optional fields the design documents' strategies read). A strategy is a pure function
+``Scenario -> Assignment``.
+
+Invariants the types keep:
+
+* ``TopicPartition`` orders by topic name (code-point order), then partition number, which is
+  the order every assignment lists partitions in.
+* ``Topic`` per-partition tuples (``replica_racks``, ``lags``, offsets, ``produce_rates``) are
+  either ``None`` or exactly ``partitions`` long; the loader (:mod:`assignors.scenario_io`)
+  checks this, the dataclasses trust it.
+* ``Assignment.partitions`` lists every member of the scenario, each with a sorted tuple of
+  partitions (possibly empty).
+
+Nothing here imports outside the standard library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal, NamedTuple
+
+AutoOffsetReset = Literal["latest", "earliest", "none"]
+
+#: Java's Integer.MIN_VALUE: the priority of a member that states none (failover strategy).
+LOWEST_PRIORITY = -(2**31)
+
+
+class TopicPartition(NamedTuple):
+    """One partition of one topic; orders by topic name, then partition number.
+
+    A named tuple rather than a dataclass: assignments hold millions of these, and tuples are
+    created, hashed and compared in C (sorting 1,000,000 of them is ten times faster).
+    """
+
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """A topic as the cluster metadata describes it, plus optional offset facts per partition.
+
+    ``replica_racks[p]`` holds the racks of the brokers with a replica of partition ``p``.
+    ``committed_offsets[p]`` is ``None`` where the group has no commit for ``p``.
+    """
+
+    name: str
+    partitions: int
+    replica_racks: tuple[tuple[str, ...], ...] | None = None
+    topic_id: str | None = None
+    lags: tuple[int, ...] | None = None
+    log_start_offsets: tuple[int, ...] | None = None
+    log_end_offsets: tuple[int, ...] | None = None
+    committed_offsets: tuple[int | None, ...] | None = None
+    produce_rates: tuple[float, ...] | None = None
+
+    def topic_partitions(self) -> list[TopicPartition]:
+        """Every partition of this topic, in partition order."""
+        return [TopicPartition(self.name, p) for p in range(self.partitions)]
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A group member: its subscription and what it tells the assignor about itself.
+
+    ``topics`` is the subscription as the member sent it; topics absent from the scenario are
+    ignored by every strategy, as Kafka ignores topics missing from the metadata.
+    ``owned_partitions`` with ``generation`` is the member's claim from the previous rebalance
+    (``generation`` ``None`` when the member did not state one).
+    """
+
+    member_id: str
+    topics: tuple[str, ...]
+    rack: str | None = None
+    group_instance_id: str | None = None
+    owned_partitions: tuple[TopicPartition, ...] = ()
+    generation: int | None = None
+    priority: int | None = None
+    consume_rate: float | None = None
+    client_id: str | None = None
+    host: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A consumer group at one moment: topics, members and group-wide options.
+
+    Member ids and topic names are unique (the loader enforces it). For the client-side
+    strategies the order of ``members`` carries no meaning; for the server-side ones it is the
+    order in which members joined the coordinator's member map.
+    """
+
+    topics: tuple[Topic, ...]
+    members: tuple[Member, ...]
+    auto_offset_reset: AutoOffsetReset = "latest"
+    name: str | None = None
+    description: str | None = None
+    group_id: str | None = None
+    assignor: str | None = None
+
+    def topic_by_name(self) -> dict[str, Topic]:
+        """Topics keyed by name."""
+        return {topic.name: topic for topic in self.topics}
+
+    def partition_counts(self) -> dict[str, int]:
+        """Partition count per existing topic."""
+        return {topic.name: topic.partitions for topic in self.topics}
+
+    def subscribed_existing_topics(self) -> list[str]:
+        """Topics that exist and that at least one member subscribes to, sorted by name."""
+        counts = self.partition_counts()
+        return sorted({t for m in self.members for t in m.topics if t in counts})
+
+
+def _frozen_partitions(
+    partitions: Mapping[str, Iterable[TopicPartition]],
+) -> Mapping[str, tuple[TopicPartition, ...]]:
+    return MappingProxyType({member: tuple(sorted(tps)) for member, tps in partitions.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """Member id -> sorted partitions, for every member of the scenario.
+
+    ``warnings`` carries notes a person should see (for example a claim on a partition that no
+    longer exists, which Kafka ignores). Build one with :meth:`of`.
+    """
+
+    partitions: Mapping[str, tuple[TopicPartition, ...]]
+    warnings: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def of(
+        cls,
+        members: Iterable[str],
+        partitions: Mapping[str, Iterable[TopicPartition]],
+        warnings: Iterable[str] = (),
+    ) -> Assignment:
+        """An assignment listing every member in ``members`` (empty where none given)."""
+        complete = {member: list(partitions.get(member, ())) for member in members}
+        extra = set(partitions) - set(complete)
+        if extra:
+            raise ValueError(f"assignment names members not in the group: {sorted(extra)}")
+        return cls(_frozen_partitions(complete), tuple(warnings))
+
+    def owner_of(self) -> dict[TopicPartition, str]:
+        """Partition -> the member it is assigned to."""
+        return {tp: member for member, tps in self.partitions.items() for tp in tps}
+
+    def to_json(self) -> dict[str, list[list[str | int]]]:
+        """The wire form: ``{member_id: [[topic, partition], ...]}``."""
+        return {
+            member: [[tp.topic, tp.partition] for tp in tps]
+            for member, tps in self.partitions.items()
+        }

@@ -1,0 +1,69 @@
+"""What a strategy is: a named pure function plus the words a person needs to choose it.
+
+Partition strategies map a :class:`~assignors.model.Scenario` to an
+:class:`~assignors.model.Assignment`; task strategies (Kafka Streams) have their own input and
+answer types, declared by the module that implements them. Both kinds carry the same
+descriptive fields so that the CLI and the dashboard can list every registered strategy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from assignors.model import Assignment, Scenario, TopicPartition
+
+#: How a group moves from one assignment to the next under this strategy.
+#: ``eager``: classic protocol, everyone revokes everything; ``cooperative``: classic protocol,
+#: incremental (two rounds); ``consumer``: KIP-848, the broker computes the target.
+RebalanceProtocol = Literal["eager", "cooperative", "consumer"]
+
+PartitionCompute = Callable[[Scenario], Mapping[str, Iterable[TopicPartition]]]
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionStrategy:
+    """A consumer-group partition strategy.
+
+    ``compute`` returns member id -> partitions (members it omits get nothing);
+    :meth:`assign` turns that into a complete, sorted :class:`Assignment`.
+    """
+
+    name: str
+    summary: str
+    when_to_use: str
+    consumer_config: str
+    protocol: RebalanceProtocol
+    compute: PartitionCompute
+
+    kind: Literal["partitions"] = "partitions"
+
+    def assign(self, scenario: Scenario, warnings: Iterable[str] = ()) -> Assignment:
+        """Run the strategy; the answer lists every member of ``scenario``."""
+        return Assignment.of(
+            (member.member_id for member in scenario.members), self.compute(scenario), warnings
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TaskStrategy:
+    """A Kafka Streams task strategy with its own scenario and answer types.
+
+    ``parse`` validates a JSON scenario object (raising ``ScenarioError``), ``compute`` runs the
+    strategy on the parsed scenario, ``to_json`` renders the answer in the wire shape.
+    """
+
+    name: str
+    summary: str
+    when_to_use: str
+    consumer_config: str
+    protocol: RebalanceProtocol
+    parse: Callable[[object], Any]
+    compute: Callable[[Any], Any]
+    to_json: Callable[[Any], dict[str, Any]]
+
+    kind: Literal["tasks"] = "tasks"
+
+
+Strategy = PartitionStrategy | TaskStrategy

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs (system packages included) and runs the whole suite.
+# Usage: bash scripts/test.sh [pytest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Headless Chromium for the browser tests (Debian's package; Playwright drives it).
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing Debian's chromium for the browser tests..."
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "chromium is not installed and cannot be installed here: browser tests will skip"
+  fi
+fi
+
+# Java 17 runs PySpark's local mode; it is on the project's machines already.
+command -v java >/dev/null 2>&1 || echo "java is not installed: the Spark tests will fail"
+
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,spark]'
+exec .venv/bin/python -m pytest "$@"

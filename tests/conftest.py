@@ -1,0 +1,15 @@
+"""Shared fixtures and the parity summary printed after every test run."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    from tests.assignors.test_conformance import PARITY
+
+    if not PARITY:
+        return
+    terminalreporter.section("parity with Kafka and the conformance rules")
+    for strategy, results in sorted(PARITY.items()):
+        terminalreporter.write_line(f"{strategy:22} {sum(results):4}/{len(results)} cases")
