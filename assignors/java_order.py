@@ -23,12 +23,16 @@ million at the usual load); there this model answers insertion order, which may 
 Hash codes of the key types Kafka uses: :func:`string_hash` (``String.hashCode``, over UTF-16
 code units), :func:`topic_partition_hash` (``TopicPartition.hashCode``), :func:`uuid_hash`
 (``org.apache.kafka.common.Uuid.hashCode``), :func:`java_util_uuid_hash` (``java.util.UUID``).
+Kafka topic ids travel as base64 text: :func:`kafka_uuid_from_base64` gives the two signed longs
+that ``uuid_hash`` and ``Uuid.compareTo`` read (:func:`kafka_uuid_to_base64` the reverse).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import Generic, TypeVar
+import base64
+import binascii
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from typing import Any, Generic, TypeVar, cast
 
 K = TypeVar("K", bound=Hashable)
 
@@ -159,3 +163,218 @@ def hash_order(
 def hash_set_copy_capacity(size: int) -> int:
     """Initial capacity ``new HashSet<>(collection)`` asks for: ``max(size / .75f + 1, 16)``."""
     return max(int(size / 0.75) + 1, 16)
+
+
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+
+
+def to_int64(value: int) -> int:
+    """Wrap an integer to Java's signed 64-bit range (a ``long``)."""
+    value &= _MASK64
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def kafka_uuid_from_base64(text: str) -> tuple[int, int]:
+    """Kafka's ``Uuid.fromString``: URL-safe base64 of 16 bytes -> (most, least) significant longs.
+
+    Both halves are signed 64-bit values, as Java holds them; ``Uuid.compareTo`` orders by the
+    most significant long, then the least, each compared as signed numbers, which is plain tuple
+    order on the result. The trailing ``==`` padding is optional, as in Kafka.
+    Raises ``ValueError`` with the reason when ``text`` is not such a string.
+    """
+    if len(text) > 24:
+        raise ValueError(f"topic id {text!r} is too long for a base64 Kafka Uuid (22 characters)")
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        raw = base64.b64decode(padded, altchars=b"-_", validate=True)
+    except (binascii.Error, ValueError) as error:
+        raise ValueError(f"topic id {text!r} is not URL-safe base64 ({error})") from None
+    if len(raw) != 16:
+        raise ValueError(
+            f"topic id {text!r} decodes to {len(raw)} bytes; a Kafka Uuid is 16 bytes"
+            " (22 base64 characters)"
+        )
+    return (
+        int.from_bytes(raw[:8], "big", signed=True),
+        int.from_bytes(raw[8:], "big", signed=True),
+    )
+
+
+def kafka_uuid_to_base64(most_significant: int, least_significant: int) -> str:
+    """Kafka's ``Uuid.toString``: URL-safe base64 of the 16 bytes, without padding."""
+    raw = (most_significant & _MASK64).to_bytes(8, "big") + (least_significant & _MASK64).to_bytes(
+        8, "big"
+    )
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def java_string_key(text: str) -> str:
+    """A sort key that orders strings as Java's ``String.compareTo`` does.
+
+    Java compares UTF-16 code units; Python compares code points. The two orders differ only
+    for characters beyond U+FFFF (a surrogate pair sorts below U+E000..U+FFFF in Java). The key
+    spells the string's UTF-16 code units as pairs of Latin-1 characters, which compare in
+    code-unit order; compare keys only with keys, never with plain strings.
+    """
+    return text.encode("utf-16-be", "surrogatepass").decode("latin-1")
+
+
+def java_uuid_halves(text: str) -> tuple[int, int]:
+    """``java.util.UUID.fromString`` of a canonical UUID -> (most, least) significant longs.
+
+    Both halves are signed 64-bit values, so plain tuple order on the result is
+    ``UUID.compareTo`` (a UUID starting with ``8``-``f`` sorts before one starting with ``0``).
+    Raises ``ValueError`` when ``text`` is not 32 hex digits in the 8-4-4-4-12 form.
+    """
+    parts = text.split("-")
+    if [len(part) for part in parts] != [8, 4, 4, 4, 12]:
+        raise ValueError(f"{text!r} is not a UUID in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx")
+    value = int("".join(parts), 16)
+    return to_int64(value >> 64), to_int64(value)
+
+
+E = TypeVar("E")
+
+
+class JavaPriorityQueue(Generic[E]):
+    """``java.util.PriorityQueue`` with a comparator, step for step (OpenJDK 17).
+
+    The array-backed binary heap matters when the comparator reads state that changes while
+    elements sit in the queue (loads that grow as tasks are handed out): the heap is then no
+    longer ordered, and which element comes out first is decided by Java's exact ``siftUp`` /
+    ``siftDown`` moves, which this class repeats. Give the order either as ``less(a, b)``
+    (``compare(a, b) < 0``; ``compare(a, b) > 0`` is taken as ``less(b, a)``) or as ``key``:
+    ``compare`` then orders ``key(a)`` against ``key(b)``, keys being read afresh at every
+    operation (once per element visited, since nothing changes during one operation), which
+    is faster. Iteration walks the backing array in index order, as Java's iterator does.
+    ``remove`` finds the first element equal to the argument (``equals``), like
+    ``PriorityQueue.remove(Object)``.
+    """
+
+    __slots__ = ("_heap", "_key", "_less")
+
+    def __init__(
+        self,
+        less: Callable[[E, E], bool] | None = None,
+        *,
+        key: Callable[[E], Any] | None = None,
+    ) -> None:
+        if (less is None) == (key is None):
+            raise TypeError("give exactly one of less and key")
+        self._less = less
+        self._key = key
+        self._heap: list[E] = []
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    def __iter__(self) -> Iterator[E]:
+        return iter(list(self._heap))
+
+    def peek(self) -> E | None:
+        return self._heap[0] if self._heap else None
+
+    def offer(self, element: E) -> None:
+        self._heap.append(element)
+        self._sift_up(len(self._heap) - 1, element)
+
+    def poll(self) -> E | None:
+        heap = self._heap
+        if not heap:
+            return None
+        result = heap[0]
+        last = heap.pop()
+        if heap:
+            self._sift_down(0, last)
+        return result
+
+    def remove(self, element: E) -> bool:
+        for index, candidate in enumerate(self._heap):
+            if candidate == element:
+                self._remove_at(index)
+                return True
+        return False
+
+    def _remove_at(self, index: int) -> None:
+        heap = self._heap
+        moved = heap.pop()
+        if index == len(heap):
+            return
+        self._sift_down(index, moved)
+        if heap[index] is moved:
+            self._sift_up(index, moved)
+
+    def _sift_up(self, index: int, element: E) -> None:
+        heap = self._heap
+        key = self._key
+        if key is not None:
+            element_key = key(element)
+            while index > 0:
+                parent = (index - 1) >> 1
+                above = heap[parent]
+                if not element_key < key(above):
+                    break
+                heap[index] = above
+                index = parent
+            heap[index] = element
+            return
+        less = cast(Callable[[E, E], bool], self._less)
+        while index > 0:
+            parent = (index - 1) >> 1
+            above = heap[parent]
+            if not less(element, above):
+                break
+            heap[index] = above
+            index = parent
+        heap[index] = element
+
+    def _sift_down(self, index: int, element: E) -> None:
+        heap = self._heap
+        size = len(heap)
+        half = size >> 1
+        key = self._key
+        if key is not None:
+            element_key = key(element)
+            while index < half:
+                child = 2 * index + 1
+                smaller = heap[child]
+                smaller_key = key(smaller)
+                right = child + 1
+                if right < size:
+                    right_key = key(heap[right])
+                    if right_key < smaller_key:
+                        child, smaller, smaller_key = right, heap[right], right_key
+                if not smaller_key < element_key:
+                    break
+                heap[index] = smaller
+                index = child
+            heap[index] = element
+            return
+        less = cast(Callable[[E, E], bool], self._less)
+        while index < half:
+            child = 2 * index + 1
+            smaller = heap[child]
+            right = child + 1
+            if right < size and less(heap[right], smaller):
+                child = right
+                smaller = heap[right]
+            if not less(smaller, element):
+                break
+            heap[index] = smaller
+            index = child
+        heap[index] = element
+
+
+def hash_set_order(keys: Sequence[K], hash_codes: Sequence[int]) -> list[K]:
+    """The iteration order of a new ``HashSet`` (default capacity) after ``add`` of each key.
+
+    ``keys`` are distinct and ``hash_codes[i]`` is ``keys[i].hashCode()``. Gives the same
+    answer as :func:`hash_order` (no removals, so bucket then insertion order), computed in one
+    sort; for hot loops that offer back a set of rejected candidates.
+    """
+    capacity = 16
+    while len(keys) > capacity * 3 // 4:
+        capacity <<= 1
+    mask = capacity - 1
+    buckets = [spread(code) & mask for code in hash_codes]
+    return [keys[i] for i in sorted(range(len(keys)), key=lambda i: (buckets[i], i))]

@@ -13,7 +13,18 @@ import importlib
 from assignors.errors import UnknownStrategyError
 from assignors.strategy import PartitionStrategy, Strategy, TaskStrategy
 
-_MODULES: tuple[str, ...] = ()
+_MODULES: tuple[str, ...] = (
+    "client_range",
+    "roundrobin",
+    "sticky",
+    "cooperative_sticky",
+    "streams_ha",
+    "uniform",
+    "server_range",
+    "lag_aware",
+    "failover",
+    "stream_join_sticky",
+)
 
 _REGISTRY: dict[str, Strategy] = {}
 

@@ -1,23 +1,51 @@
 """The one loader: JSON scenario objects -> :class:`~assignors.model.Scenario`, and back.
 
 The format is the conformance format (see ``../shared/conformance/README.md``) plus optional
-fields documented in ``docs/scenario-format.md``. :func:`parse_scenario` checks everything and
-reports *every* problem at once as a :class:`~assignors.errors.ScenarioError`, each with its JSON
-path and what was expected. Claims on partitions that do not exist are not errors: Kafka ignores
-them, and so do the strategies; the loader returns a warning for each.
+fields documented in ``docs/scenario-format.md`` and described by the JSON Schema shipped beside
+this module (``scenario.schema.json``, see :func:`schema`). :func:`parse_scenario` checks
+everything and reports *every* problem at once as a :class:`~assignors.errors.ScenarioError`,
+each with its JSON path and what was expected.
+
+How a scenario is checked, in order:
+
+1. The top level must be an object with ``topics`` and ``members`` lists; unknown fields anywhere
+   are warnings (usually a typo), never errors.
+2. Each topic: a unique non-empty ``name``, a ``partitions`` count, and optional per-partition
+   arrays that must be exactly ``partitions`` long (``replica_racks``, ``lags``,
+   ``log_start_offsets``, ``log_end_offsets``, ``committed_offsets`` with ``null`` for "no
+   commit", ``produce_rates``). Offsets and lags are integers >= 0; rates are numbers >= 0.
+3. Offsets that contradict each other: a log-start offset beyond the log-end offset is an error
+   (no broker reports that); a committed offset below the log start (records deleted by
+   retention) or beyond the log end (log truncated) is a *warning*, because live clusters show
+   both and the lag rules still define a lag for them (see :mod:`assignors.lag` and the format
+   document).
+4. Each member: a unique non-empty ``member_id``, a ``topics`` list; optional ``rack``,
+   ``group_instance_id``, ``client_id``, ``host``, ``priority``, ``consume_rate``,
+   ``owned_partitions`` and ``generation``. A claim on a topic or partition that does not exist
+   is not an error: Kafka ignores it, and so do the strategies; the loader returns a warning
+   with the claim's path.
+5. The optional ``walkthrough`` (teaching steps) is checked by applying its changes in order
+   (:func:`parse_walkthrough`, :func:`apply_change`).
+
+Invariant: :func:`scenario_to_json` followed by :func:`parse_scenario` gives back an equal
+scenario.
 
 Size limits (memory stays bounded; larger input is refused with a message):
 
 * ``MAX_PARTITIONS_PER_TOPIC`` partitions in one topic, ``MAX_TOTAL_PARTITIONS`` in all topics,
 * ``MAX_MEMBERS`` members, ``MAX_TOPICS`` topics,
-* ``MAX_OWNED_PER_MEMBER`` owned partitions per member.
+* ``MAX_OWNED_PER_MEMBER`` owned partitions per member,
+* ``MAX_FILE_BYTES`` bytes of JSON text for :func:`load_scenario_file` and
+  :func:`parse_scenario_text` (a keyword argument raises it for one call).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -30,10 +58,56 @@ MAX_MEMBERS = 100_000
 MAX_TOPICS = 100_000
 MAX_OWNED_PER_MEMBER = 5_000_000
 MAX_NAME_LENGTH = 4_096
-#: The largest scenario file :func:`load_scenario_file` reads, in bytes.
-MAX_FILE_BYTES = 512 * 1024 * 1024
+MAX_WALKTHROUGH_STEPS = 200
+#: The largest scenario text :func:`load_scenario_file` / :func:`parse_scenario_text` read, in
+#: bytes. A realistic 100,000-partition snapshot with every offset array is about 10 MiB.
+MAX_FILE_BYTES = 32 * 1024 * 1024
 
 AUTO_OFFSET_RESETS: tuple[AutoOffsetReset, ...] = ("latest", "earliest", "none")
+SCENARIO_FIELDS = frozenset(
+    {
+        "$schema",
+        "name",
+        "description",
+        "group_id",
+        "assignor",
+        "auto_offset_reset",
+        "topics",
+        "members",
+        "walkthrough",
+    }
+)
+TOPIC_FIELDS = frozenset(
+    {
+        "name",
+        "partitions",
+        "id",
+        "replica_racks",
+        "lags",
+        "log_start_offsets",
+        "log_end_offsets",
+        "committed_offsets",
+        "produce_rates",
+    }
+)
+MEMBER_FIELDS = frozenset(
+    {
+        "member_id",
+        "topics",
+        "rack",
+        "group_instance_id",
+        "owned_partitions",
+        "generation",
+        "priority",
+        "consume_rate",
+        "client_id",
+        "host",
+    }
+)
+STEP_FIELDS = frozenset({"title", "text", "change"})
+CHANGE_FIELDS = frozenset(
+    {"add_members", "remove_members", "partitions", "assignor", "carry_assignment"}
+)
 _JAVA_INT_MIN = -(2**31)
 _JAVA_INT_MAX = 2**31 - 1
 _JAVA_LONG_MAX = 2**63 - 1
@@ -81,6 +155,17 @@ def _is_number(value: object) -> bool:
     return (_is_int(value) or isinstance(value, float)) and math.isfinite(cast(float, value))
 
 
+def _unknown_fields(
+    obj: Mapping[str, Any], known: frozenset[str], path: str, problems: _Problems
+) -> None:
+    for key in obj:
+        if key not in known:
+            problems.warn(
+                f"{path}.{key}" if path else key,
+                f"unknown field, ignored (known fields: {', '.join(sorted(known - {'$schema'}))})",
+            )
+
+
 def _string(value: object, path: str, problems: _Problems, *, nonempty: bool = True) -> str | None:
     if not isinstance(value, str):
         problems.error(path, f"expected a string, got {_type_name(value)}")
@@ -100,7 +185,7 @@ def _optional_string(
     value = obj.get(key)
     if value is None:
         return None
-    return _string(value, f"{path}.{key}", problems)
+    return _string(value, f"{path}.{key}" if path else key, problems)
 
 
 def _int(
@@ -137,7 +222,11 @@ def _parallel_array(
         )
         return None
     if length is not None and len(value) != length:
-        problems.error(here, f"expected {length} entries (one per partition), got {len(value)}")
+        problems.error(
+            here,
+            f"expected {length:,} entries (one per partition, parallel to the partition numbers),"
+            f" got {len(value):,}",
+        )
         return None
     result: list[T | None] = []
     ok = True
@@ -151,27 +240,77 @@ def _parallel_array(
     return tuple(result) if ok else None
 
 
+def _check_offsets(
+    topic: Topic,
+    path: str,
+    problems: _Problems,
+) -> None:
+    """Step 3 of the module docstring: offsets that contradict each other."""
+    starts, ends, committed = (
+        topic.log_start_offsets,
+        topic.log_end_offsets,
+        topic.committed_offsets,
+    )
+    if starts is not None and ends is not None:
+        for p, (start, end) in enumerate(zip(starts, ends, strict=True)):
+            if start > end:
+                problems.error(
+                    f"{path}.log_start_offsets[{p}]",
+                    f"log-start offset {start:,} is beyond the log-end offset {end:,}",
+                )
+    if committed is None:
+        return
+    for p, commit in enumerate(committed):
+        if commit is None:
+            continue
+        if starts is not None and commit < starts[p]:
+            problems.warn(
+                f"{path}.committed_offsets[{p}]",
+                f"committed offset {commit:,} is below the log-start offset {starts[p]:,}: the"
+                " records in between were deleted; lag counts from the committed offset, and on"
+                " its next fetch the consumer resets by auto.offset.reset",
+            )
+        if ends is not None and commit > ends[p]:
+            problems.warn(
+                f"{path}.committed_offsets[{p}]",
+                f"committed offset {commit:,} is beyond the log-end offset {ends[p]:,} (the log"
+                " was truncated); lag counts as 0, and on its next fetch the consumer resets by"
+                " auto.offset.reset",
+            )
+
+
 def _parse_topic(raw: object, path: str, problems: _Problems) -> Topic | None:
     if not isinstance(raw, dict):
         problems.error(path, f"expected a topic object, got {_type_name(raw)}")
         return None
+    _unknown_fields(raw, TOPIC_FIELDS, path, problems)
     name = _string(raw.get("name"), f"{path}.name", problems)
+    count: int | None = None
     if "partitions" not in raw:
         problems.error(f"{path}.partitions", "missing: the partition count is required")
-        count = None
+    elif not _is_int(raw["partitions"]):
+        problems.error(
+            f"{path}.partitions",
+            f"expected the partition count (an integer), got {_type_name(raw['partitions'])}",
+        )
+    elif not 0 <= raw["partitions"] <= MAX_PARTITIONS_PER_TOPIC:
+        problems.error(
+            f"{path}.partitions",
+            f"{raw['partitions']:,} partitions; expected 0 to {MAX_PARTITIONS_PER_TOPIC:,}"
+            " per topic",
+        )
     else:
-        count = _int(
-            raw["partitions"], f"{path}.partitions", problems,
-            minimum=0, maximum=MAX_PARTITIONS_PER_TOPIC,
-        )  # fmt: skip
-    size = count if count is not None else None
+        count = raw["partitions"]
 
     def offset(item: object, where: str) -> int | None:
+        if _is_int(item) and cast(int, item) < 0:
+            problems.error(where, f"offsets and lags are never negative, got {item:,}")
+            return None
         return _int(item, where, problems, minimum=0, maximum=_JAVA_LONG_MAX)
 
     def rate(item: object, where: str) -> float | None:
         if not _is_number(item) or cast(float, item) < 0:
-            problems.error(where, f"expected a non-negative number, got {item!r}")
+            problems.error(where, f"expected records/s (a number >= 0), got {item!r:.40}")
             return None
         return float(cast(float, item))
 
@@ -182,33 +321,18 @@ def _parse_topic(raw: object, path: str, problems: _Problems) -> Topic | None:
         names = [_string(rack, f"{where}[{i}]", problems) for i, rack in enumerate(item)]
         return tuple(n for n in names if n is not None) if None not in names else None
 
-    replica_racks = _parallel_array(raw, "replica_racks", path, size, problems, racks)
-    lags = _parallel_array(raw, "lags", path, size, problems, offset)
-    starts = _parallel_array(raw, "log_start_offsets", path, size, problems, offset)
-    ends = _parallel_array(raw, "log_end_offsets", path, size, problems, offset)
+    replica_racks = _parallel_array(raw, "replica_racks", path, count, problems, racks)
+    lags = _parallel_array(raw, "lags", path, count, problems, offset)
+    starts = _parallel_array(raw, "log_start_offsets", path, count, problems, offset)
+    ends = _parallel_array(raw, "log_end_offsets", path, count, problems, offset)
     committed = _parallel_array(
-        raw, "committed_offsets", path, size, problems, offset, nullable=True
+        raw, "committed_offsets", path, count, problems, offset, nullable=True
     )
-    produce_rates = _parallel_array(raw, "produce_rates", path, size, problems, rate)
+    produce_rates = _parallel_array(raw, "produce_rates", path, count, problems, rate)
     topic_id = _optional_string(raw, "id", path, problems)
-    if starts is not None and ends is not None:
-        for p, (start, end) in enumerate(zip(starts, ends, strict=True)):
-            if start is not None and end is not None and start > end:
-                problems.error(
-                    f"{path}.log_start_offsets[{p}]",
-                    f"log-start offset {start:,} is beyond the log-end offset {end:,}",
-                )
-    if committed is not None and starts is not None:
-        for p, (commit, start) in enumerate(zip(committed, starts, strict=True)):
-            if commit is not None and start is not None and commit < start:
-                problems.error(
-                    f"{path}.committed_offsets[{p}]",
-                    f"committed offset {commit:,} is below the log-start offset {start:,}"
-                    " (the records were deleted; the consumer would reset)",
-                )
     if name is None or count is None:
         return None
-    return Topic(
+    topic = Topic(
         name=name,
         partitions=count,
         replica_racks=cast("tuple[tuple[str, ...], ...] | None", replica_racks),
@@ -219,6 +343,8 @@ def _parse_topic(raw: object, path: str, problems: _Problems) -> Topic | None:
         committed_offsets=committed,
         produce_rates=cast("tuple[float, ...] | None", produce_rates),
     )
+    _check_offsets(topic, path, problems)
+    return topic
 
 
 def _parse_member(
@@ -227,6 +353,7 @@ def _parse_member(
     if not isinstance(raw, dict):
         problems.error(path, f"expected a member object, got {_type_name(raw)}")
         return None
+    _unknown_fields(raw, MEMBER_FIELDS, path, problems)
     member_id = _string(raw.get("member_id"), f"{path}.member_id", problems)
     topics_raw = raw.get("topics")
     topics: list[str] = []
@@ -289,30 +416,63 @@ def _parse_member(
     if raw.get("consume_rate") is not None:
         value = raw["consume_rate"]
         if not _is_number(value) or value < 0:
-            problems.error(f"{path}.consume_rate", f"expected records/s >= 0, got {value!r}")
+            problems.error(
+                f"{path}.consume_rate", f"expected records/s (a number >= 0), got {value!r:.40}"
+            )
         else:
             consume_rate = float(value)
+    rack = _optional_string(raw, "rack", path, problems)
+    group_instance_id = _optional_string(raw, "group_instance_id", path, problems)
+    client_id = _optional_string(raw, "client_id", path, problems)
+    host = _optional_string(raw, "host", path, problems)
     if member_id is None:
         return None
     return Member(
         member_id=member_id,
         topics=tuple(topics),
-        rack=_optional_string(raw, "rack", path, problems),
-        group_instance_id=_optional_string(raw, "group_instance_id", path, problems),
+        rack=rack,
+        group_instance_id=group_instance_id,
         owned_partitions=tuple(owned),
         generation=generation,
         priority=priority,
         consume_rate=consume_rate,
-        client_id=_optional_string(raw, "client_id", path, problems),
-        host=_optional_string(raw, "host", path, problems),
+        client_id=client_id,
+        host=host,
     )
+
+
+def _parse_members(
+    members_raw: object, path: str, counts: Mapping[str, int], problems: _Problems
+) -> list[Member]:
+    members: list[Member] = []
+    if not isinstance(members_raw, list):
+        problems.error(path, f"expected a list of members, got {_type_name(members_raw)}")
+    elif len(members_raw) > MAX_MEMBERS:
+        problems.error(path, f"{len(members_raw):,} members; at most {MAX_MEMBERS:,}")
+    else:
+        seen_members: dict[str, int] = {}
+        for index, member_raw in enumerate(members_raw):
+            member = _parse_member(member_raw, f"{path}[{index}]", counts, problems)
+            if member is None:
+                continue
+            if member.member_id in seen_members:
+                problems.error(
+                    f"{path}[{index}].member_id",
+                    f'duplicate member "{member.member_id}" '
+                    f"(also {path}[{seen_members[member.member_id]}])",
+                )
+                continue
+            seen_members[member.member_id] = index
+            members.append(member)
+    return members
 
 
 def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple[str, ...]]:
     """Validate a JSON scenario object; return the scenario and its warnings.
 
     Raises :class:`ScenarioError` listing every problem, each prefixed with its JSON path
-    (relative to ``path``; pass ``""`` for paths like ``members[3].rack``).
+    (relative to ``path``; pass ``""`` for paths like ``members[3].rack``). A ``walkthrough``,
+    when present, is checked too; read it with :func:`parse_walkthrough`.
     """
     prefix = f"{path}." if path else ""
     problems = _Problems()
@@ -320,8 +480,15 @@ def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple
         raise ScenarioError(
             [f"{path or 'scenario'}: expected a JSON object, got {_type_name(raw)}"]
         )
+    if "tasks" in raw or "clients" in raw:
+        raise ScenarioError(
+            [
+                f"{path or 'scenario'}: this is a Kafka Streams task scenario (tasks and clients);"
+                " load it with a task strategy such as streams-ha, not as a consumer group"
+            ]
+        )
+    _unknown_fields(raw, SCENARIO_FIELDS, path, problems)
     topics_raw = raw.get("topics")
-    members_raw = raw.get("members")
     topics: list[Topic] = []
     if not isinstance(topics_raw, list):
         problems.error(
@@ -351,37 +518,16 @@ def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple
                 f"{total:,} partitions in all; at most {MAX_TOTAL_PARTITIONS:,}",
             )
     counts = {topic.name: topic.partitions for topic in topics}
-    members: list[Member] = []
-    if not isinstance(members_raw, list):
-        problems.error(
-            f"{prefix}members", f"expected a list of members, got {_type_name(members_raw)}"
-        )
-    elif len(members_raw) > MAX_MEMBERS:
-        problems.error(f"{prefix}members", f"{len(members_raw):,} members; at most {MAX_MEMBERS:,}")
-    else:
-        seen_members: dict[str, int] = {}
-        for index, member_raw in enumerate(members_raw):
-            member = _parse_member(member_raw, f"{prefix}members[{index}]", counts, problems)
-            if member is None:
-                continue
-            if member.member_id in seen_members:
-                problems.error(
-                    f"{prefix}members[{index}].member_id",
-                    f'duplicate member "{member.member_id}" '
-                    f"(also members[{seen_members[member.member_id]}])",
-                )
-                continue
-            seen_members[member.member_id] = index
-            members.append(member)
+    members = _parse_members(raw.get("members"), f"{prefix}members", counts, problems)
     reset = raw.get("auto_offset_reset", "latest")
     if reset not in AUTO_OFFSET_RESETS:
         problems.error(
             f"{prefix}auto_offset_reset",
-            f"expected one of {', '.join(AUTO_OFFSET_RESETS)}, got {reset!r}",
+            f"expected one of {', '.join(AUTO_OFFSET_RESETS)}, got {reset!r:.40}",
         )
         reset = "latest"
     texts = {
-        key: _optional_string(raw, key, path or "scenario", problems)
+        key: _optional_string(raw, key, path, problems)
         for key in ("name", "description", "group_id", "assignor")
     }
     if problems.errors:
@@ -392,6 +538,10 @@ def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple
         auto_offset_reset=cast(AutoOffsetReset, reset),
         **texts,
     )
+    if raw.get("walkthrough") is not None:
+        _parse_walkthrough(raw["walkthrough"], scenario, f"{prefix}walkthrough", problems)
+        if problems.errors:
+            raise ScenarioError(problems.errors)
     return scenario, tuple(problems.warnings)
 
 
@@ -414,59 +564,356 @@ def scenario_to_json(scenario: Scenario) -> dict[str, Any]:
             if value is not None:
                 entry[key] = [list(v) if isinstance(v, tuple) else v for v in value]
         topics.append(entry)
-    members: list[dict[str, Any]] = []
-    for member in scenario.members:
-        item: dict[str, Any] = {"member_id": member.member_id, "topics": list(member.topics)}
-        for key in ("rack", "group_instance_id", "client_id", "host", "priority", "consume_rate"):
-            value = getattr(member, key)
-            if value is not None:
-                item[key] = value
-        if member.owned_partitions:
-            item["owned_partitions"] = [[tp.topic, tp.partition] for tp in member.owned_partitions]
-        if member.generation is not None:
-            item["generation"] = member.generation
-        members.append(item)
     result: dict[str, Any] = {}
     for key in ("name", "description", "group_id", "assignor"):
         value = getattr(scenario, key)
         if value is not None:
             result[key] = value
     result["topics"] = topics
-    result["members"] = members
+    result["members"] = [member_to_json(member) for member in scenario.members]
     if scenario.auto_offset_reset != "latest":
         result["auto_offset_reset"] = scenario.auto_offset_reset
     return result
 
 
-def read_json_file(path: str | Path) -> object:
-    """Read a JSON file within :data:`MAX_FILE_BYTES`; every failure is a :class:`ScenarioError`."""
+def dumps_scenario(raw: Mapping[str, Any]) -> str:
+    """Scenario JSON text with one topic, member or walkthrough step per line.
+
+    Short diffs and readable in an editor; ``json.loads`` of the result equals ``raw``.
+    """
+    lines = ["{"]
+    keys = list(raw)
+    for position, key in enumerate(keys):
+        value = raw[key]
+        comma = "," if position < len(keys) - 1 else ""
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            lines.append(f"  {json.dumps(key)}: [")
+            lines.extend(
+                f"    {json.dumps(item, ensure_ascii=False)}{',' if i < len(value) - 1 else ''}"
+                for i, item in enumerate(value)
+            )
+            lines.append(f"  ]{comma}")
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def member_to_json(member: Member) -> dict[str, Any]:
+    """One member's JSON object (the ``members[i]`` entry of :func:`scenario_to_json`)."""
+    item: dict[str, Any] = {"member_id": member.member_id, "topics": list(member.topics)}
+    for key in ("rack", "group_instance_id", "client_id", "host", "priority", "consume_rate"):
+        value = getattr(member, key)
+        if value is not None:
+            item[key] = value
+    if member.owned_partitions:
+        item["owned_partitions"] = [[tp.topic, tp.partition] for tp in member.owned_partitions]
+    if member.generation is not None:
+        item["generation"] = member.generation
+    return item
+
+
+# --- walkthroughs: teaching steps stored beside a scenario -------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioChange:
+    """What one walkthrough step changes, applied by :func:`apply_change`.
+
+    ``partitions`` maps a topic to its new, larger partition count (Kafka never shrinks a
+    topic). ``assignor`` switches the strategy shown from this step on. With
+    ``carry_assignment`` (the default) the members that stay own, in a new generation, what the
+    previous step assigned them, which is how a rebalance looks to the assignor.
+    """
+
+    add_members: tuple[Member, ...] = ()
+    remove_members: tuple[str, ...] = ()
+    partitions: Mapping[str, int] | None = None
+    assignor: str | None = None
+    carry_assignment: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class WalkthroughStep:
+    """One teaching step: a title, a paragraph, and the change it makes (``None``: none)."""
+
+    title: str
+    text: str
+    change: ScenarioChange | None = None
+
+
+def apply_change(
+    scenario: Scenario,
+    change: ScenarioChange,
+    previous: Mapping[str, Iterable[TopicPartition]] | None = None,
+) -> Scenario:
+    """The scenario after ``change``; ``previous`` is the assignment shown before it.
+
+    Steps: (1) drop ``remove_members``; (2) with ``carry_assignment`` and a ``previous``
+    assignment, every remaining member owns its previous partitions, in generation (highest
+    generation so far, or 0) + 1; (3) grow topics to their new counts, padding per-partition
+    arrays (offsets 0, no commit, lag 0, rate 0, no racks); (4) append ``add_members`` (they own
+    what their JSON says); (5) switch ``assignor``. Raises :class:`ScenarioError` when the change
+    names a member that is not there, adds one that is, or shrinks or names an unknown topic.
+    """
+    problems: list[str] = []
+    present = {member.member_id for member in scenario.members}
+    for member_id in change.remove_members:
+        if member_id not in present:
+            problems.append(f"remove_members: no member {member_id!r} at this step")
+    for member in change.add_members:
+        if member.member_id in present - set(change.remove_members):
+            problems.append(f"add_members: member {member.member_id!r} is already in the group")
+    counts = scenario.partition_counts()
+    for topic_name, count in (change.partitions or {}).items():
+        if topic_name not in counts:
+            problems.append(f"partitions: no topic {topic_name!r}")
+        elif count < counts[topic_name]:
+            problems.append(
+                f"partitions: topic {topic_name!r} has {counts[topic_name]} partitions;"
+                f" Kafka cannot shrink it to {count}"
+            )
+    if problems:
+        raise ScenarioError(problems)
+    removed = set(change.remove_members)
+    members = [member for member in scenario.members if member.member_id not in removed]
+    if change.carry_assignment and previous is not None:
+        generation = max((m.generation or 0 for m in scenario.members), default=0) + 1
+        members = [
+            replace(
+                member,
+                owned_partitions=tuple(sorted(previous.get(member.member_id, ()))),
+                generation=generation,
+            )
+            for member in members
+        ]
+    topics = tuple(
+        _grow_topic(topic, (change.partitions or {}).get(topic.name, topic.partitions))
+        for topic in scenario.topics
+    )
+    return replace(
+        scenario,
+        topics=topics,
+        members=(*members, *change.add_members),
+        assignor=change.assignor if change.assignor is not None else scenario.assignor,
+    )
+
+
+def _grow_topic(topic: Topic, count: int) -> Topic:
+    extra = count - topic.partitions
+    if extra <= 0:
+        return topic
+
+    def pad(values: tuple[T, ...] | None, filler: T) -> tuple[T, ...] | None:
+        return None if values is None else (*values, *([filler] * extra))
+
+    return replace(
+        topic,
+        partitions=count,
+        replica_racks=pad(topic.replica_racks, ()),
+        lags=pad(topic.lags, 0),
+        log_start_offsets=pad(topic.log_start_offsets, 0),
+        log_end_offsets=pad(topic.log_end_offsets, 0),
+        committed_offsets=pad(topic.committed_offsets, None),
+        produce_rates=pad(topic.produce_rates, 0.0),
+    )
+
+
+def _parse_change(
+    raw: object, scenario: Scenario, path: str, problems: _Problems
+) -> ScenarioChange | None:
+    if not isinstance(raw, dict):
+        problems.error(path, f"expected a change object, got {_type_name(raw)}")
+        return None
+    _unknown_fields(raw, CHANGE_FIELDS, path, problems)
+    before = len(problems.errors)
+    add_members: list[Member] = []
+    if raw.get("add_members") is not None:
+        add_members = _parse_members(
+            raw["add_members"], f"{path}.add_members", scenario.partition_counts(), problems
+        )
+    remove: list[str] = []
+    remove_raw = raw.get("remove_members")
+    if remove_raw is not None:
+        if not isinstance(remove_raw, list):
+            problems.error(
+                f"{path}.remove_members",
+                f"expected a list of member ids, got {_type_name(remove_raw)}",
+            )
+        else:
+            for index, item in enumerate(remove_raw):
+                member_id = _string(item, f"{path}.remove_members[{index}]", problems)
+                if member_id is not None:
+                    remove.append(member_id)
+    partitions: dict[str, int] | None = None
+    partitions_raw = raw.get("partitions")
+    if partitions_raw is not None:
+        if not isinstance(partitions_raw, dict):
+            problems.error(
+                f"{path}.partitions",
+                "expected an object topic -> new partition count,"
+                f" got {_type_name(partitions_raw)}",
+            )
+        else:
+            partitions = {}
+            for topic_name, count in partitions_raw.items():
+                parsed = _int(
+                    count, f"{path}.partitions.{topic_name}", problems,
+                    minimum=0, maximum=MAX_PARTITIONS_PER_TOPIC,
+                )  # fmt: skip
+                if parsed is not None:
+                    partitions[topic_name] = parsed
+    assignor = _optional_string(raw, "assignor", path, problems)
+    carry = raw.get("carry_assignment", True)
+    if not isinstance(carry, bool):
+        problems.error(
+            f"{path}.carry_assignment", f"expected true or false, got {_type_name(carry)}"
+        )
+        carry = True
+    if len(problems.errors) > before:
+        return None
+    return ScenarioChange(
+        add_members=tuple(add_members),
+        remove_members=tuple(remove),
+        partitions=partitions,
+        assignor=assignor,
+        carry_assignment=carry,
+    )
+
+
+def _parse_walkthrough(
+    raw: object, scenario: Scenario, path: str, problems: _Problems
+) -> tuple[WalkthroughStep, ...]:
+    if not isinstance(raw, list):
+        problems.error(path, f"expected a list of steps, got {_type_name(raw)}")
+        return ()
+    if len(raw) > MAX_WALKTHROUGH_STEPS:
+        problems.error(path, f"{len(raw):,} steps; at most {MAX_WALKTHROUGH_STEPS}")
+        return ()
+    steps: list[WalkthroughStep] = []
+    current = scenario
+    for index, step_raw in enumerate(raw):
+        here = f"{path}[{index}]"
+        if not isinstance(step_raw, dict):
+            problems.error(
+                here, f"expected a step object with title and text, got {_type_name(step_raw)}"
+            )
+            continue
+        _unknown_fields(step_raw, STEP_FIELDS, here, problems)
+        title = _string(step_raw.get("title"), f"{here}.title", problems)
+        text = _string(step_raw.get("text"), f"{here}.text", problems)
+        change = None
+        if step_raw.get("change") is not None:
+            change = _parse_change(step_raw["change"], current, f"{here}.change", problems)
+            if change is None:
+                continue
+            try:
+                # No previous assignment here: checking needs only membership and counts.
+                current = apply_change(current, change)
+            except ScenarioError as error:
+                for problem in error.problems:
+                    problems.error(
+                        f"{here}.change.{problem.split(':', 1)[0]}", problem.split(": ", 1)[1]
+                    )
+                continue
+        if title is not None and text is not None:
+            steps.append(WalkthroughStep(title, text, change))
+    return tuple(steps)
+
+
+def parse_walkthrough(raw: object, scenario: Scenario | None = None) -> tuple[WalkthroughStep, ...]:
+    """The ``walkthrough`` steps of a JSON scenario object (``()`` when it has none).
+
+    ``scenario`` is the parsed ``raw`` (parsed here when not given). Raises
+    :class:`ScenarioError` with every problem, including a change that cannot apply at its step
+    (removing a member that is not there, shrinking a topic).
+    """
+    if scenario is None:
+        scenario, _ = parse_scenario(raw, path="")
+    if not isinstance(raw, dict) or raw.get("walkthrough") is None:
+        return ()
+    problems = _Problems()
+    steps = _parse_walkthrough(raw["walkthrough"], scenario, "walkthrough", problems)
+    if problems.errors:
+        raise ScenarioError(problems.errors)
+    return steps
+
+
+def walkthrough_to_json(steps: Iterable[WalkthroughStep]) -> list[dict[str, Any]]:
+    """The JSON form of walkthrough steps; :func:`parse_walkthrough` reads it back."""
+    result: list[dict[str, Any]] = []
+    for step in steps:
+        item: dict[str, Any] = {"title": step.title, "text": step.text}
+        change = step.change
+        if change is not None:
+            entry: dict[str, Any] = {}
+            if change.add_members:
+                entry["add_members"] = [member_to_json(m) for m in change.add_members]
+            if change.remove_members:
+                entry["remove_members"] = list(change.remove_members)
+            if change.partitions:
+                entry["partitions"] = dict(change.partitions)
+            if change.assignor is not None:
+                entry["assignor"] = change.assignor
+            if not change.carry_assignment:
+                entry["carry_assignment"] = False
+            item["change"] = entry
+        result.append(item)
+    return result
+
+
+# --- files, text and the schema ------------------------------------------------------------------
+
+
+def read_json_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> object:
+    """The JSON value in a file, refusing files over ``max_bytes``; failures are ScenarioError."""
     file = Path(path)
     try:
         size = file.stat().st_size
     except OSError as error:
         raise ScenarioError([f"{file}: cannot read the file ({error.strerror})"]) from None
-    if size > MAX_FILE_BYTES:
-        raise ScenarioError(
-            [f"{file}: the file is {size / 2**20:,.0f} MiB; at most {MAX_FILE_BYTES // 2**20} MiB"]
-        )
+    if size > max_bytes:
+        raise ScenarioError([_too_large(str(file), size, max_bytes)])
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ScenarioError([f"{file}: cannot read the file as UTF-8 text ({error})"]) from None
-    return _json_loads(text, str(file))
+    return _decode(text, str(file), max_bytes)
 
 
-def load_scenario_file(path: str | Path) -> tuple[Scenario, tuple[str, ...]]:
+def load_scenario_file(
+    path: str | Path, *, max_bytes: int = MAX_FILE_BYTES
+) -> tuple[Scenario, tuple[str, ...]]:
     """Read and validate a scenario JSON file; every failure is a :class:`ScenarioError`."""
-    return parse_scenario(read_json_file(path), path="")
+    return parse_scenario(read_json_file(path, max_bytes=max_bytes), path="")
 
 
-def parse_scenario_text(text: str, source: str = "scenario") -> tuple[Scenario, tuple[str, ...]]:
+def parse_scenario_text(
+    text: str | bytes, source: str = "scenario", *, max_bytes: int = MAX_FILE_BYTES
+) -> tuple[Scenario, tuple[str, ...]]:
     """Parse and validate scenario JSON text (a file's content or an upload)."""
-    return parse_scenario(_json_loads(text, source), path="")
+    if isinstance(text, bytes):
+        if len(text) > max_bytes:
+            raise ScenarioError([_too_large(source, len(text), max_bytes)])
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ScenarioError([f"{source}: not UTF-8 text ({error})"]) from None
+    return parse_scenario(_decode(text, source, max_bytes), path="")
 
 
-def _json_loads(text: str, source: str) -> object:
+def _too_large(source: str, size: int, max_bytes: int) -> str:
+    return (
+        f"{source}: {size / 2**20:,.1f} MiB of JSON; scenarios are limited to"
+        f" {max_bytes / 2**20:,.0f} MiB (a 100,000-partition snapshot is about 10 MiB)"
+    )
+
+
+def _decode(text: str, source: str, max_bytes: int) -> object:
+    # len(text) counts characters; each is at least one UTF-8 byte, so this check never lets a
+    # text over the limit through when it is already counted in characters.
+    if len(text) > max_bytes:
+        raise ScenarioError([_too_large(source, len(text.encode("utf-8")), max_bytes)])
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
@@ -475,3 +922,9 @@ def _json_loads(text: str, source: str) -> object:
         ) from None
     except RecursionError:
         raise ScenarioError([f"{source}: not valid JSON: nested too deeply"]) from None
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the scenario format, shipped as package data."""
+    text = resources.files("assignors").joinpath("scenario.schema.json").read_text("utf-8")
+    return cast("dict[str, Any]", json.loads(text))

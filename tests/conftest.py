@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.kafka_broker import kafka_broker  # noqa: F401
+
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     from tests.assignors.test_conformance import PARITY

@@ -1,0 +1,510 @@
+"""``uniform``: Kafka 4's broker-side uniform assignor (KIP-848, ``group.remote.assignor=uniform``).
+
+With the consumer rebalance protocol the group coordinator, not a consumer, computes each member's
+*target assignment*. This module reproduces Kafka's ``UniformAssignor`` (trunk of October 2024) to
+the partition: for every member, the same set of partitions. ``owned_partitions`` is the member's
+current target assignment (the source of stickiness); ``generation`` plays no part.
+
+The group as the assignor sees it (:class:`GroupSpec`):
+
+* Members are walked in the iteration order of the coordinator's member map, a
+  ``java.util.HashMap`` keyed by member id and filled in the order the scenario lists members
+  (reproduced by :mod:`assignors.java_order`). That order decides who gets the extra partitions.
+* Topics are known by their Kafka topic id (``Topic.topic_id``, base64). A scenario without ids
+  gets one per topic from :func:`topic_uuid`: the name-based UUID (version 5, SHA-1) of the topic
+  name in the namespace :data:`TOPIC_ID_NAMESPACE`, so the same name always gets the same id. Ids
+  matter for the order of a ``HashSet`` of topic ids (``Uuid.hashCode``) and as the last tie-break
+  between topics (``Uuid.compareTo``).
+* A subscribed topic missing from the scenario is ignored; so is a claim on a topic or partition
+  that does not exist. Kafka never hands one partition to two members; should the scenario do so,
+  the partition stays with the last claimant in member-map order (the owner Kafka records).
+* The group is *homogeneous* when every member subscribes to the same topic names (names missing
+  from the cluster included, as the coordinator counts them), else *heterogeneous*.
+
+Homogeneous groups (Kafka's ``OptimizedUniformAssignmentBuilder``):
+
+1. The topics are the first member's existing subscribed topics, in the order of a copy of its
+   ``HashSet`` of topic ids. ``P`` = their partition count, ``M`` = the member count,
+   ``floor = P // M``; the first ``P % M`` members in member-map order may hold ``floor + 1``,
+   the rest ``floor`` (their quota).
+2. Unassigned partitions, in order: every partition of those topics that no member currently holds
+   (topic by topic in the set's order, partition numbers ascending).
+3. For each member in member-map order, walk its current assignment topic by topic (the order of a
+   ``HashMap`` of topic ids; within a topic, of a ``HashSet<Integer>``): a topic the group no
+   longer subscribes to is dropped; a topic whose partitions fit in the remaining quota is kept
+   whole; otherwise partitions are kept while quota remains and the rest are appended to the
+   unassigned list. A member with quota left is *unfilled*.
+4. The unfilled members, in member-map order, each take their remaining quota from the front of
+   the unassigned list.
+
+Invariants: every partition of every subscribed topic is assigned exactly once; member sizes differ
+by at most one; a member never loses a partition it holds unless it is above its quota (or the
+topic left the subscription).
+
+Heterogeneous groups (Kafka's ``UniformHeterogeneousAssignmentBuilder``); members are numbered
+0..M-1 in member-map order, "lighter" means fewer partitions, then the smaller number:
+
+1. Each member keeps every currently held partition of a topic it still subscribes to.
+2. Topic order: partitions per subscriber descending, then subscriber count ascending, then topic
+   id ascending (``Uuid.compareTo``: signed most significant long, then least).
+3. Topic by topic in that order, the unheld partitions, ascending, go to the topic's subscribers
+   lightest first: the subscribers are sorted once per topic; the lightest tier (equal counts)
+   takes one partition each in turn, and when the tier has all had one it is widened to the next
+   subscribers that now have the same count.
+4. Balancing, over the topics with at least two subscribers, in the same topic order, pass after
+   pass (at most 16) until a whole pass moves nothing: within a topic, sort its subscribers as in
+   step 3; repeatedly take the last partition (by owner number, then partition number) of the
+   heaviest subscriber still holding one of the topic's partitions (heaviest tier first, the tier
+   widening downwards) and give it to the lightest (widening upwards), until the two tiers' counts
+   differ by at most one.
+
+Invariants: every partition of every subscribed existing topic is assigned exactly once, only to
+a subscriber; each topic's subscribers end up within one partition of each other when they share
+the same subscriptions (overlapping subscriptions may leave a larger spread, as in Kafka).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
+
+from assignors.errors import ScenarioError
+from assignors.java_order import (
+    hash_order,
+    hash_set_copy_capacity,
+    integer_hash,
+    kafka_uuid_from_base64,
+    kafka_uuid_to_base64,
+    string_hash,
+    uuid_hash,
+)
+from assignors.model import Scenario, Topic, TopicPartition
+from assignors.strategy import PartitionStrategy
+
+#: Namespace of the name-based topic ids given to topics that come without a ``topic_id``.
+TOPIC_ID_NAMESPACE = uuid.UUID("6f1c2a5e-3b7d-5e4a-9c1f-8d2b4a6e0c3f")
+
+#: Kafka's bound on the final balancing passes of the heterogeneous builder.
+MAX_BALANCING_PASSES = 16
+
+
+def topic_uuid(topic: Topic) -> tuple[int, int]:
+    """The topic's Kafka Uuid as (most, least) significant signed longs.
+
+    ``topic.topic_id`` when given (base64, as Kafka prints it); otherwise the name-based UUID
+    ``uuid5(TOPIC_ID_NAMESPACE, topic.name)``. Raises :class:`ScenarioError` for an id that is not
+    a base64 Kafka Uuid.
+    """
+    if topic.topic_id is None:
+        raw = uuid.uuid5(TOPIC_ID_NAMESPACE, topic.name).bytes
+        return (
+            int.from_bytes(raw[:8], "big", signed=True),
+            int.from_bytes(raw[8:], "big", signed=True),
+        )
+    try:
+        return kafka_uuid_from_base64(topic.topic_id)
+    except ValueError as error:
+        raise ScenarioError([f'topic "{topic.name}".id: {error}']) from None
+
+
+def topic_id_text(topic: Topic) -> str:
+    """The topic id as Kafka prints it (base64), given or derived by :func:`topic_uuid`."""
+    return kafka_uuid_to_base64(*topic_uuid(topic))
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSpec:
+    """A consumer group as Kafka's broker-side assignors see it.
+
+    ``member_ids``: member-map order. ``subscriptions``: each member's existing subscribed topics
+    (listed order, no repeats). ``current``: each member's valid current target assignment, topic
+    -> partitions (listed order), topics in the order first claimed; a partition claimed by
+    several members is left with the last of them in member-map order. ``held``: topic -> the
+    partition numbers some member currently holds. ``homogeneous``: every member subscribes to the
+    same topic names.
+    """
+
+    member_ids: tuple[str, ...]
+    homogeneous: bool
+    partition_counts: Mapping[str, int]
+    topic_uuids: Mapping[str, tuple[int, int]]
+    subscriptions: Mapping[str, tuple[str, ...]]
+    current: Mapping[str, Mapping[str, list[TopicPartition]]]
+    held: Mapping[str, set[int]]
+
+    @classmethod
+    def of(cls, scenario: Scenario) -> GroupSpec:
+        """The spec of ``scenario``; :class:`ScenarioError` for a malformed topic id."""
+        counts = scenario.partition_counts()
+        uuids = {topic.name: topic_uuid(topic) for topic in scenario.topics}
+        member_ids = tuple(hash_order((m.member_id for m in scenario.members), string_hash))
+        by_id = {m.member_id: m for m in scenario.members}
+        subscriptions = {
+            m.member_id: tuple(dict.fromkeys(t for t in m.topics if t in counts))
+            for m in scenario.members
+        }
+        current = {
+            member_id: _valid_claims(by_id[member_id].owned_partitions, counts)
+            for member_id in member_ids
+        }
+        held: dict[str, set[int]] = {}
+        claimed_twice = False
+        for claims in current.values():
+            for topic, partitions in claims.items():
+                numbers = held.setdefault(topic, set())
+                before = len(numbers)
+                numbers.update(map(_partition_number, partitions))
+                claimed_twice = claimed_twice or len(numbers) - before != len(partitions)
+        if claimed_twice:
+            current = _last_claimant_keeps(member_ids, current)
+        return cls(
+            member_ids=member_ids,
+            homogeneous=len({frozenset(m.topics) for m in scenario.members}) <= 1,
+            partition_counts=counts,
+            topic_uuids=uuids,
+            subscriptions=subscriptions,
+            current=current,
+            held=held,
+        )
+
+
+_partition_number = itemgetter(1)
+
+
+def _valid_claims(
+    owned: Sequence[TopicPartition], counts: Mapping[str, int]
+) -> dict[str, list[TopicPartition]]:
+    """Claims grouped by topic (first-claim order), without non-existent partitions."""
+    claims: dict[str, list[TopicPartition]] = {}
+    for topic, run in groupby(owned, key=itemgetter(0)):
+        count = counts.get(topic)
+        if count is None:
+            continue
+        partitions = list(run)
+        if max(map(_partition_number, partitions)) >= count:
+            partitions = [tp for tp in partitions if tp[1] < count]
+        if topic in claims:
+            claims[topic].extend(partitions)
+        elif partitions:
+            claims[topic] = partitions
+    return claims
+
+
+def _last_claimant_keeps(
+    member_ids: Sequence[str], current: Mapping[str, Mapping[str, list[TopicPartition]]]
+) -> dict[str, dict[str, list[TopicPartition]]]:
+    """Claims with every partition left to its last claimant in member-map order, once."""
+    owner = {
+        tp: member_id
+        for member_id in member_ids
+        for tps in current[member_id].values()
+        for tp in tps
+    }
+    kept: dict[str, dict[str, list[TopicPartition]]] = {}
+    for member_id in member_ids:
+        claims: dict[str, list[TopicPartition]] = {}
+        for topic, partitions in current[member_id].items():
+            mine = list(dict.fromkeys(tp for tp in partitions if owner[tp] == member_id))
+            if mine:
+                claims[topic] = mine
+        kept[member_id] = claims
+    return kept
+
+
+# --- homogeneous ------------------------------------------------------------------------------
+
+
+def _int_set_order(partitions: list[TopicPartition]) -> list[TopicPartition]:
+    """Iteration order of ``new HashSet<>(partition numbers)``."""
+    capacity = hash_set_copy_capacity(len(partitions))
+    return hash_order(partitions, lambda tp: integer_hash(tp[1]), capacity)
+
+
+def assign_homogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
+    """Kafka's ``OptimizedUniformAssignmentBuilder``: steps 1-4 of the module docstring."""
+    members = group.member_ids
+    counts = group.partition_counts
+    uuid_hash_of = {name: uuid_hash(*ids) for name, ids in group.topic_uuids.items()}
+    first_subscription = group.subscriptions[members[0]]
+    source_order = hash_order(first_subscription, uuid_hash_of.__getitem__)
+    topics = hash_order(
+        source_order, uuid_hash_of.__getitem__, hash_set_copy_capacity(len(source_order))
+    )
+    if not topics:
+        return {}
+    subscribed = set(topics)
+
+    unassigned: list[TopicPartition] = []
+    total = 0
+    for topic in topics:
+        count = counts[topic]
+        total += count
+        taken = group.held.get(topic, set())
+        if len(taken) < count:
+            free = range(count) if not taken else [p for p in range(count) if p not in taken]
+            unassigned.extend([TopicPartition(topic, p) for p in free])
+
+    floor, extra = divmod(total, len(members))
+    result: dict[str, list[TopicPartition]] = {}
+    unfilled: list[tuple[str, int]] = []
+    for member_id in members:
+        quota = floor
+        if extra > 0:
+            quota += 1
+            extra -= 1
+        claims = group.current[member_id]
+        kept: list[TopicPartition] = []
+        for topic in hash_order(claims, uuid_hash_of.__getitem__) if claims else ():
+            if topic not in subscribed:
+                continue
+            partitions = claims[topic]
+            if len(partitions) <= quota:
+                quota -= len(partitions)
+                kept.extend(partitions)
+                continue
+            ordered = _int_set_order(partitions)
+            kept.extend(ordered[:quota])
+            unassigned.extend(ordered[quota:])
+            quota = 0
+        result[member_id] = kept
+        if quota > 0:
+            unfilled.append((member_id, quota))
+
+    position = 0
+    for member_id, quota in unfilled:
+        result[member_id].extend(unassigned[position : position + quota])
+        position += quota
+    if position < len(unassigned):
+        raise AssertionError("uniform: partitions left unassigned (claims were not deduplicated)")
+    return result
+
+
+# --- heterogeneous ----------------------------------------------------------------------------
+
+
+class _LoadTiers:
+    """Kafka's ``MemberAssignmentBalancer``: two tiers over members sorted by load.
+
+    The light tier ``[0, light_end)`` grows rightwards and the heavy tier
+    ``[heavy_start, heavy_end)`` leftwards; ``light_level`` / ``heavy_level`` are the counts the
+    tiers started from. Loads are read live from ``sizes``, which the caller updates.
+    """
+
+    __slots__ = (
+        "heavy_end",
+        "heavy_level",
+        "heavy_next",
+        "heavy_start",
+        "light_end",
+        "light_level",
+        "light_next",
+        "members",
+        "sizes",
+    )
+
+    def __init__(self, sizes: list[int]) -> None:
+        self.sizes = sizes
+        self.members: list[int] = []
+        self.light_end = self.light_level = self.light_next = 0
+        self.heavy_start = self.heavy_end = self.heavy_level = self.heavy_next = 0
+
+    def reset(self, subscribers: Sequence[int]) -> int:
+        """Sort ``subscribers`` lightest first; answer the spread of their loads."""
+        sizes = self.sizes
+        self.members = sorted(subscribers, key=lambda index: (sizes[index], index))
+        count = len(self.members)
+        lightest, heaviest = sizes[self.members[0]], sizes[self.members[-1]]
+        self.light_end, self.light_level, self.light_next = 0, lightest - 1, 0
+        self.heavy_start, self.heavy_end = count, count
+        self.heavy_level, self.heavy_next = heaviest + 1, count - 1
+        return heaviest - lightest
+
+    def next_lightest(self) -> int:
+        """The member to give the next partition to."""
+        if self.light_next >= self.light_end:
+            self.light_level += 1
+            members, sizes = self.members, self.sizes
+            while (
+                self.light_end < len(members) and sizes[members[self.light_end]] == self.light_level
+            ):
+                self.light_end += 1
+            self.light_next = 0
+        member = self.members[self.light_next]
+        self.light_next += 1
+        return member
+
+    def next_heaviest(self) -> int:
+        """The member to take the next partition from, or -1 when none is left."""
+        members, sizes = self.members, self.sizes
+        if self.heavy_next < self.heavy_start:
+            if self.heavy_end <= self.heavy_start and self.heavy_start > 0:
+                # The tier was emptied by exclusions: restart it from the next member down.
+                self.heavy_level = sizes[members[self.heavy_start - 1]]
+            else:
+                self.heavy_level -= 1
+            while self.heavy_start > 0 and sizes[members[self.heavy_start - 1]] == self.heavy_level:
+                self.heavy_start -= 1
+            self.heavy_next = self.heavy_end - 1
+        if self.heavy_next < 0:
+            return -1
+        member = members[self.heavy_next]
+        self.heavy_next -= 1
+        return member
+
+    def exclude_last_heaviest(self) -> None:
+        """Drop the member :meth:`next_heaviest` just answered from the heavy tier."""
+        members = self.members
+        slot = self.heavy_next + 1
+        members[slot], members[self.heavy_end - 1] = members[self.heavy_end - 1], members[slot]
+        self.heavy_end -= 1
+
+    def balanced(self) -> bool:
+        return self.heavy_level - self.light_level <= 1
+
+
+class _HeterogeneousBuilder:
+    def __init__(self, group: GroupSpec) -> None:
+        self.group = group
+        self.members = group.member_ids
+        index_of = {member_id: index for index, member_id in enumerate(self.members)}
+        self.counts = group.partition_counts
+        self.subscribers: dict[str, list[int]] = {}
+        for index, member_id in enumerate(self.members):
+            for topic in group.subscriptions[member_id]:
+                self.subscribers.setdefault(topic, []).append(index)
+        self.sizes = [0] * len(self.members)
+        self.owners = {topic: [-1] * self.counts[topic] for topic in self.subscribers}
+        self.held: list[dict[str, set[int]]] = [{} for _ in self.members]
+        for member_id in self.members:
+            index = index_of[member_id]
+            subscribed = set(group.subscriptions[member_id])
+            for topic, partitions in group.current[member_id].items():
+                if topic in subscribed:
+                    numbers = [tp[1] for tp in partitions]
+                    self.held[index][topic] = set(numbers)
+                    self.sizes[index] += len(numbers)
+                    owners = self.owners[topic]
+                    for partition in numbers:
+                        owners[partition] = index
+
+    def topic_order_key(self, topic: str) -> tuple[float, int, tuple[int, int]]:
+        subscriber_count = len(self.subscribers[topic])
+        return (
+            -(self.counts[topic] / subscriber_count),
+            subscriber_count,
+            self.group.topic_uuids[topic],
+        )
+
+    def move(self, topic: str, partition: int, member: int) -> None:
+        owners = self.owners[topic]
+        previous = owners[partition]
+        if previous != -1:
+            partitions = self.held[previous].get(topic)
+            if partitions is not None:
+                partitions.discard(partition)
+                if not partitions:
+                    del self.held[previous][topic]
+            self.sizes[previous] -= 1
+        self.held[member].setdefault(topic, set()).add(partition)
+        owners[partition] = member
+        self.sizes[member] += 1
+
+    def build(self) -> dict[str, list[TopicPartition]]:
+        if not self.subscribers:
+            return {}
+        tiers = _LoadTiers(self.sizes)
+        unheld = {
+            topic: [p for p, owner in enumerate(owners) if owner == -1]
+            for topic, owners in self.owners.items()
+        }
+        for topic in sorted((t for t in unheld if unheld[t]), key=self.topic_order_key):
+            tiers.reset(self.subscribers[topic])
+            for partition in unheld[topic]:
+                self.move(topic, partition, tiers.next_lightest())
+        shared = sorted(
+            (t for t in self.subscribers if len(self.subscribers[t]) >= 2),
+            key=self.topic_order_key,
+        )
+        if shared:
+            self.balance(shared, tiers)
+        return {
+            member_id: [
+                TopicPartition(topic, p)
+                for topic, partitions in self.held[index].items()
+                for p in partitions
+            ]
+            for index, member_id in enumerate(self.members)
+        }
+
+    def balance(self, topics: list[str], tiers: _LoadTiers) -> None:
+        last_moved_at = -1
+        for _ in range(MAX_BALANCING_PASSES):
+            for position, topic in enumerate(topics):
+                if position == last_moved_at:
+                    return  # a whole pass since the last move: nothing more to gain
+                moved = self.balance_topic(topic, tiers)
+                if moved > 0 or last_moved_at == -1:
+                    last_moved_at = position
+
+    def balance_topic(self, topic: str, tiers: _LoadTiers) -> int:
+        if tiers.reset(self.subscribers[topic]) <= 1:
+            return 0
+        owners = self.owners[topic]
+        by_owner = sorted(range(len(owners)), key=lambda p: (owners[p], p))
+        start: dict[int, int] = {}
+        end: dict[int, int] = {}
+        for position, partition in enumerate(by_owner):
+            owner = owners[partition]
+            start.setdefault(owner, position)
+            end[owner] = position + 1
+        moved = 0
+        while not tiers.balanced():
+            while True:
+                donor = tiers.next_heaviest()
+                if donor == -1 or (donor in end and end[donor] - start[donor] > 0):
+                    break
+                tiers.exclude_last_heaviest()
+            if donor == -1:
+                break
+            end[donor] -= 1
+            partition = by_owner[end[donor]]
+            receiver = tiers.next_lightest()
+            if tiers.balanced():
+                break
+            self.move(topic, partition, receiver)
+            moved += 1
+        return moved
+
+
+def assign_heterogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
+    """Kafka's ``UniformHeterogeneousAssignmentBuilder``: steps 1-4 of the module docstring."""
+    return _HeterogeneousBuilder(group).build()
+
+
+def compute(scenario: Scenario) -> dict[str, list[TopicPartition]]:
+    """Member id -> target partitions, as Kafka's ``UniformAssignor`` computes them."""
+    if not scenario.members:
+        return {}
+    group = GroupSpec.of(scenario)
+    if group.homogeneous:
+        return assign_homogeneous(group)
+    return assign_heterogeneous(group)
+
+
+STRATEGY = PartitionStrategy(
+    name="uniform",
+    summary=(
+        "Kafka 4's default broker-side assignor (KIP-848): spreads all partitions evenly over the "
+        "members and keeps each member's current target where balance allows."
+    ),
+    when_to_use=(
+        "Groups on the consumer rebalance protocol (Kafka 4+) that want even load and few "
+        "movements; heterogeneous subscriptions are balanced per topic. No co-partitioning."
+    ),
+    consumer_config="group.protocol=consumer\ngroup.remote.assignor=uniform",
+    protocol="consumer",
+    compute=compute,
+)

@@ -1,0 +1,7 @@
+"""Read-only cluster reader: a live consumer group -> :class:`~assignors.model.Scenario`.
+
+Layers, outside in: ``__main__`` (CLI) -> :mod:`cluster.snapshot` (group -> Scenario) ->
+:mod:`cluster.reader` (the read-only requests) -> :mod:`cluster.connection` (settings ->
+kafka-python). Errors are :mod:`cluster.errors`. The reader never changes a group: it sends only
+the requests in :data:`cluster.reader.ALLOWED_API_KEYS`.
+"""

@@ -1,0 +1,310 @@
+"""Connection settings -> a kafka-python admin client, and kafka-python errors -> ours.
+
+The only module that sees a password in clear. Steps:
+
+1. :class:`ConnectionSettings` holds what a user gives: bootstrap servers, security protocol,
+   TLS files, SASL mechanism and credentials, one timeout. Secrets are :class:`Secret` values:
+   their ``repr`` and ``str`` are ``***``, so printing, logging or exporting the settings never
+   shows them; only :meth:`ConnectionSettings.to_kafka_config` reveals them, to kafka-python.
+2. :meth:`ConnectionSettings.validate` refuses incomplete settings before anything is sent
+   (SASL without a mechanism or user, a TLS file that does not exist, ...).
+3. :func:`open_admin` creates the ``KafkaAdminClient`` (it bootstraps at once: ApiVersions,
+   SASL handshake when asked, Metadata), with every timeout set from ``timeout_s``, after
+   installing a log filter that redacts the secrets from kafka-python's own debug line.
+4. :func:`translate_error` turns whatever kafka-python raised into a specific
+   :class:`~cluster.errors.ClusterError` (unreachable, authentication failed, not authorised,
+   timed out) whose message never includes a secret.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from cluster.errors import (
+    AuthenticationFailedError,
+    BootstrapUnreachableError,
+    ClusterError,
+    ConnectionSettingsError,
+    NotAuthorizedError,
+    RequestTimeoutError,
+)
+
+SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
+SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
+SECURITY_PROTOCOLS: tuple[SecurityProtocol, ...] = (
+    "PLAINTEXT",
+    "SSL",
+    "SASL_PLAINTEXT",
+    "SASL_SSL",
+)
+SASL_MECHANISMS: tuple[SaslMechanism, ...] = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_CLIENT_ID = "assignment-explorer-reader"
+REDACTED = "***"
+
+
+class Secret:
+    """A string that never shows itself: ``repr``/``str``/format give ``***``."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """The clear value; call only where it goes to the client library."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"Secret({REDACTED!r})"
+
+    def __str__(self) -> str:
+        return REDACTED
+
+    def __format__(self, spec: str) -> str:
+        return REDACTED
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __reduce__(self) -> Any:  # pickling would write the clear value: refuse
+        raise TypeError("a Secret cannot be pickled")
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionSettings:
+    """How to reach a cluster (step 1 of the module docstring); secrets never show."""
+
+    bootstrap_servers: str
+    security_protocol: SecurityProtocol = "PLAINTEXT"
+    ssl_cafile: str | None = None
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
+    ssl_key_password: Secret | None = field(default=None, repr=False)
+    ssl_check_hostname: bool = True
+    sasl_mechanism: SaslMechanism | None = None
+    sasl_username: str | None = None
+    sasl_password: Secret | None = field(default=None, repr=False)
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    client_id: str = DEFAULT_CLIENT_ID
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{key}={value!r}" for key, value in self.describe().items())
+        return f"ConnectionSettings({shown})"
+
+    def describe(self) -> dict[str, Any]:
+        """Every field, secrets replaced by ``***`` (for logs, errors and exports)."""
+        return {
+            "bootstrap_servers": self.bootstrap_servers,
+            "security_protocol": self.security_protocol,
+            "ssl_cafile": self.ssl_cafile,
+            "ssl_certfile": self.ssl_certfile,
+            "ssl_keyfile": self.ssl_keyfile,
+            "ssl_key_password": None if self.ssl_key_password is None else REDACTED,
+            "ssl_check_hostname": self.ssl_check_hostname,
+            "sasl_mechanism": self.sasl_mechanism,
+            "sasl_username": self.sasl_username,
+            "sasl_password": None if self.sasl_password is None else REDACTED,
+            "timeout_s": self.timeout_s,
+            "client_id": self.client_id,
+        }
+
+    def secrets(self) -> list[str]:
+        """The clear secrets (for redaction only)."""
+        return [s.reveal() for s in (self.sasl_password, self.ssl_key_password) if s is not None]
+
+    @property
+    def uses_ssl(self) -> bool:
+        return self.security_protocol in ("SSL", "SASL_SSL")
+
+    @property
+    def uses_sasl(self) -> bool:
+        return self.security_protocol in ("SASL_PLAINTEXT", "SASL_SSL")
+
+    def validate(self) -> None:
+        """Step 2: raise :class:`ConnectionSettingsError` listing what is missing or wrong."""
+        problems: list[str] = []
+        servers = [s.strip() for s in self.bootstrap_servers.split(",") if s.strip()]
+        if not servers:
+            problems.append("no bootstrap servers given (host:port, comma-separated)")
+        if self.security_protocol not in SECURITY_PROTOCOLS:
+            problems.append(
+                f"unknown security protocol {self.security_protocol!r};"
+                f" expected one of {', '.join(SECURITY_PROTOCOLS)}"
+            )
+        if not self.timeout_s > 0:
+            problems.append(f"the timeout must be positive, got {self.timeout_s}")
+        if self.uses_sasl:
+            if self.sasl_mechanism not in SASL_MECHANISMS:
+                problems.append(
+                    f"{self.security_protocol} needs a SASL mechanism: one of"
+                    f" {', '.join(SASL_MECHANISMS)} (got {self.sasl_mechanism!r})"
+                )
+            if not self.sasl_username:
+                problems.append(f"{self.security_protocol} needs a SASL user name")
+            if self.sasl_password is None or not self.sasl_password.reveal():
+                problems.append(f"{self.security_protocol} needs a SASL password")
+        elif self.sasl_mechanism or self.sasl_username or self.sasl_password:
+            problems.append(
+                f"SASL settings given but the security protocol is {self.security_protocol};"
+                " use SASL_PLAINTEXT or SASL_SSL"
+            )
+        if not self.uses_ssl and (self.ssl_cafile or self.ssl_certfile or self.ssl_keyfile):
+            problems.append(
+                f"TLS files given but the security protocol is {self.security_protocol};"
+                " use SSL or SASL_SSL"
+            )
+        for name in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
+            path = getattr(self, name)
+            if path is not None and not os.path.isfile(path):
+                problems.append(f"{name.replace('_', ' ')} {path!r} is not a readable file")
+        if bool(self.ssl_certfile) != bool(self.ssl_keyfile):
+            problems.append("a client certificate needs both the certificate and the key file")
+        if problems:
+            raise ConnectionSettingsError("; ".join(problems))
+
+    def to_kafka_config(self) -> dict[str, Any]:
+        """kafka-python ``KafkaAdminClient`` keyword arguments (the only place secrets go)."""
+        timeout_ms = int(self.timeout_s * 1000)
+        config: dict[str, Any] = {
+            "bootstrap_servers": [
+                s.strip() for s in self.bootstrap_servers.split(",") if s.strip()
+            ],
+            "client_id": self.client_id,
+            "security_protocol": self.security_protocol,
+            "request_timeout_ms": timeout_ms,
+            "bootstrap_timeout_ms": timeout_ms,
+            "reconnect_backoff_max_ms": min(1000, timeout_ms),
+            "retry_backoff_ms": 100,
+        }
+        if self.uses_ssl:
+            config.update(
+                ssl_cafile=self.ssl_cafile,
+                ssl_certfile=self.ssl_certfile,
+                ssl_keyfile=self.ssl_keyfile,
+                ssl_check_hostname=self.ssl_check_hostname,
+            )
+            if self.ssl_key_password is not None:
+                config["ssl_password"] = self.ssl_key_password.reveal()
+        if self.uses_sasl:
+            config.update(
+                sasl_mechanism=self.sasl_mechanism,
+                sasl_plain_username=self.sasl_username,
+                sasl_plain_password=None
+                if self.sasl_password is None
+                else self.sasl_password.reveal(),
+            )
+        return config
+
+
+class _RedactSecrets(logging.Filter):
+    """Replaces the secrets in a log record's message with ``***`` (step 3)."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self.secrets = [s for s in secrets if s]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.secrets:
+            message = record.getMessage()
+            if any(secret in message for secret in self.secrets):
+                for secret in self.secrets:
+                    message = message.replace(secret, REDACTED)
+                record.msg, record.args = message, None
+        return True
+
+
+#: kafka-python loggers that may format the client configuration.
+_CONFIG_LOGGERS = ("kafka.admin.client", "kafka.admin", "kafka.net.manager", "kafka.client_async")
+
+
+def _install_redaction(settings: ConnectionSettings) -> None:
+    secrets = settings.secrets()
+    if not secrets:
+        return
+    for name in _CONFIG_LOGGERS:
+        logger = logging.getLogger(name)
+        for existing in logger.filters:
+            if isinstance(existing, _RedactSecrets):
+                existing.secrets = sorted(set(existing.secrets) | set(secrets))
+                break
+        else:
+            logger.addFilter(_RedactSecrets(secrets))
+
+
+def redact(text: str, settings: ConnectionSettings) -> str:
+    """``text`` with every secret of ``settings`` replaced by ``***``."""
+    for secret in settings.secrets():
+        if secret:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def open_admin(settings: ConnectionSettings) -> Any:
+    """A bootstrapped ``KafkaAdminClient`` (step 3); failures become ClusterError (step 4)."""
+    settings.validate()
+    _install_redaction(settings)
+    from kafka import KafkaAdminClient
+
+    try:
+        return KafkaAdminClient(**settings.to_kafka_config())
+    except Exception as error:
+        raise translate_error(error, settings, during="connecting") from None
+
+
+def translate_error(
+    error: BaseException, settings: ConnectionSettings, during: str = "reading"
+) -> ClusterError:
+    """Step 4: a kafka-python (or socket/TLS) exception -> a specific ClusterError."""
+    if isinstance(error, ClusterError):
+        return error
+    import ssl
+
+    from kafka import errors as kafka_errors
+
+    detail = redact(f"{type(error).__name__}: {error}", settings)
+    sasl_failures = (
+        kafka_errors.SaslAuthenticationFailedError,
+        kafka_errors.UnsupportedSaslMechanismError,
+        kafka_errors.IllegalSaslStateError,
+    )
+    if isinstance(error, sasl_failures):
+        return AuthenticationFailedError(
+            f"authentication failed at {settings.bootstrap_servers} as"
+            f" {settings.sasl_username!r} with {settings.sasl_mechanism}: {detail}"
+        )
+    if (
+        isinstance(error, ssl.SSLError)
+        or "SSL" in type(error).__name__
+        or ("certificate" in str(error).lower())
+    ):
+        return AuthenticationFailedError(
+            f"the TLS handshake with {settings.bootstrap_servers} failed ({detail}); check the"
+            " CA file, the client certificate and that the listener speaks TLS"
+        )
+    if isinstance(error, kafka_errors.AuthorizationError):
+        return NotAuthorizedError(
+            f"not authorised while {during}: {detail}. The principal needs DESCRIBE on the group"
+            " and on its topics (kafka-acls.sh --operation Describe)"
+        )
+    if isinstance(error, kafka_errors.KafkaTimeoutError | kafka_errors.NoBrokersAvailable):
+        if during == "connecting":
+            return BootstrapUnreachableError(
+                settings.bootstrap_servers, settings.timeout_s, settings.security_protocol
+            )
+        return RequestTimeoutError(
+            f"a broker did not answer within {settings.timeout_s:g} s while {during} ({detail})"
+        )
+    if isinstance(error, kafka_errors.KafkaConnectionError | ConnectionError | OSError):
+        if during == "connecting":
+            return BootstrapUnreachableError(
+                settings.bootstrap_servers, settings.timeout_s, settings.security_protocol
+            )
+        return RequestTimeoutError(f"the connection broke while {during} ({detail})")
+    return ClusterError(f"the cluster answered with an error while {during}: {detail}")

@@ -1,0 +1,382 @@
+"""The read-only requests: list groups, describe one, read metadata and offsets.
+
+Everything here only *reads*. The admin client sends exactly the Kafka requests in
+:data:`ALLOWED_API_KEYS` (the test ``tests/cluster/test_read_only.py`` proves it by recording
+every request header through a TCP proxy); it never joins a group, heartbeats, commits, fetches
+records or writes anything, so reading a production group cannot trigger a rebalance or move an
+offset.
+
+What each call returns (plain frozen data, no kafka-python types leak out):
+
+1. :meth:`ClusterReader.list_groups` -> :class:`GroupListing` per group: id, state, protocol
+   type, group type (``classic`` / ``consumer`` when the broker says) and member count (from one
+   DescribeGroups per coordinator; ``None`` for groups it cannot describe).
+2. :meth:`ClusterReader.describe_group` -> :class:`GroupDescription`: state, protocol type,
+   chosen assignor and, per member, id, client id, host, instance id and the decoded consumer
+   protocol subscription (topics, user data, owned partitions, generation, rack) and assignment.
+3. :meth:`ClusterReader.topics` -> :class:`TopicMetadata` per existing topic (partition count,
+   replica broker ids per partition, topic id); :meth:`ClusterReader.broker_racks` -> rack per
+   broker id (from the bootstrap Metadata; no extra request).
+4. :meth:`ClusterReader.committed_offsets` (OffsetFetch) and :meth:`ClusterReader.log_offsets`
+   (ListOffsets, earliest and latest).
+
+Every call is bounded by the settings' timeout; every failure is a
+:class:`~cluster.errors.ClusterError`.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from cluster.connection import ConnectionSettings, open_admin, translate_error
+from cluster.errors import (
+    ClusterError,
+    ConsumerProtocolGroupError,
+    GroupNotFoundError,
+    NotAuthorizedError,
+)
+
+#: Kafka API keys the reader may send, by name (see the module docstring).
+ALLOWED_API_KEYS: Mapping[str, int] = {
+    "ListOffsets": 2,
+    "Metadata": 3,
+    "OffsetFetch": 9,
+    "FindCoordinator": 10,
+    "DescribeGroups": 15,
+    "ListGroups": 16,
+    "SaslHandshake": 17,
+    "ApiVersions": 18,
+    "DescribeConfigs": 32,
+    "SaslAuthenticate": 36,
+    "DescribeCluster": 60,
+    "ConsumerGroupDescribe": 69,
+}
+#: Requests that would change a group or data; the reader must never send them.
+FORBIDDEN_API_KEYS: Mapping[str, int] = {
+    "Produce": 0,
+    "Fetch": 1,
+    "OffsetCommit": 8,
+    "JoinGroup": 11,
+    "Heartbeat": 12,
+    "LeaveGroup": 13,
+    "SyncGroup": 14,
+    "CreateTopics": 19,
+    "DeleteTopics": 20,
+    "DeleteRecords": 21,
+    "OffsetDelete": 47,
+    "ConsumerGroupHeartbeat": 68,
+}
+
+TopicPartitionKey = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupListing:
+    """One line of ``groups``: what ListGroups (and DescribeGroups) say about a group."""
+
+    group_id: str
+    state: str
+    protocol_type: str
+    group_type: str | None
+    members: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MemberDescription:
+    """A member as DescribeGroups reports it, consumer protocol decoded."""
+
+    member_id: str
+    client_id: str | None
+    host: str | None
+    group_instance_id: str | None
+    topics: tuple[str, ...]
+    subscription_user_data: bytes
+    owned_partitions: tuple[TopicPartitionKey, ...]
+    generation: int | None
+    rack: str | None
+    assignment: tuple[TopicPartitionKey, ...]
+    assignment_user_data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class GroupDescription:
+    """A classic group: state, protocol type, chosen assignor (``protocol``) and members."""
+
+    group_id: str
+    state: str
+    protocol_type: str
+    protocol: str
+    members: tuple[MemberDescription, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TopicMetadata:
+    """An existing topic: partition count, replica broker ids per partition, topic id."""
+
+    name: str
+    partitions: int
+    replicas: tuple[tuple[int, ...], ...]
+    topic_id: str | None
+
+
+def _field(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _bytes(value: Any) -> bytes:
+    """User data as bytes: kafka-python gives bytes, or base64 text in its dict form."""
+    if value is None:
+        return b""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    if isinstance(value, str):
+        try:
+            return base64.b64decode(value, validate=True)
+        except ValueError:
+            return value.encode("utf-8")
+    return b""
+
+
+def _pairs(entries: Any) -> tuple[TopicPartitionKey, ...]:
+    pairs: list[TopicPartitionKey] = []
+    for entry in entries or ():
+        if isinstance(entry, list | tuple) and len(entry) == 2:
+            topic, partitions = entry
+        else:
+            topic, partitions = _field(entry, "topic"), _field(entry, "partitions", ())
+        pairs.extend((str(topic), int(p)) for p in partitions or ())
+    return tuple(sorted(pairs))
+
+
+def _member(raw: Any) -> MemberDescription:
+    subscription = _field(raw, "member_metadata")
+    assignment = _field(raw, "member_assignment")
+    if isinstance(subscription, bytes | bytearray) or isinstance(assignment, bytes | bytearray):
+        raise ClusterError(
+            f"member {_field(raw, 'member_id')!r} does not speak the consumer protocol"
+            " (its subscription could not be decoded)"
+        )
+    generation = _field(subscription, "generation_id")
+    return MemberDescription(
+        member_id=str(_field(raw, "member_id")),
+        client_id=_field(raw, "client_id") or None,
+        host=_field(raw, "client_host") or None,
+        group_instance_id=_field(raw, "group_instance_id") or None,
+        topics=tuple(_field(subscription, "topics") or ()),
+        subscription_user_data=_bytes(_field(subscription, "user_data")),
+        owned_partitions=_pairs(_field(subscription, "owned_partitions")),
+        generation=generation if isinstance(generation, int) and generation >= 0 else None,
+        rack=_field(subscription, "rack_id") or None,
+        assignment=_pairs(_field(assignment, "assigned_partitions")),
+        assignment_user_data=_bytes(_field(assignment, "user_data")),
+    )
+
+
+class ClusterReader:
+    """A read-only view of one cluster; use as a context manager (closes the connection)."""
+
+    def __init__(self, settings: ConnectionSettings, admin: Any | None = None) -> None:
+        self.settings = settings
+        self._admin = admin if admin is not None else open_admin(settings)
+
+    def __enter__(self) -> ClusterReader:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        # Closing a broken connection must not hide the real error.
+        with contextlib.suppress(Exception):
+            self._admin.close()
+
+    def _call(self, during: str, method: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return getattr(self._admin, method)(*args, **kwargs)
+        except Exception as error:
+            raise translate_error(error, self.settings, during=during) from None
+
+    # 1. groups -------------------------------------------------------------------------------
+
+    def list_groups(self) -> list[GroupListing]:
+        """Every group on the cluster with state, protocol type and member count."""
+        listed = self._call("listing groups", "list_groups")
+        ids = [str(_field(group, "group_id")) for group in listed]
+        described: dict[str, Any] = {}
+        if ids:
+            try:
+                described = dict(self._admin.describe_groups(ids))
+            except Exception as error:
+                translated = translate_error(error, self.settings, during="describing groups")
+                if not isinstance(translated, NotAuthorizedError):
+                    raise translated from None
+        result = []
+        for group in listed:
+            group_id = str(_field(group, "group_id"))
+            description = described.get(group_id)
+            members = None
+            if description is not None and not _field(description, "error"):
+                members = len(_field(description, "members") or ())
+            result.append(
+                GroupListing(
+                    group_id=group_id,
+                    state=str(
+                        _field(group, "group_state") or _field(description, "group_state") or ""
+                    ),
+                    protocol_type=str(_field(group, "protocol_type") or ""),
+                    group_type=_field(group, "group_type") or None,
+                    members=members,
+                )
+            )
+        return sorted(result, key=lambda listing: listing.group_id)
+
+    # 2. one group ----------------------------------------------------------------------------
+
+    def describe_group(self, group_id: str) -> GroupDescription:
+        """The group's members with their decoded subscription and assignment.
+
+        Raises GroupNotFoundError, NotAuthorizedError, or ConsumerProtocolGroupError for a
+        KIP-848 group (which DescribeGroups cannot describe).
+        """
+        answer = self._call(f"describing group {group_id!r}", "describe_groups", [group_id])
+        raw = dict(answer).get(group_id)
+        error = _field(raw, "error") if raw is not None else None
+        if error:
+            text = str(error)
+            if "GroupAuthorizationFailed" in text:
+                raise NotAuthorizedError(
+                    f"not authorised to describe group {group_id!r} ({text}); the principal"
+                    " needs DESCRIBE on the group"
+                )
+            if "GroupIdNotFound" in text or "not a classic group" in text.lower():
+                self._raise_not_found_or_kip848(group_id)
+            raise ClusterError(f"describing group {group_id!r} failed: {text}")
+        state = str(_field(raw, "group_state") or "")
+        members_raw = list(_field(raw, "members") or ())
+        if raw is None or (state == "Dead" and not members_raw):
+            self._raise_not_found_or_kip848(group_id)
+        protocol_type = str(_field(raw, "protocol_type") or "")
+        if members_raw and protocol_type != "consumer":
+            raise ClusterError(
+                f"group {group_id!r} has protocol type {protocol_type!r}; only consumer groups"
+                " (protocol type 'consumer') can be read as a scenario"
+            )
+        return GroupDescription(
+            group_id=group_id,
+            state=state,
+            protocol_type=protocol_type,
+            protocol=str(_field(raw, "protocol_data") or ""),
+            members=tuple(_member(member) for member in members_raw),
+        )
+
+    def _raise_not_found_or_kip848(self, group_id: str) -> None:
+        """A group DescribeGroups does not know: KIP-848 if ListGroups has it, else not found."""
+        listed = {group.group_id: group for group in self._listing_only()}
+        group = listed.get(group_id)
+        if group is not None and (
+            group.group_type == "consumer" or group.state not in ("Dead", "")
+        ):
+            raise ConsumerProtocolGroupError(group_id)
+        if group is not None:
+            return  # an empty classic group: members none, offsets may exist
+        raise GroupNotFoundError(group_id, known=list(listed))
+
+    def _listing_only(self) -> list[GroupListing]:
+        listed = self._call("listing groups", "list_groups")
+        return [
+            GroupListing(
+                group_id=str(_field(g, "group_id")),
+                state=str(_field(g, "group_state") or ""),
+                protocol_type=str(_field(g, "protocol_type") or ""),
+                group_type=_field(g, "group_type") or None,
+                members=None,
+            )
+            for g in listed
+        ]
+
+    # 3. metadata -----------------------------------------------------------------------------
+
+    def topics(self, names: Iterable[str]) -> dict[str, TopicMetadata]:
+        """Metadata of the topics in ``names`` that exist (absent ones are left out)."""
+        wanted = sorted(set(names))
+        if not wanted:
+            return {}
+        described = self._call("reading topic metadata", "describe_topics", wanted)
+        result: dict[str, TopicMetadata] = {}
+        for topic in described:
+            if _field(topic, "error_code", 0):
+                continue  # unknown topic, or not authorised for it: treated as absent
+            partitions = sorted(
+                _field(topic, "partitions") or (), key=lambda p: int(_field(p, "partition_index"))
+            )
+            topic_id = _field(topic, "topic_id")
+            result[str(_field(topic, "name"))] = TopicMetadata(
+                name=str(_field(topic, "name")),
+                partitions=len(partitions),
+                replicas=tuple(tuple(_field(p, "replica_nodes") or ()) for p in partitions),
+                topic_id=None if topic_id in (None, "AAAAAAAAAAAAAAAAAAAAAA") else str(topic_id),
+            )
+        return result
+
+    def broker_racks(self) -> dict[int, str | None]:
+        """Rack of every broker, from the metadata the client already holds."""
+        cluster = getattr(getattr(self._admin, "_manager", None), "cluster", None)
+        brokers = list(cluster.brokers()) if cluster is not None else []
+        if not brokers:
+            described = self._call("describing the cluster", "describe_cluster")
+            brokers = list(_field(described, "brokers") or ())
+        racks: dict[int, str | None] = {}
+        for broker in brokers:
+            node_id = _field(broker, "node_id", _field(broker, "broker_id"))
+            racks[int(node_id)] = _field(broker, "rack") or None
+        return racks
+
+    # 4. offsets ------------------------------------------------------------------------------
+
+    def committed_offsets(self, group_id: str) -> dict[TopicPartitionKey, int | None]:
+        """The group's committed offsets (``None`` where the broker says none)."""
+        answer = self._call(
+            f"reading the committed offsets of group {group_id!r}", "list_group_offsets", group_id
+        )
+        offsets: dict[TopicPartitionKey, int | None] = {}
+        for tp, meta in dict(answer).get(group_id, {}).items():
+            offset = _field(meta, "offset")
+            offsets[(str(tp.topic), int(tp.partition))] = (
+                int(offset) if offset is not None and offset >= 0 else None
+            )
+        return offsets
+
+    def log_offsets(
+        self, partitions: Iterable[TopicPartitionKey]
+    ) -> tuple[dict[TopicPartitionKey, int], dict[TopicPartitionKey, int]]:
+        """(log-start, log-end) offsets of ``partitions``, one ListOffsets per leader each."""
+        from kafka.protocol.consumer import OffsetSpec
+        from kafka.structs import TopicPartition
+
+        keys = [TopicPartition(t, p) for t, p in sorted(set(partitions))]
+        if not keys:
+            return {}, {}
+        timeout_ms = int(self.settings.timeout_s * 1000)
+
+        def read(spec: Any, what: str) -> dict[TopicPartitionKey, int]:
+            answer = self._call(
+                f"reading {what} offsets",
+                "list_partition_offsets",
+                {tp: spec for tp in keys},
+                timeout_ms=timeout_ms,
+            )
+            return {(tp.topic, tp.partition): int(_field(o, "offset")) for tp, o in answer.items()}
+
+        return read(OffsetSpec.EARLIEST, "log-start"), read(OffsetSpec.LATEST, "log-end")

@@ -1,0 +1,212 @@
+"""A live consumer group -> :class:`~assignors.model.Scenario`, through the one loader.
+
+Steps of :func:`snapshot_group`:
+
+1. Describe the group (members, decoded subscriptions and assignments, chosen assignor). A
+   KIP-848 group, a missing group or a missing permission stops here with a specific error.
+2. Topics: every topic a member subscribes to or is assigned, plus every topic the group has
+   committed offsets for; those that exist get their partition count and topic id.
+3. Replica racks: each partition's replica brokers mapped to the brokers' racks (from the
+   bootstrap metadata); left out entirely when no broker has a rack.
+4. Offsets: committed (``null`` where the group has none), log-start and log-end per partition.
+5. Optionally (``sample_seconds > 0``) read the log-end and committed offsets again after that
+   many seconds: ``produce_rates`` per partition is the log-end growth per second, and each
+   member's ``consume_rate`` the committed growth per second over the partitions it is assigned.
+6. Members: id, client id, host, instance id, rack (subscription v3), subscription, and as
+   ``owned_partitions`` the current assignment; ``generation`` from the subscription (v2+) or
+   from the sticky assignor's user data; ``priority`` from the failover assignor's user data.
+7. The JSON object is validated by :func:`assignors.scenario_io.parse_scenario`, so a snapshot
+   and a file obey the same rules; its warnings come back with the scenario.
+
+Invariant: nothing here sends a request; :class:`~cluster.reader.ClusterReader` does, and it
+only reads.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from assignors.model import Scenario
+from assignors.scenario_io import parse_scenario
+from cluster.errors import ClusterError, GroupNotFoundError
+from cluster.reader import ClusterReader, GroupDescription, MemberDescription, TopicPartitionKey
+
+MAX_SAMPLE_SECONDS = 300.0
+
+
+def decode_sticky_user_data(data: bytes) -> tuple[list[TopicPartitionKey], int | None] | None:
+    """The StickyAssignor's user data: (previous assignment, generation or None); None if not.
+
+    Layout (big-endian): int32 topic count; per topic an int16-length UTF-8 name, an int32
+    partition count and that many int32 partitions; then, in version 1, an int32 generation.
+    """
+    try:
+        offset = 0
+        (topics,) = struct.unpack_from(">i", data, offset)
+        offset += 4
+        if topics < 0 or topics > len(data):
+            return None
+        pairs: list[TopicPartitionKey] = []
+        for _ in range(topics):
+            (length,) = struct.unpack_from(">h", data, offset)
+            offset += 2
+            if length < 0:
+                return None
+            name = data[offset : offset + length].decode("utf-8")
+            offset += length
+            (count,) = struct.unpack_from(">i", data, offset)
+            offset += 4
+            if count < 0 or offset + 4 * count > len(data):
+                return None
+            partitions = struct.unpack_from(f">{count}i", data, offset)
+            offset += 4 * count
+            pairs.extend((name, p) for p in partitions)
+        generation = None
+        if len(data) - offset == 4:
+            (generation,) = struct.unpack_from(">i", data, offset)
+            offset += 4
+        if offset != len(data):
+            return None
+        return pairs, generation
+    except (struct.error, UnicodeDecodeError):
+        return None
+
+
+def _generation(member: MemberDescription, protocol: str) -> int | None:
+    if member.generation is not None:
+        return member.generation
+    if protocol == "sticky" and member.subscription_user_data:
+        decoded = decode_sticky_user_data(member.subscription_user_data)
+        if decoded is not None and decoded[1] is not None and decoded[1] >= 0:
+            return decoded[1]
+    return None
+
+
+def _priority(member: MemberDescription, protocol: str) -> int | None:
+    if protocol == "failover" and len(member.subscription_user_data) == 4:
+        return int(struct.unpack(">i", member.subscription_user_data)[0])
+    return None
+
+
+def _member_json(member: MemberDescription, protocol: str) -> dict[str, Any]:
+    item: dict[str, Any] = {"member_id": member.member_id, "topics": sorted(set(member.topics))}
+    optional = {
+        "client_id": member.client_id,
+        "host": member.host,
+        "group_instance_id": member.group_instance_id,
+        "rack": member.rack,
+        "generation": _generation(member, protocol),
+        "priority": _priority(member, protocol),
+    }
+    item.update({key: value for key, value in optional.items() if value is not None})
+    if member.assignment:
+        item["owned_partitions"] = [[topic, partition] for topic, partition in member.assignment]
+    return item
+
+
+def snapshot_group(
+    reader: ClusterReader,
+    group_id: str,
+    *,
+    sample_seconds: float = 0.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> tuple[Scenario, tuple[str, ...]]:
+    """Steps 1-7 of the module docstring; returns the scenario and the loader's warnings."""
+    if not 0 <= sample_seconds <= MAX_SAMPLE_SECONDS:
+        raise ClusterError(
+            f"the sampling interval must be 0 to {MAX_SAMPLE_SECONDS:g} s, got {sample_seconds:g}"
+        )
+    group = reader.describe_group(group_id)
+    committed = reader.committed_offsets(group_id)
+    if not group.members and not committed:
+        raise GroupNotFoundError(group_id)
+    raw = scenario_json(reader, group, committed, sample_seconds, sleep, clock)
+    return parse_scenario(raw, path="")
+
+
+def scenario_json(
+    reader: ClusterReader,
+    group: GroupDescription,
+    committed: dict[TopicPartitionKey, int | None],
+    sample_seconds: float = 0.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> dict[str, Any]:
+    """Steps 2-6: the scenario JSON object for a described group."""
+    wanted = topics_of(group.members) | {topic for topic, _ in committed}
+    metadata = reader.topics(wanted)
+    partitions = [
+        (name, p) for name, topic in sorted(metadata.items()) for p in range(topic.partitions)
+    ]
+    racks = reader.broker_racks()
+    any_rack = any(rack is not None for rack in racks.values())
+    first_read = clock()
+    starts, ends = reader.log_offsets(partitions)
+    produce_rates: dict[TopicPartitionKey, float] = {}
+    consume_rates: dict[str, float] = {}
+    if sample_seconds > 0:
+        sleep(sample_seconds)
+        _, later_ends = reader.log_offsets(partitions)
+        later_committed = reader.committed_offsets(group.group_id)
+        elapsed = max(clock() - first_read, 1e-3)
+        produce_rates = {
+            tp: max(later_ends.get(tp, end) - end, 0) / elapsed for tp, end in ends.items()
+        }
+        for member in group.members:
+            moved = sum(
+                max((later_committed.get(tp) or 0) - (committed.get(tp) or 0), 0)
+                for tp in member.assignment
+                if committed.get(tp) is not None and later_committed.get(tp) is not None
+            )
+            consume_rates[member.member_id] = moved / elapsed
+        committed, ends = later_committed, later_ends
+    topics: list[dict[str, Any]] = []
+    for name, topic in sorted(metadata.items()):
+        keys = [(name, p) for p in range(topic.partitions)]
+        entry: dict[str, Any] = {"name": name, "partitions": topic.partitions}
+        if topic.topic_id is not None:
+            entry["id"] = topic.topic_id
+        if any_rack:
+            entry["replica_racks"] = [
+                sorted({rack for node in replicas if (rack := racks.get(node)) is not None})
+                for replicas in topic.replicas
+            ]
+        if all(key in starts and key in ends for key in keys):
+            entry["log_start_offsets"] = [starts[key] for key in keys]
+            entry["log_end_offsets"] = [ends[key] for key in keys]
+        entry["committed_offsets"] = [committed.get(key) for key in keys]
+        if produce_rates:
+            entry["produce_rates"] = [round(produce_rates.get(key, 0.0), 3) for key in keys]
+        topics.append(entry)
+    members = [_member_json(member, group.protocol) for member in group.members]
+    for item in members:
+        if item["member_id"] in consume_rates:
+            item["consume_rate"] = round(consume_rates[item["member_id"]], 3)
+    taken = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+    raw: dict[str, Any] = {
+        "name": f"Group {group.group_id}",
+        "description": (
+            f"Snapshot of consumer group {group.group_id} ({group.state or 'unknown state'},"
+            f" {len(members)} members) taken {taken}."
+        ),
+        "group_id": group.group_id,
+        "topics": topics,
+        "members": members,
+    }
+    if group.protocol:
+        raw["assignor"] = group.protocol
+    return raw
+
+
+def topics_of(members: Iterable[MemberDescription]) -> set[str]:
+    """Every topic the members subscribe to or are assigned."""
+    found: set[str] = set()
+    for member in members:
+        found.update(member.topics)
+        found.update(topic for topic, _ in member.assignment)
+    return found

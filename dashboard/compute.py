@@ -1,0 +1,146 @@
+"""The expensive calls into the core, cached: what-if plan, strategies, simulation, metrics, drain.
+
+Every function takes a ``key`` naming its input (the source's key plus a digest of the edits, see
+:func:`dashboard.state.scenario_key`) and the input itself as an underscore argument, which
+Streamlit does not hash: hashing a 10,000-partition scenario on every rerun would cost more than
+the cache saves. The results are frozen dataclasses from ``assignors`` (some hold read-only
+mappings that do not pickle), so they are cached as shared resources, never mutated.
+
+Nothing here decides anything: it only calls :mod:`assignors.changes`, :mod:`assignors.rebalance`,
+:mod:`assignors.metrics` and :mod:`assignors.drain` and packs their answers for the views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from assignors import changes, drain, metrics, rebalance, registry
+from assignors.errors import AssignmentExplorerError
+from assignors.model import Assignment, Scenario, TopicPartition
+from assignors.strategy import PartitionStrategy
+from dashboard import whatif
+
+#: How many distinct (scenario, strategy) results each cache keeps.
+CACHE_ENTRIES = 96
+
+
+@dataclass(frozen=True, slots=True)
+class Current:
+    """The group as it is: its current assignment and that assignment's metrics."""
+
+    assignment: Assignment
+    metrics: metrics.AssignmentMetrics
+    partitions: tuple[TopicPartition, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyOutcome:
+    """One strategy on the what-if: the rebalance it causes and where it ends.
+
+    ``error`` is set (and the rest empty) when the strategy cannot run on this scenario.
+    """
+
+    name: str
+    strategy: PartitionStrategy
+    simulation: rebalance.RebalanceSimulation | None
+    metrics: metrics.AssignmentMetrics | None
+    error: str | None = None
+
+    @property
+    def target(self) -> Assignment | None:
+        return None if self.simulation is None else self.simulation.target
+
+
+@st.cache_resource(max_entries=4 * CACHE_ENTRIES, show_spinner=False)
+def memo(key: str, what: str, _build: Callable[[], Any]) -> Any:
+    """``_build()`` once per (``key``, ``what``): figures and tables derived from cached results.
+
+    ``key`` names the scenario and edits, ``what`` the view and every choice that shapes it
+    (strategy, horizon, ...); the callable itself is not hashed.
+    """
+    return _build()
+
+
+def partition_strategies() -> dict[str, PartitionStrategy]:
+    """Every registered consumer-group strategy, in registry order."""
+    return registry.partition_strategies()
+
+
+@st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
+def plan(key: str, _source: Scenario, _edits: tuple[whatif.Edit, ...]) -> whatif.WhatIf:
+    """The what-if for ``key`` (see :func:`dashboard.whatif.plan`)."""
+    return whatif.plan(_source, _edits)
+
+
+def assignable_partitions(scenario: Scenario) -> tuple[TopicPartition, ...]:
+    """Partitions of the topics some member subscribes to, in order."""
+    counts = scenario.partition_counts()
+    return tuple(
+        TopicPartition(topic, partition)
+        for topic in scenario.subscribed_existing_topics()
+        for partition in range(counts[topic])
+    )
+
+
+@st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
+def current(key: str, _plan: whatif.WhatIf) -> Current:
+    """The before: the current assignment of the shaped scenario and its metrics."""
+    before = _plan.before
+    assignment = changes.current_assignment(before)
+    return Current(
+        assignment=assignment,
+        metrics=metrics.assignment_metrics(before, assignment, previous=assignment),
+        partitions=assignable_partitions(before),
+    )
+
+
+@st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
+def outcome(key: str, name: str, _plan: whatif.WhatIf) -> StrategyOutcome:
+    """Strategy ``name`` on the what-if: simulated rebalance and metrics against the before."""
+    strategy = partition_strategies()[name]
+    previous = changes.current_assignment(_plan.before)
+    try:
+        simulation = rebalance.simulate(
+            _plan.before, _plan.after, strategy, restarted=_plan.restarted
+        )
+        measured = metrics.assignment_metrics(_plan.after, simulation.target, previous=previous)
+    except AssignmentExplorerError as error:
+        return StrategyOutcome(name, strategy, None, None, error=str(error))
+    return StrategyOutcome(name, strategy, simulation, measured)
+
+
+def outcomes(key: str, names: Sequence[str], the_plan: whatif.WhatIf) -> list[StrategyOutcome]:
+    """Every picked strategy's outcome, in the order picked."""
+    known = partition_strategies()
+    return [outcome(key, name, the_plan) for name in names if name in known]
+
+
+@st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
+def drain_projection(
+    key: str, name: str, _plan: whatif.WhatIf, _outcome: StrategyOutcome, horizon_s: float
+) -> drain.DrainProjection | None:
+    """How the lag drains after the change under strategy ``name``."""
+    if _outcome.simulation is None:
+        return None
+    step = max(1.0, horizon_s / 240)
+    return drain.project_drain(_plan.after, _outcome.simulation, horizon_s=horizon_s, step_s=step)
+
+
+@st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
+def protocol_runs(
+    key: str, name: str, _plan: whatif.WhatIf, _outcome: StrategyOutcome
+) -> dict[str, rebalance.RebalanceSimulation]:
+    """The same change and target played out under each protocol (eager, cooperative, KIP-848)."""
+    result: dict[str, rebalance.RebalanceSimulation] = {}
+    if _outcome.simulation is None:
+        return result
+    previous = changes.current_assignment(_plan.before)
+    for protocol in ("eager", "cooperative", "consumer"):
+        result[protocol] = rebalance.plan_rebalance(
+            protocol, previous, _outcome.simulation.target, restarted=_plan.restarted
+        )
+    return result

@@ -1,0 +1,229 @@
+"""Shape the what-if: pick topics and members, add/remove/restart members, edit subscriptions,
+partition counts, lag and produce rates; undo and reset.
+
+Each control turns the user's intent into one edit (:mod:`dashboard.whatif`) pushed with
+:func:`dashboard.state.push_edit`; nothing here touches a scenario directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from assignors.lag import partition_lags
+from assignors.model import Scenario
+from dashboard import state, whatif
+
+#: Above this many partitions in one topic the lag table shows the first ones only.
+MAX_EDITABLE_ROWS = 2_000
+
+
+def _push(edit: dict[str, Any]) -> None:
+    state.push_edit(edit)
+
+
+def render(source: Scenario, before: Scenario, after: Scenario) -> None:
+    """The what-if controls for the scenario as the source gave it and as edited so far."""
+    members_tab, topics_tab, lag_tab, edits_tab = st.tabs(
+        ["Members", "Topics", "Lag & rates", f"Edits ({len(state.edits())})"]
+    )
+    with members_tab:
+        _members(source, before, after)
+    with topics_tab:
+        _topics(source, before, after)
+    with lag_tab:
+        _lag(before)
+    with edits_tab:
+        _edit_list()
+
+
+def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
+    all_members = [member.member_id for member in source.members]
+    included = [member.member_id for member in before.members]
+    chosen = st.multiselect(
+        "Members to include", all_members, default=included, key="shape.include_members"
+    )
+    if chosen != included and st.button("Apply member selection", key="shape.apply_members"):
+        _push({"op": "include_members", "members": chosen})
+        st.rerun()
+
+    topics = [topic.name for topic in after.topics]
+    first = after.members[0].topics if after.members else tuple(topics)
+    add, remove = st.columns(2)
+    with add, st.form("shape.add_member", clear_on_submit=True, border=True):
+        st.markdown("**Add a member**")
+        member_id = st.text_input("Member id", placeholder="consumer-new-1", key="shape.add_id")
+        rack = st.text_input("Rack (client.rack)", key="shape.add_rack")
+        subscription = st.multiselect(
+            "Subscription",
+            topics,
+            default=[t for t in first if t in topics],
+            key="shape.add_topics",
+        )
+        priority = st.number_input("Priority (failover)", value=0, step=1, key="shape.add_priority")
+        rate = st.number_input(
+            "Consume rate (records/s, 0 = default)",
+            min_value=0.0,
+            value=0.0,
+            step=100.0,
+            key="shape.add_rate",
+        )
+        if st.form_submit_button("Add member", type="primary", key="shape.add_submit"):
+            new_id = member_id.strip() or _next_member_id(after)
+            if new_id in {member.member_id for member in after.members}:
+                state.report_error(f'a member "{new_id}" is already in the group; pick another id')
+            else:
+                edit: dict[str, Any] = {"op": "add_member", "member_id": new_id}
+                edit["topics"] = subscription
+                if rack.strip():
+                    edit["rack"] = rack.strip()
+                if priority:
+                    edit["priority"] = int(priority)
+                if rate > 0:
+                    edit["consume_rate"] = float(rate)
+                _push(edit)
+            st.rerun()
+    with remove, st.container(border=True):
+        st.markdown("**Remove or restart members**")
+        present = [member.member_id for member in after.members]
+        leaving = st.multiselect("Members", present, key="shape.remove_ids")
+        restartable = [
+            m.member_id
+            for m in after.members
+            if m.member_id in leaving and m.group_instance_id is not None
+        ]
+        left, right = st.columns(2)
+        if left.button("Remove", key="shape.remove", disabled=not leaving):
+            for member in leaving:
+                _push({"op": "remove_member", "member_id": member})
+            st.rerun()
+        if right.button(
+            "Restart static member",
+            key="shape.restart",
+            disabled=not restartable,
+            help="A static member (group.instance.id) that restarts within the session timeout "
+            "keeps its partitions; pick static members above.",
+        ):
+            for member in restartable:
+                _push({"op": "remove_member", "member_id": member, "static_restart": True})
+            st.rerun()
+        st.caption(f"{len(after.members)} members after the change ({len(before.members)} before).")
+    with st.expander("Edit a subscription"):
+        present = [member.member_id for member in after.members]
+        if present:
+            who = st.selectbox("Member", present, key="shape.sub_member")
+            current_topics = next(m.topics for m in after.members if m.member_id == who)
+            new_topics = st.multiselect(
+                "Subscribes to",
+                topics,
+                default=[t for t in current_topics if t in topics],
+                key=f"shape.sub_topics.{who}",
+            )
+            if st.button("Change subscription", key="shape.sub_apply"):
+                _push({"op": "subscribe", "member_id": who, "topics": new_topics})
+                st.rerun()
+
+
+def _next_member_id(scenario: Scenario) -> str:
+    taken = {member.member_id for member in scenario.members}
+    number = len(taken) + 1
+    while f"consumer-{number}" in taken:
+        number += 1
+    return f"consumer-{number}"
+
+
+def _topics(source: Scenario, before: Scenario, after: Scenario) -> None:
+    all_topics = [topic.name for topic in source.topics]
+    included = [topic.name for topic in before.topics]
+    chosen = st.multiselect("Topics to include", all_topics, default=included, key="shape.topics")
+    if chosen != included and st.button("Apply topic selection", key="shape.apply_topics"):
+        _push({"op": "include_topics", "topics": chosen})
+        st.rerun()
+    if not after.topics:
+        return
+    names = [topic.name for topic in after.topics]
+    left, right = st.columns(2)
+    topic_name = left.selectbox("Grow a topic", names, key="shape.grow_topic")
+    count = after.partition_counts()[topic_name]
+    new_count = right.number_input(
+        "Partitions (Kafka only adds)",
+        min_value=count,
+        value=count,
+        step=1,
+        key=f"shape.grow_count.{topic_name}",
+    )
+    if st.button("Set partition count", key="shape.grow", disabled=new_count == count):
+        _push({"op": "set_partitions", "topic": topic_name, "partitions": int(new_count)})
+        st.rerun()
+
+
+def _lag(before: Scenario) -> None:
+    if not before.topics:
+        st.info("No topic to edit.")
+        return
+    left, right = st.columns([3, 1])
+    topic_name = left.selectbox(
+        "Topic", [topic.name for topic in before.topics], key="shape.lag_topic"
+    )
+    if right.button(
+        "Skew the lag",
+        key="shape.skew",
+        help=f"The first quarter of each topic's partitions get {whatif.SKEW_FACTOR}x their lag "
+        f"(at least {whatif.SKEW_FLOOR:,}): a hot spot to see which strategy spreads it.",
+    ):
+        _push({"op": "skew_lag"})
+        st.rerun()
+    topic = before.topic_by_name()[topic_name]
+    lags = partition_lags(topic, before.auto_offset_reset)
+    rates = topic.produce_rates or (0.0,) * topic.partitions
+    shown = min(topic.partitions, MAX_EDITABLE_ROWS)
+    table = pd.DataFrame(
+        {
+            "partition": range(shown),
+            "lag": lags[:shown],
+            "produce rate (records/s)": rates[:shown],
+        }
+    )
+    if shown < topic.partitions:
+        st.caption(f"The first {shown:,} of {topic.partitions:,} partitions.")
+    edited = st.data_editor(
+        table,
+        key=f"shape.lag_table.{topic_name}.{state.scenario_key()}",
+        disabled=["partition"],
+        hide_index=True,
+        width="stretch",
+        height=min(400, 38 + 35 * shown),
+    )
+    changed_lags = {
+        str(row): int(edited["lag"].iloc[row])
+        for row in range(shown)
+        if int(edited["lag"].iloc[row]) != lags[row]
+    }
+    changed_rates = {
+        str(row): float(edited["produce rate (records/s)"].iloc[row])
+        for row in range(shown)
+        if float(edited["produce rate (records/s)"].iloc[row]) != float(rates[row])
+    }
+    if (changed_lags or changed_rates) and st.button("Apply table edits", key="shape.lag_apply"):
+        if changed_lags:
+            _push({"op": "set_lags", "topic": topic_name, "lags": changed_lags})
+        if changed_rates:
+            _push({"op": "set_produce_rates", "topic": topic_name, "rates": changed_rates})
+        st.rerun()
+
+
+def _edit_list() -> None:
+    current = state.edits()
+    if not current:
+        st.caption("No edits yet: the scenario is as the source gave it.")
+    for number, edit in enumerate(current, start=1):
+        st.markdown(f"{number}. {whatif.describe(edit)}")
+    left, right = st.columns(2)
+    if left.button("Undo last edit", key="shape.undo", disabled=not current):
+        state.undo()
+        st.rerun()
+    if right.button("Reset to the source", key="shape.reset", disabled=not current):
+        state.reset()
+        st.rerun()

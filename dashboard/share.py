@@ -1,0 +1,132 @@
+"""Shareable links and downloads: pure functions, no Streamlit.
+
+A link restores a sample scenario, the picked strategies and the what-if edits through three
+query parameters:
+
+* ``sample``: the sample's name,
+* ``strategies``: comma-separated strategy names,
+* ``edits``: the edits as compact JSON, zlib-compressed, URL-safe base64 without padding.
+
+Only sample sources can be shared this way (an upload or a cluster snapshot is not on the other
+person's machine); exports of the scenario itself are JSON files without any secret, since a
+scenario never holds connection settings.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import csv
+import io
+import json
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+from assignors.model import Scenario, TopicPartition
+from assignors.scenario_io import scenario_to_json
+
+#: The longest edits parameter a link restores (compressed form); longer ones are refused.
+MAX_EDITS_PARAM = 16_384
+
+
+class ShareLinkError(ValueError):
+    """A shared link's query parameters cannot be restored; the message says which and why."""
+
+
+def encode_edits(edits: Sequence[Mapping[str, Any]]) -> str:
+    """Edits -> the ``edits`` query parameter."""
+    raw = json.dumps(list(edits), separators=(",", ":"), sort_keys=True).encode("utf-8")
+    return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
+
+
+def decode_edits(param: str) -> list[dict[str, Any]]:
+    """The ``edits`` query parameter -> edits; :class:`ShareLinkError` if it is damaged."""
+    if len(param) > MAX_EDITS_PARAM:
+        raise ShareLinkError(
+            f"the link's edits parameter is {len(param):,} characters; at most {MAX_EDITS_PARAM:,}"
+        )
+    try:
+        packed = base64.urlsafe_b64decode(param + "=" * (-len(param) % 4))
+        text = zlib.decompressobj().decompress(packed, 1_000_000)
+        value = json.loads(text)
+    except (binascii.Error, zlib.error, ValueError) as error:
+        raise ShareLinkError(f"the link's edits parameter is damaged ({error})") from None
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise ShareLinkError("the link's edits parameter is not a list of edits")
+    return value
+
+
+def share_params(
+    sample: str, strategies: Sequence[str], edits: Sequence[Mapping[str, Any]]
+) -> dict[str, str]:
+    """The query parameters that restore this view."""
+    params = {"sample": sample}
+    if strategies:
+        params["strategies"] = ",".join(strategies)
+    if edits:
+        params["edits"] = encode_edits(edits)
+    return params
+
+
+def share_query(sample: str, strategies: Sequence[str], edits: Sequence[Mapping[str, Any]]) -> str:
+    """``?sample=...&strategies=...&edits=...`` for appending to the app's address."""
+    return "?" + urlencode(share_params(sample, strategies, edits))
+
+
+def parse_strategies(param: str | None) -> list[str]:
+    """The ``strategies`` query parameter -> names (empty entries dropped)."""
+    if not param:
+        return []
+    return [name.strip() for name in param.split(",") if name.strip()]
+
+
+def scenario_download(scenario: Scenario) -> str:
+    """The edited scenario as a JSON file's text (the project's scenario format)."""
+    return json.dumps(scenario_to_json(scenario), indent=2) + "\n"
+
+
+def assignment_csv(assignments: Mapping[str, Mapping[str, Sequence[TopicPartition]]]) -> str:
+    """``strategy,member,topic,partition`` rows for every named assignment."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["strategy", "member", "topic", "partition"])
+    for name, assignment in assignments.items():
+        for member, partitions in assignment.items():
+            for tp in partitions:
+                writer.writerow([name, member, tp.topic, tp.partition])
+    return out.getvalue()
+
+
+def movement_rows(
+    before: Mapping[str, Sequence[TopicPartition]], after: Mapping[str, Sequence[TopicPartition]]
+) -> list[dict[str, str | int]]:
+    """One row per partition whose owner changes: topic, partition, from, to."""
+    owner_before = {tp: member for member, tps in before.items() for tp in tps}
+    owner_after = {tp: member for member, tps in after.items() for tp in tps}
+    rows: list[dict[str, str | int]] = []
+    for tp in sorted(set(owner_before) | set(owner_after)):
+        previous = owner_before.get(tp)
+        following = owner_after.get(tp)
+        if previous != following:
+            rows.append(
+                {
+                    "topic": tp.topic,
+                    "partition": tp.partition,
+                    "from": previous or "(nobody)",
+                    "to": following or "(nobody)",
+                }
+            )
+    return rows
+
+
+def movement_csv(movements: Mapping[str, Sequence[Mapping[str, str | int]]]) -> str:
+    """``strategy,topic,partition,from,to`` rows for every strategy's movement."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["strategy", "topic", "partition", "from", "to"])
+    for name, rows in movements.items():
+        for row in rows:
+            writer.writerow([name, row["topic"], row["partition"], row["from"], row["to"]])
+    return out.getvalue()

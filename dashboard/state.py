@@ -1,0 +1,159 @@
+"""Session state behind a few named helpers: the loaded source, the what-if edits, the choices.
+
+Everything the user did lives in ``st.session_state`` under the keys below and nowhere else:
+
+1. ``ae.source``: the :class:`Source` last loaded successfully (sample, upload or cluster
+   snapshot). Loading a new one replaces it and clears the edits; a failed load never touches it.
+2. ``ae.edits``: the what-if edits applied on top of the source, in order, each a small JSON
+   object (see :mod:`dashboard.whatif`). Undo drops the last one, reset drops them all. Being
+   JSON, they also travel in the shareable link.
+3. ``ae.strategies``: the strategy names picked for comparison.
+4. ``ae.error``: the last problem to show (a failed connection or a bad file), shown once.
+
+The edited scenario is derived, never stored by the user: :func:`scenario` recomputes it when
+the source or the edits change and keeps it under ``ae.scenario`` with the key it was built for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import streamlit as st
+
+from assignors.model import Scenario
+from assignors.scenario_io import WalkthroughStep
+
+SourceKind = Literal["sample", "upload", "cluster"]
+Edit = dict[str, Any]
+
+_SOURCE = "ae.source"
+_EDITS = "ae.edits"
+_STRATEGIES = "ae.strategies"
+_ERROR = "ae.error"
+_NOTICE = "ae.notice"
+_SCENARIO = "ae.scenario"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where the scenario came from, and the scenario as loaded (before any edit).
+
+    ``key`` identifies the content (sample name, upload digest, cluster group and time) so that
+    cached results can be looked up without hashing the whole scenario.
+    """
+
+    kind: SourceKind
+    label: str
+    key: str
+    scenario: Scenario
+    sample: str | None = None
+    warnings: tuple[str, ...] = ()
+    walkthrough: tuple[WalkthroughStep, ...] = ()
+
+
+def content_key(text: str) -> str:
+    """A short digest naming some content (an upload, a snapshot)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def has_source() -> bool:
+    """Whether a scenario has been loaded in this session."""
+    return _SOURCE in st.session_state
+
+
+def source() -> Source:
+    """The scenario source loaded last."""
+    value: Source = st.session_state[_SOURCE]
+    return value
+
+
+def set_source(new_source: Source, *, keep_edits: bool = False) -> None:
+    """Make ``new_source`` current; the edits start over unless ``keep_edits``."""
+    st.session_state[_SOURCE] = new_source
+    if not keep_edits:
+        st.session_state[_EDITS] = []
+    st.session_state.pop(_SCENARIO, None)
+
+
+def edits() -> tuple[Edit, ...]:
+    """The what-if edits, oldest first."""
+    return tuple(st.session_state.get(_EDITS, []))
+
+
+def push_edit(edit: Edit) -> None:
+    """Add one what-if edit on top of the others."""
+    st.session_state[_EDITS] = [*edits(), edit]
+
+
+def set_edits(new_edits: list[Edit]) -> None:
+    """Replace every edit (used when a shared link restores them)."""
+    st.session_state[_EDITS] = list(new_edits)
+
+
+def undo() -> Edit | None:
+    """Drop the last edit; returns it (``None`` when there was nothing to undo)."""
+    current = list(edits())
+    if not current:
+        return None
+    last = current.pop()
+    st.session_state[_EDITS] = current
+    return last
+
+
+def reset() -> None:
+    """Drop every edit: back to the scenario as the source gave it."""
+    st.session_state[_EDITS] = []
+
+
+def scenario_key() -> str:
+    """Identifies the edited scenario: the source's key plus the edits."""
+    edits_text = json.dumps(edits(), sort_keys=True, separators=(",", ":"))
+    return f"{source().key}|{content_key(edits_text)}"
+
+
+def scenario(apply: Callable[[Scenario, tuple[Edit, ...]], Scenario]) -> Scenario:
+    """The source scenario with every edit applied by ``apply``, rebuilt only when they change."""
+    key = scenario_key()
+    cached = st.session_state.get(_SCENARIO)
+    if cached is not None and cached[0] == key:
+        value: Scenario = cached[1]
+        return value
+    edited = apply(source().scenario, edits())
+    st.session_state[_SCENARIO] = (key, edited)
+    return edited
+
+
+def selected_strategies() -> list[str]:
+    """The strategy names picked for comparison."""
+    return list(st.session_state.get(_STRATEGIES, []))
+
+
+def set_strategies(names: list[str]) -> None:
+    """Pick the strategies to compare."""
+    st.session_state[_STRATEGIES] = list(names)
+
+
+def report_error(message: str) -> None:
+    """Remember a problem to show on the next render."""
+    st.session_state[_ERROR] = message
+
+
+def take_error() -> str | None:
+    """The problem to show now, if any (shown once)."""
+    message: str | None = st.session_state.pop(_ERROR, None)
+    return message
+
+
+def report_notice(message: str) -> None:
+    """Remember a success message to show on the next render."""
+    st.session_state[_NOTICE] = message
+
+
+def take_notice() -> str | None:
+    """The notice to show now, if any (shown once)."""
+    message: str | None = st.session_state.pop(_NOTICE, None)
+    return message

@@ -1,0 +1,91 @@
+"""Teach: a sample's walkthrough, one step at a time.
+
+A step's change becomes the same what-if edits a user would make by hand (members removed or
+added, topics grown) and its strategy switch picks the strategies, so the step shows in every
+view. Steps are cumulative: showing step N applies the changes of steps 1..N.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from assignors.scenario_io import WalkthroughStep
+from dashboard import state
+
+_STEP = "ae.walkthrough_step"
+
+
+def step_edits(steps: Sequence[WalkthroughStep], upto: int) -> list[dict[str, Any]]:
+    """The what-if edits that steps ``0..upto`` make, in order."""
+    edits: list[dict[str, Any]] = []
+    for step in steps[: upto + 1]:
+        change = step.change
+        if change is None:
+            continue
+        for member_id in change.remove_members:
+            edits.append({"op": "remove_member", "member_id": member_id})
+        for member in change.add_members:
+            edit: dict[str, Any] = {
+                "op": "add_member",
+                "member_id": member.member_id,
+                "topics": list(member.topics),
+            }
+            for field in ("rack", "priority", "consume_rate", "group_instance_id"):
+                if getattr(member, field) is not None:
+                    edit[field] = getattr(member, field)
+            edits.append(edit)
+        for topic, count in (change.partitions or {}).items():
+            edits.append({"op": "set_partitions", "topic": topic, "partitions": count})
+    return edits
+
+
+def step_strategy(steps: Sequence[WalkthroughStep], upto: int, default: str | None) -> str | None:
+    """The strategy in force at step ``upto`` (the last switch so far, else ``default``)."""
+    chosen = default
+    for step in steps[: upto + 1]:
+        if step.change is not None and step.change.assignor is not None:
+            chosen = step.change.assignor
+    return chosen
+
+
+def where_to_look(step: WalkthroughStep) -> str:
+    """Which view shows what this step is about."""
+    change = step.change
+    if change is None:
+        return "Look at the lag per consumer and the assignment matrix."
+    if change.remove_members or change.add_members or change.partitions:
+        return "Play the animation: outlined tiles change owner; then compare the moved cards."
+    if change.assignor is not None:
+        return f"Compare {change.assignor} with the current assignment in the animation."
+    return "Look at the animation and the metrics cards."
+
+
+def render(source: state.Source) -> None:
+    """The walkthrough of the loaded sample (nothing when it has none)."""
+    steps = source.walkthrough
+    if not steps:
+        return
+    with st.expander(f"Walkthrough: {len(steps)} steps", expanded=True):
+        index = int(st.session_state.get(_STEP, 0))
+        index = min(index, len(steps) - 1)
+        step = steps[index]
+        st.markdown(f"**Step {index + 1} of {len(steps)}: {step.title}**")
+        st.markdown(step.text)
+        st.caption(where_to_look(step))
+        back, apply, forward = st.columns(3)
+        if back.button("◀ Previous", key="teach.back", disabled=index == 0):
+            st.session_state[_STEP] = index - 1
+            st.rerun()
+        if apply.button("Show this step", key="teach.apply", type="primary"):
+            state.set_edits(step_edits(steps, index))
+            strategy = step_strategy(steps, index, source.scenario.assignor)
+            if strategy is not None:
+                state.set_strategies([strategy])
+                st.session_state.pop("strategies.pick", None)
+            st.rerun()
+        if forward.button("Next ▶", key="teach.next", disabled=index == len(steps) - 1):
+            st.session_state[_STEP] = index + 1
+            st.rerun()

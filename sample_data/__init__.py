@@ -1,0 +1,192 @@
+"""The sample scenarios shipped with the tool, and a small catalog to list and load them.
+
+Each ``*.json`` file beside this module is one sample: a consumer-group scenario (the format of
+``docs/scenario-format.md``, loaded by :mod:`assignors.scenario_io`) or a Kafka Streams
+application in the ``streams-ha`` shape (loaded by :mod:`assignors.streams_model`). Every sample
+has a ``name`` (a title) and a one-line ``description``; consumer-group samples may carry a
+``walkthrough`` of teaching steps.
+
+A sample's *key* is its file name without ``.json`` (``range-vs-roundrobin``);
+:func:`load_sample` accepts the key or the title. :data:`DEFAULT_SAMPLE` is what the dashboard
+opens with no configuration.
+
+How a sample is loaded:
+
+1. Find the file by key (or title); an unknown name raises :class:`UnknownSampleError` listing
+   the known keys.
+2. Read it with the project's one JSON reader (size-limited, every failure a ScenarioError).
+3. A Streams sample (``tasks`` / ``clients``) goes through ``parse_streams_scenario``; anything
+   else through ``parse_scenario`` and ``parse_walkthrough``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from assignors import registry
+from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
+from assignors.model import Assignment, Scenario
+from assignors.scenario_io import (
+    WalkthroughStep,
+    apply_change,
+    parse_scenario,
+    parse_walkthrough,
+    read_json_file,
+)
+from assignors.strategy import PartitionStrategy
+from assignors.streams_model import StreamsScenario, parse_streams_scenario
+
+SampleKind = Literal["consumer-group", "streams"]
+
+#: The sample the dashboard opens when nothing else is chosen.
+DEFAULT_SAMPLE = "range-vs-roundrobin"
+#: The strategy a walkthrough starts with when the scenario names none (Kafka's default).
+DEFAULT_STRATEGY = "range"
+SAMPLE_DIRECTORY = Path(__file__).resolve().parent
+
+
+class UnknownSampleError(AssignmentExplorerError, KeyError):
+    """A sample name that is neither a sample key nor a sample title."""
+
+    def __init__(self, name: str, known: Sequence[str]) -> None:
+        self.name = name
+        self.known = tuple(known)
+        super().__init__(name)
+
+    def __str__(self) -> str:
+        return f"no sample named {self.name!r}; samples: {', '.join(self.known)}"
+
+
+@dataclass(frozen=True, slots=True)
+class SampleInfo:
+    """What a catalog listing shows: key, title, one-line description, kind, file."""
+
+    key: str
+    name: str
+    description: str
+    kind: SampleKind
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """A loaded sample: exactly one of ``scenario`` / ``streams`` is set, by ``info.kind``."""
+
+    info: SampleInfo
+    scenario: Scenario | None
+    streams: StreamsScenario | None
+    warnings: tuple[str, ...]
+    walkthrough: tuple[WalkthroughStep, ...]
+
+
+def _info(path: Path, raw: object) -> SampleInfo:
+    fields = raw if isinstance(raw, dict) else {}
+    kind: SampleKind = "streams" if "tasks" in fields or "clients" in fields else "consumer-group"
+    return SampleInfo(
+        key=path.stem,
+        name=str(fields.get("name") or path.stem),
+        description=str(fields.get("description") or ""),
+        kind=kind,
+        path=path,
+    )
+
+
+def sample_paths() -> list[Path]:
+    """Every sample file, sorted by key."""
+    return sorted(SAMPLE_DIRECTORY.glob("*.json"))
+
+
+def list_samples() -> list[SampleInfo]:
+    """Every sample's key, title, description and kind, sorted by key."""
+    return [_info(path, read_json_file(path)) for path in sample_paths()]
+
+
+def _find(name: str) -> Path:
+    paths = sample_paths()
+    for path in paths:
+        if path.stem == name:
+            return path
+    for info in list_samples():
+        if info.name == name:
+            return info.path
+    raise UnknownSampleError(name, [path.stem for path in paths])
+
+
+def load_sample(name: str = DEFAULT_SAMPLE) -> Sample:
+    """Load a sample by key or title (steps 1-3 of the module docstring).
+
+    Raises :class:`UnknownSampleError` for an unknown name and
+    :class:`~assignors.errors.ScenarioError` for a sample that does not validate.
+    """
+    path = _find(name)
+    raw = read_json_file(path)
+    info = _info(path, raw)
+    if info.kind == "streams":
+        streams = parse_streams_scenario(raw, path="")
+        return Sample(info, None, streams, streams.warnings, ())
+    scenario, warnings = parse_scenario(raw, path="")
+    return Sample(info, scenario, None, warnings, parse_walkthrough(raw, scenario))
+
+
+@dataclass(frozen=True, slots=True)
+class StepState:
+    """A walkthrough step as shown: the scenario after its change, the strategy, its answer."""
+
+    step: WalkthroughStep
+    scenario: Scenario
+    strategy: str
+    assignment: Assignment
+
+
+def _partition_strategy(name: str) -> PartitionStrategy:
+    strategy = registry.get(name)
+    if not isinstance(strategy, PartitionStrategy):
+        raise StrategyNotApplicableError(
+            f"{name} assigns Kafka Streams tasks; a consumer-group walkthrough needs a partition"
+            " strategy"
+        )
+    return strategy
+
+
+def replay_walkthrough(
+    scenario: Scenario,
+    steps: Sequence[WalkthroughStep],
+    strategy: str | None = None,
+) -> list[StepState]:
+    """Run a walkthrough: one :class:`StepState` per step, in order.
+
+    The strategy of a step is ``strategy`` when given (the same one throughout, ignoring the
+    steps' ``assignor`` switches), else the scenario's ``assignor`` as the steps change it, else
+    :data:`DEFAULT_STRATEGY`. Before each change the current answer is the "previous assignment"
+    that :func:`~assignors.scenario_io.apply_change` carries into owned partitions.
+    """
+    current = scenario
+
+    def chosen() -> str:
+        return strategy or current.assignor or DEFAULT_STRATEGY
+
+    assignment = _partition_strategy(chosen()).assign(current)
+    states: list[StepState] = []
+    for step in steps:
+        if step.change is not None:
+            current = apply_change(current, step.change, assignment.partitions)
+            assignment = _partition_strategy(chosen()).assign(current)
+        states.append(StepState(step, current, chosen(), assignment))
+    return states
+
+
+__all__ = [
+    "DEFAULT_SAMPLE",
+    "DEFAULT_STRATEGY",
+    "Sample",
+    "SampleInfo",
+    "StepState",
+    "UnknownSampleError",
+    "list_samples",
+    "load_sample",
+    "replay_walkthrough",
+    "sample_paths",
+]

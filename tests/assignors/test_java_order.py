@@ -1,0 +1,105 @@
+"""The Java hash-order helper: hash codes and ``HashMap`` iteration order.
+
+Expected values are ones a reader can check: well-known ``String.hashCode`` results, sums worked
+out by hand from ``s[0]*31^(n-1) + ... + s[n-1]``, and a ``HashMap`` filled until it resizes.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assignors.java_order import (
+    JavaHashMapOrder,
+    hash_order,
+    integer_hash,
+    spread,
+    string_hash,
+    to_int32,
+    topic_partition_hash,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", 0),
+        ("a", 97),
+        ("C0", 67 * 31 + 48),  # 2125
+        ("hello", 99162322),
+        # the classic overflow example: exactly Integer.MIN_VALUE
+        ("polygenelubricants", -(2**31)),
+        # a colliding pair: 65*31 + 97 == 66*31 + 66
+        ("Aa", 2112),
+        ("BB", 2112),
+        ("é", 0xE9),
+        # beyond U+FFFF Java hashes the UTF-16 surrogate pair: 31 * 0xD83D + 0xDE00
+        ("\U0001f600", 31 * 0xD83D + 0xDE00),
+    ],
+)
+def test_string_hash_matches_java(text: str, expected: int) -> None:
+    assert string_hash(text) == expected
+
+
+def test_topic_partition_hash_is_kafkas_formula() -> None:
+    # 31 * (31 + partition) + topic.hashCode()
+    assert topic_partition_hash("t", 0) == 31 * 31 + 116
+    assert topic_partition_hash("t", 3) == 31 * 34 + 116
+
+
+def test_spread_folds_the_high_half_into_the_low_half() -> None:
+    assert spread(0x12345678) == 0x12345678 ^ 0x1234
+    assert spread(-1) == 0xFFFF_FFFF ^ 0xFFFF
+
+
+def test_keys_in_one_bucket_iterate_in_insertion_order() -> None:
+    # "Aa" and "BB" share hash 2112, so bucket 2112 & 15 == 0 in a 16-bucket table
+    assert hash_order(["BB", "Aa"], string_hash) == ["BB", "Aa"]
+    assert hash_order(["Aa", "BB"], string_hash) == ["Aa", "BB"]
+
+
+def test_iteration_order_follows_buckets_and_survives_a_resize() -> None:
+    # Integers hash to themselves. With 16 buckets, 16 shares bucket 0 with 0 and 17 shares
+    # bucket 1 with 1, each behind the key inserted first.
+    keys = [16, 0, 17, 1, *range(2, 10)]  # 12 keys: at the 0.75 load limit, no resize yet
+    assert hash_order(keys, integer_hash) == [16, 0, 17, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    # the 13th key exceeds 12 = 0.75 * 16: the table doubles to 32 and 16, 17 get own buckets
+    table: JavaHashMapOrder[int] = JavaHashMapOrder(integer_hash)
+    table.put_all([*keys, 10])
+    assert table.capacity == 32
+    assert list(table) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 17]
+
+
+def test_removal_and_reinsertion_moves_a_key_behind_its_bucket_mates() -> None:
+    table: JavaHashMapOrder[int] = JavaHashMapOrder(integer_hash)
+    table.put_all([0, 16, 32])
+    table.remove(0)
+    table.put(0)
+    assert list(table) == [16, 32, 0]
+
+
+def test_initial_capacity_rounds_up_to_a_power_of_two() -> None:
+    table: JavaHashMapOrder[int] = JavaHashMapOrder(integer_hash, initial_capacity=20)
+    assert table.capacity == 32
+    table.put_all([31, 15])
+    assert list(table) == [15, 31]
+
+
+@given(st.text(max_size=40))
+def test_string_hash_is_a_signed_32_bit_polynomial(text: str) -> None:
+    units = text.encode("utf-16-be", "surrogatepass")
+    expected = 0
+    for index in range(0, len(units), 2):
+        expected = expected * 31 + int.from_bytes(units[index : index + 2], "big")
+    assert string_hash(text) == to_int32(expected)
+
+
+@given(st.lists(st.integers(min_value=0, max_value=10_000), unique=True, max_size=60))
+def test_hash_order_is_bucket_then_insertion_order(keys: list[int]) -> None:
+    order = hash_order(keys, integer_hash)
+    capacity = 16
+    while len(keys) > capacity * 3 // 4:
+        capacity *= 2
+    expected = sorted(keys, key=lambda k: (spread(k) & (capacity - 1), keys.index(k)))
+    assert order == expected
