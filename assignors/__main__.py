@@ -77,9 +77,9 @@ def _list() -> int:
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["compare"]:
-        from assignors import compare
+        from assignors.compare import main as compare_main
 
-        return compare.main(arguments[1:])
+        return compare_main(arguments[1:])
     options = _parser().parse_args(arguments)
     try:
         if options.command == "batch":

@@ -20,7 +20,8 @@ How a list of changes is applied (:func:`apply_changes`):
 
 Invariants: member ids stay unique; added members own nothing; removed members' partitions are
 owned by nobody; a topic only grows (Kafka cannot shrink one); a change that makes no sense
-(unknown member or topic, adding a member twice, a no-op) raises :class:`ChangeError` naming it.
+(unknown member or topic, adding a member twice or one removed by the same change, a no-op)
+raises :class:`ChangeError` naming it.
 """
 
 from __future__ import annotations
@@ -247,8 +248,17 @@ def apply_changes(
     ``current`` overrides the current assignment of step 1 (default :func:`current_assignment`).
     """
     result = with_current_ownership(scenario, current)
+    removed: set[str] = set()
     for change in changes:
+        if isinstance(change, AddMember) and change.member_id in removed:
+            raise ChangeError(
+                f"add member: {change.member_id!r} is removed by this same change; a consumer that"
+                " leaves and joins again gets a new member id (a static member that comes back"
+                " within the session timeout is a restart)"
+            )
         result = _apply_one(result, change)
+        if isinstance(change, RemoveMember) and not change.static_restart:
+            removed.add(change.member_id)
     return result
 
 

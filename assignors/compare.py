@@ -38,6 +38,7 @@ JSON (``--json``), one object::
         "drain_deficit"      (records/s the group falls behind for good),
         "assignment"         (the target, member -> partitions),
         "metrics"            (AssignmentMetrics.to_json()),
+        "notes"              ([one line each]),
         "phases"             ([{"name", "reason", "start_s", "duration_s", "paused", "revoked",
                                 "assigned", "waiting"}], counts of partitions),
         "drain"              ({"times_s", "group_lag", "members": [{"member_id",
@@ -52,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -269,6 +271,9 @@ def compare(
     default_consume_rate: float = DEFAULT_CONSUME_RATE,
 ) -> dict[str, Any]:
     """The comparison as the JSON object documented in the module docstring (no warnings key)."""
+    repeated = sorted({name for name in strategies if list(strategies).count(name) > 1})
+    if repeated:
+        raise ChangeError(f"strategy {repeated[0]!r} is given twice")
     chosen = [_strategy(name) for name in strategies]
     timings = Timings() if timings is None else timings
     current: Assignment = current_assignment(scenario)
@@ -374,18 +379,12 @@ def main(argv: list[str]) -> int:
     """Run ``compare`` with ``argv`` (the arguments after ``compare``); returns the exit code."""
     try:
         options = _parser().parse_args(argv)
-        timings = Timings(
-            session_timeout_s=options.session_timeout_s,
-            rebalance_timeout_s=options.rebalance_timeout_s,
-            heartbeat_interval_s=options.heartbeat_interval_s,
-            revoke_s=options.revoke_s,
-            warmup_s=options.warmup_s,
-            rejoin_delay_s=options.rejoin_delay_s,
-            restart_s=options.restart_s,
-        )
-        negative = [name for name, value in timings.to_json().items() if not value >= 0]
-        if negative:
-            raise _UsageError(f"--{negative[0].removesuffix('_s').replace('_', '-')} must be >= 0")
+        seconds = {name: getattr(options, name) for name in Timings.__dataclass_fields__}
+        bad = [n for n, v in seconds.items() if not (math.isfinite(v) and v >= 0)]
+        if bad:
+            option = bad[0].removesuffix("_s").replace("_", "-")
+            raise _UsageError(f"--{option} must be a number of seconds >= 0")
+        timings = Timings(**seconds)
         scenario, warnings = load_scenario_file(options.file)
         report = compare(
             scenario,

@@ -11,8 +11,9 @@ The algorithm:
    (:func:`assignors.sticky.sticky_assign`: constrained algorithm for equal subscriptions,
    general algorithm otherwise, rack-aware per KIP-881).
 2. Find the partitions *transferring ownership*, each with its new owner:
-   a. constrained algorithm: partitions a member gave up above its quota, or that were doubly
-      claimed in one generation, which the fill steps then handed to a member;
+   a. constrained algorithm: partitions a member gave up (above its quota, or off its rack),
+      or that were doubly claimed in one generation, which the fill steps then handed to a
+      different member;
    b. general algorithm: partitions newly in a member's target (not among its own claims) that
       some member claimed and no longer gets in the target (claims as sent, any generation).
 3. Round 1 (what this rebalance hands out) is the target without each transferring partition
@@ -20,8 +21,10 @@ The algorithm:
    hands it over.
 
 Invariants: round 1 assigns every partition at most once, only to subscribers; a partition is
-withheld only when it moves to a new owner; the target is the sticky target (every partition of
-an assignable topic exactly once); both depend only on the scenario, not on member order.
+withheld only when it moves to a new owner (another member claimed it); the target assigns
+every partition of an assignable topic exactly once and, where no two claims meet, equals the
+eager sticky target; both are deterministic and, as in Kafka, depend on the listing order of
+members only between ids that share a bucket of Kafka's subscription map.
 
 :func:`assign_with_target` returns both answers, ``(round1, target)``; the rebalance simulator
 uses it to play the two rounds of a cooperative rebalance.

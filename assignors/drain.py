@@ -216,8 +216,10 @@ def project_drain(
     universe = sorted(
         subscribed | set(owner) | set(simulation.previous.owner_of() if simulation else ())
     )
-    lag = {tp: float(lag_of.get(tp, 0)) for tp in universe}
-    rate = {tp: rate_of.get(tp, DEFAULT_PRODUCE_RATE) for tp in universe}
+    # Per-partition state as lists aligned with ``universe`` (the hot loops index, not hash).
+    lag = [float(lag_of.get(tp, 0)) for tp in universe]
+    rate = [rate_of.get(tp, DEFAULT_PRODUCE_RATE) for tp in universe]
+    owners = [owner.get(tp) for tp in universe]
 
     samples: dict[str | None, list[float]] = {m: [] for m in [*members, None]}
     sample_index = 0
@@ -227,8 +229,8 @@ def project_drain(
             series.append(cell_totals.get(key, 0.0))
 
     initial: dict[str | None, float] = {}
-    for tp in universe:
-        initial[owner.get(tp)] = initial.get(owner.get(tp), 0.0) + lag[tp]
+    for target_owner, backlog in zip(owners, lag, strict=True):
+        initial[target_owner] = initial.get(target_owner, 0.0) + backlog
     record(initial)
     sample_index = 1
 
@@ -236,22 +238,24 @@ def project_drain(
         start: float, end: float, consuming: Mapping[str, Iterable[TopicPartition]]
     ) -> None:
         nonlocal sample_index
-        reader: dict[TopicPartition, str] = {}
+        reader_of: dict[TopicPartition, str] = {}
         for member_id, tps in consuming.items():
             for tp in tps:
-                reader[tp] = member_id
+                reader_of[tp] = member_id
+        readers = [reader_of.get(tp) for tp in universe]
         cell_lag: dict[_Cell, float] = {}
         cell_rate: dict[_Cell, float] = {}
         group_lag: dict[str, float] = {}
         group_rate: dict[str, float] = {}
-        for tp in universe:
-            key = (reader.get(tp), owner.get(tp))
-            cell_lag[key] = cell_lag.get(key, 0.0) + lag[tp]
-            cell_rate[key] = cell_rate.get(key, 0.0) + rate[tp]
+        for key, backlog, produced in zip(
+            zip(readers, owners, strict=True), lag, rate, strict=True
+        ):
+            cell_lag[key] = cell_lag.get(key, 0.0) + backlog
+            cell_rate[key] = cell_rate.get(key, 0.0) + produced
             who = key[0]
             if who is not None:
-                group_lag[who] = group_lag.get(who, 0.0) + lag[tp]
-                group_rate[who] = group_rate.get(who, 0.0) + rate[tp]
+                group_lag[who] = group_lag.get(who, 0.0) + backlog
+                group_rate[who] = group_rate.get(who, 0.0) + produced
         scale = dict.fromkeys(group_lag, 1.0)  # A: multiplies the lag at the segment start
         inflow = dict.fromkeys(group_lag, 0.0)  # B: multiplies the produce rate
         cells = list(cell_lag)
@@ -286,20 +290,20 @@ def project_drain(
             record(totals)
             sample_index += 1
         advance(end)
-        for tp in universe:
-            who = reader.get(tp)
+        elapsed = end - start
+        for index, who in enumerate(readers):
             if who is None:
-                lag[tp] += rate[tp] * (end - start)
+                lag[index] += rate[index] * elapsed
             else:
-                lag[tp] = scale[who] * lag[tp] + inflow[who] * rate[tp]
+                lag[index] = scale[who] * lag[index] + inflow[who] * rate[index]
 
     for start, end, consuming in segments:
         run_segment(start, end, consuming)
     at_settle: dict[str | None, float] = {}
     settled_rate: dict[str | None, float] = {}
-    for tp in universe:
-        at_settle[owner.get(tp)] = at_settle.get(owner.get(tp), 0.0) + lag[tp]
-        settled_rate[owner.get(tp)] = settled_rate.get(owner.get(tp), 0.0) + rate[tp]
+    for target_owner, backlog, produced in zip(owners, lag, rate, strict=True):
+        at_settle[target_owner] = at_settle.get(target_owner, 0.0) + backlog
+        settled_rate[target_owner] = settled_rate.get(target_owner, 0.0) + produced
     run_segment(settled, max(settled, times[-1]), target.partitions)
 
     member_results: list[MemberDrain] = []

@@ -45,6 +45,9 @@ partitions paused in it), ``stopped_members`` (members that consumed something b
 nothing during at least one phase), ``pause_s`` (longest time one partition goes unread),
 ``group_stop_s`` (time during which the whole group reads nothing), ``duration_s``.
 
+A phase that would only warm up nothing (no partition changes hands) is left out: the target
+holds from the end of the phase before.
+
 Invariants: the phases cover the partitions owned before or after the change ("the partitions in
 play"); a partition is held by at most one member in every phase; under ``eager`` every
 partition in play is paused in ``revoke and rejoin``; for one target, ``cooperative`` and
@@ -53,6 +56,7 @@ partition in play is paused in ``revoke and rejoin``; for one target, ``cooperat
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -96,6 +100,11 @@ class Timings:
     """Extra time the slowest member needs to rejoin a classic barrier (busy in a long poll)."""
     restart_s: float = 30.0
     """How long a restarting static member is down (must be below ``session_timeout_s``)."""
+
+    def __post_init__(self) -> None:
+        for name, value in self.to_json().items():
+            if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+                raise RebalanceError(f"timing {name} must be a number of seconds >= 0, got {value}")
 
     def barrier_s(self) -> float:
         """How long a classic-protocol barrier waits beyond the heartbeat for the slowest member."""
@@ -406,14 +415,15 @@ def plan_rebalance(
             revoked=_given_up(before, {}),
         )
         warming = _handed(before, goal)
-        timeline.add(
-            "assign",
-            "the new assignment arrives: kept partitions resume at once, partitions with a new"
-            " owner warm up",
-            timings.warmup_s if warming else 0.0,
-            goal,
-            warming=warming,
-        )
+        if warming:  # otherwise the target holds as soon as the previous phase ends
+            timeline.add(
+                "assign",
+                "the new assignment arrives: kept partitions resume at once, partitions with a new"
+                " owner warm up",
+                timings.warmup_s,
+                goal,
+                warming=warming,
+            )
     elif protocol == "cooperative":
         round_list = list(rounds) if rounds is not None else [_adjust_cooperative(target, before)]
         if rounds is None and _given_up(before, _holdings(round_list[0], members)):
@@ -484,27 +494,29 @@ def plan_rebalance(
                 epochs={m: old_epochs[m] if m in revoking else new_epoch for m in members},
             )
             warming = _handed(step, goal)
-            timeline.add(
-                "assign released",
-                "a revoked partition goes to its new owner only after its previous owner"
-                " acknowledged; it warms up there",
-                timings.warmup_s if warming else 0.0,
-                goal,
-                warming=warming,
-                epochs=dict.fromkeys(members, new_epoch),
-            )
+            if warming:  # otherwise the target holds as soon as the previous phase ends
+                timeline.add(
+                    "assign released",
+                    "a revoked partition goes to its new owner only after its previous owner"
+                    " acknowledged; it warms up there",
+                    timings.warmup_s,
+                    goal,
+                    warming=warming,
+                    epochs=dict.fromkeys(members, new_epoch),
+                )
             first_round = Assignment.of(members, step)
         else:
             round_count = 1
             warming = _handed(before, goal)
-            timeline.add(
-                "assign",
-                "nothing to revoke: members move to the new epoch and free partitions warm up",
-                timings.warmup_s if warming else 0.0,
-                goal,
-                warming=warming,
-                epochs=dict.fromkeys(members, new_epoch),
-            )
+            if warming:  # otherwise the target holds as soon as the previous phase ends
+                timeline.add(
+                    "assign",
+                    "nothing to revoke: members move to the new epoch and free partitions warm up",
+                    timings.warmup_s,
+                    goal,
+                    warming=warming,
+                    epochs=dict.fromkeys(members, new_epoch),
+                )
 
     return _summarise(
         protocol, strategy, previous, first_round, target, timeline, timings, round_count, notes

@@ -12,10 +12,14 @@ someone subscribes to are assigned.
 Step 0, the claims. Members are visited in the iteration order of Kafka's subscription map (a
 ``HashMap`` keyed by member id). Every member's generation (absent: -1) raises the group's
 maximum generation. Each claim on a partition of an assignable topic is checked against the
-partition's earlier claimant: none, the claim stands; the same generation, the partition is
-taken from both and remembered as *doubly claimed*; a newer generation takes it over; an older
-one is ignored. Claims on topics nobody subscribes to, or on partitions that do not exist, are
-dropped. Older-generation claims that meet no conflict still stand (Kafka keeps them).
+partition's earlier claimant, whose generation Kafka reads from its *subscription*: none, the
+claim stands; the same generation, the partition is taken from both and remembered as *doubly
+claimed*; a newer generation takes it over; an older one is ignored. Cooperative-sticky sends
+the generation in the subscription, so the newest claim wins. The eager sticky assignor sends it
+in user data only, so the earlier claimant counts as generation -1 and any later claim with a
+generation takes the partition over (:class:`ClaimRules`). Claims on topics nobody subscribes
+to, or on partitions that do not exist, are dropped. Older-generation claims that meet no
+conflict still stand (Kafka keeps them).
 
 Step 1, the choice: when every member's subscription (as sent, existing or not) is the same set,
 the *constrained* algorithm runs; otherwise the *general* one.
@@ -31,12 +35,15 @@ Constrained algorithm (``P`` partitions, ``N`` members; floor ``P // N``, ceilin
 1. In subscription-map order, each member keeps its claims (rack-matching, not doubly claimed),
    sorted by partition number then topic: all of them when fewer than the floor; the first
    ceiling-many when it has at least that many and ceiling slots remain; else the first
-   floor-many. What it gives up is *revoked*. Members below the floor are *unfilled*; members
-   kept exactly at the floor while ceiling slots remain may take one more.
+   floor-many. What it does not keep (over quota, or off its rack) it *gives up*. Members
+   below the floor are *unfilled*; members kept at the floor while ceiling slots remain may
+   take one more.
 2. The unassigned partitions, in topic-then-partition order (stably re-sorted by how many
    members share their replicas' racks, when any member has a rack), are handed out:
    a. rack-aware only: each partition to the next unfilled member on one of its racks
-      (round-robin), else to the first floor member on one of its racks;
+      (round-robin), else to the first floor member on one of its racks; a member reaching the
+      floor may take one more only while ceiling slots remain, and reaching the ceiling uses
+      up a slot; partitions with no such member wait for step b;
    b. round-robin over the unfilled members sorted by id until each has the floor; any
       partitions left go one each to the floor members in queue order (sorted by id first,
       then in the order they reached the floor).
@@ -58,14 +65,18 @@ General algorithm:
    pairs of the count difference), undo it.
 
 Invariants: every partition of an assignable topic goes to exactly one member that subscribes
-to its topic; with equal subscriptions counts differ by at most one; a member keeps as many of
-its valid claims as the balance allows; deterministic. Member order: Kafka fills its
-subscription map in the order members arrive, and walks it in hash order, so the listing order
-of the scenario matters only between member ids that land in the same bucket of that map
+to its topic (one Kafka exception: general step 4 gives a partition back to its
+previous-generation claimant without checking that it still subscribes); with equal
+subscriptions counts differ by at most one; a member keeps as many of its valid claims as the
+balance allows; deterministic. Member order: Kafka fills its subscription map in the order
+members arrive, and walks it in hash order, so the listing order of the scenario matters only
+between member ids that land in the same bucket of that map
 (:func:`subscription_order`); reordering members any other way never changes the answer.
 
 For the cooperative protocol the engine also reports which partitions are *transferring
-ownership* (moving from a previous owner to another member).
+ownership*: after the constrained algorithm, those a member gave up (or that were doubly
+claimed) and the fill steps handed to a different member; after the general algorithm, those
+newly in a member's target that some member claimed and no longer gets.
 """
 
 from __future__ import annotations
@@ -76,9 +87,11 @@ from collections import Counter, deque
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from functools import partial
 from itertools import compress, repeat
 from operator import itemgetter
 
+from assignors.errors import AssignmentExplorerError
 from assignors.java_order import (
     JavaHashMapOrder,
     hash_order,
@@ -92,12 +105,15 @@ from assignors.strategy import PartitionStrategy
 #: Kafka's generation for a member that states none.
 DEFAULT_GENERATION = -1
 
-_new_partition = TopicPartition._make
+# TopicPartition((topic, partition)) without the Python-level ``_make``: a C call per partition
+_new_partition = partial(tuple.__new__, TopicPartition)
 _by_partition_then_topic = itemgetter(1, 0)
+_topic_of = itemgetter(0)
+_partition_of = itemgetter(1)
 _FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
 
 
-class StickyAssignmentError(RuntimeError):
+class StickyAssignmentError(AssignmentExplorerError, RuntimeError):
     """Kafka's sticky assignor would fail on this input (it raises ``IllegalStateException``)."""
 
 
@@ -185,6 +201,7 @@ def _resolve_claims(
     subscribed: set[str] = set()
     all_equal = True
     max_generation = DEFAULT_GENERATION
+    smallest_count = min(partition_counts.values(), default=0)
     for member_id in order:
         member = members[member_id]
         if not subscribed:
@@ -195,12 +212,20 @@ def _resolve_claims(
             all_equal = False
         generation = DEFAULT_GENERATION if member.generation is None else member.generation
         max_generation = max(max_generation, generation)
-        mine: list[TopicPartition] = []
+        mine = _valid_claims(member.owned_partitions, partition_counts, smallest_count)
         owned[member_id] = mine
-        for tp in member.owned_partitions:
-            count = partition_counts.get(tp.topic)
-            if count is None or tp.partition >= count:
+        # Fast path, in bulk: no claim meets an earlier one (nor repeats within the member).
+        if previous_owner.keys().isdisjoint(mine):
+            before = len(previous_owner)
+            previous_owner.update(zip(mine, repeat(member_id)))
+            if len(previous_owner) - before == len(mine):
                 continue
+            for tp in mine:
+                previous_owner.pop(tp, None)
+        # Kafka's claim-by-claim resolution.
+        claims, mine = mine, []
+        owned[member_id] = mine
+        for tp in claims:
             other = previous_owner.get(tp)
             if other is None:
                 mine.append(tp)
@@ -218,6 +243,22 @@ def _resolve_claims(
                 _remove_first(owned[other], tp)
                 previous_owner[tp] = member_id
     return _Claims(owned, doubly_claimed, all_equal, max_generation)
+
+
+def _valid_claims(
+    claims: Sequence[TopicPartition], partition_counts: Mapping[str, int], smallest_count: int
+) -> list[TopicPartition]:
+    """The claims on partitions that exist in an assignable topic, in claim order.
+
+    ``smallest_count`` is the smallest partition count: claims below it need no lookup.
+    """
+    if not claims:
+        return []
+    if max(map(_partition_of, claims)) < smallest_count and partition_counts.keys() >= set(
+        map(_topic_of, claims)
+    ):
+        return list(claims)
+    return [tp for tp in claims if partition_counts.get(tp.topic, 0) > tp.partition]
 
 
 def _generation(member: Member) -> int:
@@ -322,11 +363,9 @@ def _sticky_assign(scenario: Scenario, rules: ClaimRules) -> StickyOutcome:
     if not members:
         return StickyOutcome({}, {})
     counts = scenario.partition_counts()
+    subscribed = set[str]().union(*(member.topics for member in scenario.members))
     partition_counts = {
-        topic: counts[topic]
-        for member in scenario.members
-        for topic in member.topics
-        if counts.get(topic, 0) > 0
+        topic: count for topic, count in counts.items() if count > 0 and topic in subscribed
     }
     order = subscription_order(list(members))
     claims = _resolve_claims(order, members, partition_counts, rules)
@@ -875,6 +914,7 @@ class _GeneralAssignment:
                 member_id = self.owner[tp]
                 size = self.size(member_id)
                 earlier = previous.get(tp)
+                # (Kafka itself would fail if that claimant had been set aside as fixed.)
                 if (
                     earlier is not None
                     and earlier[0] in self.current

@@ -24,7 +24,9 @@ APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
 STRATEGIES = ["range", "cooperative-sticky", "uniform"]
 
 
-def large_scenario(partitions: int, members: int, topics: int = 4, seed: int = 7) -> dict[str, object]:
+def large_scenario(
+    partitions: int, members: int, topics: int = 4, seed: int = 7
+) -> dict[str, object]:
     """A running group: ``topics`` topics sharing ``partitions``, owned round-robin, with lag."""
     rng = random.Random(seed)
     per_topic = partitions // topics
@@ -95,7 +97,8 @@ def main() -> None:
             f"same rerun (warm) {warm[-1] * 1000:,.0f} ms"
         )
     print(
-        f"{args.partitions:,} partitions x {args.members} members, strategies {', '.join(STRATEGIES)}:"
+        f"{args.partitions:,} partitions x {args.members} members, "
+        f"strategies {', '.join(STRATEGIES)}:"
         f" rerun after add member median {statistics.median(cold) * 1000:,.0f} ms cold,"
         f" {statistics.median(warm) * 1000:,.0f} ms warm (target < 300 ms)"
     )

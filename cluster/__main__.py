@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import logging
 import os
 import sys
 from typing import cast
@@ -70,6 +71,11 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_TIMEOUT_S,
         help="seconds to wait for the cluster, per request (default: %(default)s)",
     )
+    connection.add_argument(
+        "--broker-version",
+        type=_version,
+        help="assume this broker version (e.g. 2.0) instead of asking the broker",
+    )
     parser = argparse.ArgumentParser(
         prog="python -m cluster",
         description="Read consumer groups from a Kafka cluster, read-only.",
@@ -90,6 +96,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     snapshot.add_argument("--output", help="write the scenario here instead of stdout")
     return parser
+
+
+def _version(text: str) -> tuple[int, ...]:
+    try:
+        parts = tuple(int(part) for part in text.split("."))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a version like 2.8, got {text!r}") from None
+    if not 1 <= len(parts) <= 3:
+        raise argparse.ArgumentTypeError(f"expected a version like 2.8, got {text!r}")
+    return parts
 
 
 def _secret(variable: str | None, prompt: str, needed: bool) -> Secret | None:
@@ -121,6 +137,7 @@ def settings_from_arguments(options: argparse.Namespace) -> ConnectionSettings:
         sasl_username=options.sasl_username,
         sasl_password=_secret(options.sasl_password_env, "SASL password: ", uses_sasl),
         timeout_s=options.timeout,
+        broker_version=options.broker_version,
     )
 
 
@@ -163,6 +180,9 @@ def _snapshot(
 
 def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
+    # kafka-python logs every retry at WARNING/ERROR; the CLI reports one clear message instead.
+    logging.getLogger("kafka").addHandler(logging.NullHandler())
+    logging.getLogger("kafka").propagate = False
     settings: ConnectionSettings | None = None
     try:
         settings = settings_from_arguments(options)

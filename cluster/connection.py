@@ -93,6 +93,11 @@ class ConnectionSettings:
     sasl_password: Secret | None = field(default=None, repr=False)
     timeout_s: float = DEFAULT_TIMEOUT_S
     client_id: str = DEFAULT_CLIENT_ID
+    #: ``socks5://host:port``: reach the brokers through a SOCKS5 proxy (bastion setups).
+    proxy_url: str | None = None
+    #: Skip API-version discovery and assume this broker version, e.g. ``(2, 0)``; for brokers
+    #: whose ApiVersions answer kafka-python cannot decode. ``None``: discover (the default).
+    broker_version: tuple[int, ...] | None = None
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{key}={value!r}" for key, value in self.describe().items())
@@ -113,6 +118,8 @@ class ConnectionSettings:
             "sasl_password": None if self.sasl_password is None else REDACTED,
             "timeout_s": self.timeout_s,
             "client_id": self.client_id,
+            "proxy_url": self.proxy_url,
+            "broker_version": self.broker_version,
         }
 
     def secrets(self) -> list[str]:
@@ -164,6 +171,10 @@ class ConnectionSettings:
             path = getattr(self, name)
             if path is not None and not os.path.isfile(path):
                 problems.append(f"{name.replace('_', ' ')} {path!r} is not a readable file")
+        if self.proxy_url is not None and not self.proxy_url.startswith(
+            ("socks5://", "socks5h://")
+        ):
+            problems.append(f"the proxy must be a socks5:// URL, got {self.proxy_url!r}")
         if bool(self.ssl_certfile) != bool(self.ssl_keyfile):
             problems.append("a client certificate needs both the certificate and the key file")
         if problems:
@@ -183,6 +194,10 @@ class ConnectionSettings:
             "reconnect_backoff_max_ms": min(1000, timeout_ms),
             "retry_backoff_ms": 100,
         }
+        if self.proxy_url is not None:
+            config["proxy_url"] = self.proxy_url
+        if self.broker_version is not None:
+            config["api_version"] = tuple(self.broker_version)
         if self.uses_ssl:
             config.update(
                 ssl_cafile=self.ssl_cafile,
@@ -220,19 +235,35 @@ class _RedactSecrets(logging.Filter):
         return True
 
 
-#: kafka-python loggers that may format the client configuration.
-_CONFIG_LOGGERS = ("kafka.admin.client", "kafka.admin", "kafka.net.manager", "kafka.client_async")
+def _secret_forms(secrets: list[str]) -> list[str]:
+    """Each secret as text and as it shows inside a ``bytes`` repr (SASL request dumps)."""
+    forms: set[str] = set()
+    for secret in secrets:
+        if secret:
+            forms.add(secret)
+            forms.add(repr(secret.encode("utf-8"))[2:-1])
+    return sorted(forms, key=len, reverse=True)
 
 
 def _install_redaction(settings: ConnectionSettings) -> None:
-    secrets = settings.secrets()
+    """Attach the redacting filter to every kafka-python logger (filters do not inherit)."""
+    secrets = _secret_forms(settings.secrets())
     if not secrets:
         return
-    for name in _CONFIG_LOGGERS:
+    import kafka  # noqa: F401  (imports the modules whose loggers need the filter)
+
+    names = [
+        name
+        for name, logger in logging.Logger.manager.loggerDict.items()
+        if (name == "kafka" or name.startswith("kafka.")) and isinstance(logger, logging.Logger)
+    ]
+    for name in names:
         logger = logging.getLogger(name)
         for existing in logger.filters:
             if isinstance(existing, _RedactSecrets):
-                existing.secrets = sorted(set(existing.secrets) | set(secrets))
+                existing.secrets = sorted(
+                    set(existing.secrets) | set(secrets), key=len, reverse=True
+                )
                 break
         else:
             logger.addFilter(_RedactSecrets(secrets))
@@ -240,10 +271,23 @@ def _install_redaction(settings: ConnectionSettings) -> None:
 
 def redact(text: str, settings: ConnectionSettings) -> str:
     """``text`` with every secret of ``settings`` replaced by ``***``."""
-    for secret in settings.secrets():
-        if secret:
-            text = text.replace(secret, REDACTED)
+    for secret in _secret_forms(settings.secrets()):
+        text = text.replace(secret, REDACTED)
     return text
+
+
+class _FailureCollector(logging.Handler):
+    """Keeps kafka-python's warnings while bootstrapping: they hold the real cause of a
+    bootstrap timeout (a TLS or SASL failure is retried until the timeout, then reported only
+    as "Unable to bootstrap")."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if len(self.messages) < 200:
+            self.messages.append(record.getMessage())
 
 
 def open_admin(settings: ConnectionSettings) -> Any:
@@ -252,16 +296,40 @@ def open_admin(settings: ConnectionSettings) -> Any:
     _install_redaction(settings)
     from kafka import KafkaAdminClient
 
+    collector = _FailureCollector()
+    kafka_logger = logging.getLogger("kafka")
+    kafka_logger.addHandler(collector)
     try:
         return KafkaAdminClient(**settings.to_kafka_config())
     except Exception as error:
-        raise translate_error(error, settings, during="connecting") from None
+        raise translate_error(
+            error, settings, during="connecting", causes=collector.messages
+        ) from None
+    finally:
+        kafka_logger.removeHandler(collector)
+
+
+_TLS_SIGNS = ("SSL", "certificate", "CERTIFICATE", "Handshake failed", "TLS")
+_SASL_SIGNS = (
+    "SaslAuthenticationFailed",
+    "UnsupportedSaslMechanism",
+    "IllegalSaslState",
+    "Authentication failed",
+    "authentication failed",
+)
 
 
 def translate_error(
-    error: BaseException, settings: ConnectionSettings, during: str = "reading"
+    error: BaseException,
+    settings: ConnectionSettings,
+    during: str = "reading",
+    causes: list[str] | None = None,
 ) -> ClusterError:
-    """Step 4: a kafka-python (or socket/TLS) exception -> a specific ClusterError."""
+    """Step 4: a kafka-python (or socket/TLS) exception -> a specific ClusterError.
+
+    ``causes`` are kafka-python's warnings collected meanwhile; a bootstrap timeout whose
+    causes show a TLS or SASL failure is reported as that failure.
+    """
     if isinstance(error, ClusterError):
         return error
     import ssl
@@ -269,6 +337,18 @@ def translate_error(
     from kafka import errors as kafka_errors
 
     detail = redact(f"{type(error).__name__}: {error}", settings)
+    for cause in reversed(causes or []):
+        cause = redact(cause, settings)
+        if any(sign in cause for sign in _SASL_SIGNS):
+            return AuthenticationFailedError(
+                f"authentication failed at {settings.bootstrap_servers} as"
+                f" {settings.sasl_username!r} with {settings.sasl_mechanism}: {cause}"
+            )
+        if settings.uses_ssl and any(sign in cause for sign in _TLS_SIGNS):
+            return AuthenticationFailedError(
+                f"the TLS handshake with {settings.bootstrap_servers} failed ({cause}); check"
+                " the CA file, the client certificate and that the listener speaks TLS"
+            )
     sasl_failures = (
         kafka_errors.SaslAuthenticationFailedError,
         kafka_errors.UnsupportedSaslMechanismError,
@@ -293,7 +373,8 @@ def translate_error(
             f"not authorised while {during}: {detail}. The principal needs DESCRIBE on the group"
             " and on its topics (kafka-acls.sh --operation Describe)"
         )
-    if isinstance(error, kafka_errors.KafkaTimeoutError | kafka_errors.NoBrokersAvailable):
+    no_brokers = getattr(kafka_errors, "NoBrokersAvailable", kafka_errors.KafkaTimeoutError)
+    if isinstance(error, kafka_errors.KafkaTimeoutError | no_brokers):
         if during == "connecting":
             return BootstrapUnreachableError(
                 settings.bootstrap_servers, settings.timeout_s, settings.security_protocol
@@ -306,5 +387,8 @@ def translate_error(
             return BootstrapUnreachableError(
                 settings.bootstrap_servers, settings.timeout_s, settings.security_protocol
             )
-        return RequestTimeoutError(f"the connection broke while {during} ({detail})")
+        return RequestTimeoutError(
+            f"the broker closed the connection while {during} ({detail}); a broker does that"
+            " when it does not support the request, or when it is restarting"
+        )
     return ClusterError(f"the cluster answered with an error while {during}: {detail}")

@@ -41,9 +41,18 @@ MAX_SAMPLE_SECONDS = 300.0
 def decode_sticky_user_data(data: bytes) -> tuple[list[TopicPartitionKey], int | None] | None:
     """The StickyAssignor's user data: (previous assignment, generation or None); None if not.
 
-    Layout (big-endian): int32 topic count; per topic an int16-length UTF-8 name, an int32
-    partition count and that many int32 partitions; then, in version 1, an int32 generation.
+    Layout (big-endian), as Java's StickyAssignor writes it: int32 topic count; per topic an
+    int16-length UTF-8 name, an int32 partition count and that many int32 partitions; then, in
+    version 1, an int32 generation. kafka-python 3 puts an int16 version (0 or 1) in front;
+    both forms are read.
     """
+    decoded = _decode_sticky(data)
+    if decoded is None and len(data) >= 2 and data[:2] in (b"\x00\x00", b"\x00\x01"):
+        decoded = _decode_sticky(data[2:])
+    return decoded
+
+
+def _decode_sticky(data: bytes) -> tuple[list[TopicPartitionKey], int | None] | None:
     try:
         offset = 0
         (topics,) = struct.unpack_from(">i", data, offset)

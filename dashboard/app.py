@@ -57,7 +57,7 @@ outcomes = compute.outcomes(key, picked, plan)
 order, colours = member_layout(source.scenario, plan)
 
 teach_panel.render(source)
-with st.expander("Shape the what-if", expanded=True):
+with st.expander("Shape the what-if: add, remove or restart members, topics, lag", expanded=False):
     shape_panel.render(source.scenario, plan.before, plan.after)
 
 results_panel.render(key, plan, current, outcomes, colours, order)

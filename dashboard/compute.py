@@ -102,7 +102,7 @@ def current(key: str, _plan: whatif.WhatIf) -> Current:
 def outcome(key: str, name: str, _plan: whatif.WhatIf) -> StrategyOutcome:
     """Strategy ``name`` on the what-if: simulated rebalance and metrics against the before."""
     strategy = partition_strategies()[name]
-    previous = changes.current_assignment(_plan.before)
+    previous = current(key, _plan).assignment
     try:
         simulation = rebalance.simulate(
             _plan.before, _plan.after, strategy, restarted=_plan.restarted
@@ -138,7 +138,7 @@ def protocol_runs(
     result: dict[str, rebalance.RebalanceSimulation] = {}
     if _outcome.simulation is None:
         return result
-    previous = changes.current_assignment(_plan.before)
+    previous = current(key, _plan).assignment
     for protocol in ("eager", "cooperative", "consumer"):
         result[protocol] = rebalance.plan_rebalance(
             protocol, previous, _outcome.simulation.target, restarted=_plan.restarted

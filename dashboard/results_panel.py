@@ -38,28 +38,33 @@ def render(
         st.warning(f"{failed.name} cannot run on this scenario: {failed.error}")
     ran = [o for o in outcomes if o.simulation is not None and o.metrics is not None]
     _cards(current, ran)
-    tabs = st.tabs(
-        [
-            "Animation",
-            "Lag per consumer",
-            "Assignment matrix",
-            "Movement",
-            "Lag drain",
-            "Protocols",
-        ]
-    )
-    with tabs[0]:
-        animation(key, plan, current, ran, colours, order)
-    with tabs[1]:
-        _lag(key, current, ran, colours, order)
-    with tabs[2]:
-        _matrix(key, current, ran, order)
-    with tabs[3]:
-        _movement(key, ran)
-    with tabs[4]:
-        drain_view(key, plan, ran)
-    with tabs[5]:
-        protocols_view(key, plan, ran)
+    animation(key, plan, current, ran, colours, order)
+    _lag(key, current, ran, colours, order)
+    more_views(key, plan, current, ran, order)
+
+
+#: The views below the animation and the lag chart; only the one picked is computed.
+MORE_VIEWS = ("Assignment matrix", "Movement", "Lag drain", "Protocols")
+
+
+@st.fragment
+def more_views(
+    key: str,
+    plan: whatif.WhatIf,
+    current: compute.Current,
+    outcomes: Sequence[compute.StrategyOutcome],
+    order: Sequence[str],
+) -> None:
+    """Matrix, movement, drain projection, protocol timeline: one at a time, rerun alone."""
+    view = st.segmented_control("More views", MORE_VIEWS, default=MORE_VIEWS[0], key="view.more")
+    if view == "Assignment matrix":
+        _matrix(key, current, outcomes, order)
+    elif view == "Movement":
+        _movement(key, outcomes)
+    elif view == "Lag drain":
+        drain_view(key, plan, outcomes)
+    elif view == "Protocols":
+        protocols_view(key, plan, outcomes)
 
 
 def _ratio_text(value: float | None) -> str:
@@ -132,6 +137,7 @@ def animation(
     if not outcomes:
         st.info("Pick a strategy to see the rebalance.")
         return
+    st.subheader("Before → after")
     names = [o.name for o in outcomes]
     name = st.radio("Animate", names, horizontal=True, key="view.animate")
     chosen = next(o for o in outcomes if o.name == name)
@@ -203,6 +209,7 @@ def _lag(
             lag_columns(current, outcomes), order=order, colours=colours
         ),
     )
+    st.subheader("Lag per consumer")
     st.plotly_chart(figure, width="stretch", key="view.lag")
     for name, sentence in sentences:
         st.markdown(f"**{name}**: {sentence}.")
@@ -276,7 +283,6 @@ def _movement(key: str, outcomes: Sequence[compute.StrategyOutcome]) -> None:
             )
 
 
-@st.fragment
 def drain_view(key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -> None:
     """Total lag over time per strategy, with each protocol's pause shaded."""
     if not outcomes:
@@ -329,7 +335,6 @@ def drain_view(key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.Strateg
         st.markdown(note)
 
 
-@st.fragment
 def protocols_view(
     key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]
 ) -> None:

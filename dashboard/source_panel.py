@@ -14,10 +14,9 @@ import streamlit as st
 import sample_data
 from assignors.errors import AssignmentExplorerError
 from assignors.scenario_io import parse_scenario_text
-from dashboard import state
+from dashboard import cluster_source, state
 
 _UPLOAD_SEEN = "ae.upload_seen"
-_GROUPS = "ae.cluster_groups"
 
 
 @st.cache_data(show_spinner=False)
@@ -134,8 +133,6 @@ def _upload() -> None:
 
 
 def _cluster() -> None:
-    from dashboard import cluster_source
-
     cluster_source.render()
 
 

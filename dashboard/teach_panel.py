@@ -68,7 +68,7 @@ def render(source: state.Source) -> None:
     steps = source.walkthrough
     if not steps:
         return
-    with st.expander(f"Walkthrough: {len(steps)} steps", expanded=True):
+    with st.expander(f"Walkthrough: {len(steps)} steps", expanded=False):
         index = int(st.session_state.get(_STEP, 0))
         index = min(index, len(steps) - 1)
         step = steps[index]

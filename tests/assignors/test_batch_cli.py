@@ -72,7 +72,7 @@ def test_answers_every_line_in_order_and_goes_on_after_bad_lines() -> None:
     [
         (
             {"topics": [{"name": "t", "partitions": 10**12}], "members": []},
-            "topics[0].partitions: expected an integer from 0 to 1,000,000, got 1,000,000,000,000",
+            "topics[0].partitions: 1,000,000,000,000 partitions; expected 0 to 1,000,000 per topic",
         ),
         (
             {

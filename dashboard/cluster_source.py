@@ -1,0 +1,114 @@
+"""Connect to a cluster read-only, list its groups, load one group as the scenario.
+
+Steps:
+
+1. The user fills the connection form (bootstrap servers, security protocol, SASL mechanism,
+   user name, password, CA file, timeout) and presses *Connect*: a
+   :class:`~cluster.reader.ClusterReader` lists the groups (id, state, member count).
+2. The user picks a group and presses *Load group*: :func:`cluster.snapshot.snapshot_group`
+   turns it into a scenario, which becomes the source.
+
+Any :class:`~cluster.errors.ClusterError` (unreachable, refused credentials, unknown group, ...)
+is shown as it is and the scenario already loaded stays. The password lives only in its widget:
+it is never written to the listing, the scenario, an export or a link.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from assignors.errors import AssignmentExplorerError
+from cluster.connection import SASL_MECHANISMS, SECURITY_PROTOCOLS, ConnectionSettings, Secret
+from cluster.reader import ClusterReader, GroupListing
+from cluster.snapshot import snapshot_group
+from dashboard import state
+
+_GROUPS = "ae.cluster_groups"
+_NO_SASL = "(none)"
+
+
+def settings_from_form() -> ConnectionSettings:
+    """The connection settings as the form holds them now."""
+    mechanism = st.session_state.get("cluster.sasl_mechanism", _NO_SASL)
+    password = st.session_state.get("cluster.password", "")
+    ca_file = st.session_state.get("cluster.ca_file", "").strip()
+    return ConnectionSettings(
+        bootstrap_servers=st.session_state.get("cluster.bootstrap", "").strip(),
+        security_protocol=st.session_state.get("cluster.security_protocol", "PLAINTEXT"),
+        ssl_cafile=ca_file or None,
+        sasl_mechanism=None if mechanism == _NO_SASL else mechanism,
+        sasl_username=st.session_state.get("cluster.username", "").strip() or None,
+        sasl_password=Secret(password) if password else None,
+        timeout_s=float(st.session_state.get("cluster.timeout", 10.0)),
+    )
+
+
+def _describe(group: GroupListing) -> str:
+    members = "?" if group.members is None else str(group.members)
+    return f"{group.group_id} — {group.state}, {members} member(s)"
+
+
+def render() -> None:
+    """The connection form and, once connected, the group picker."""
+    with st.form("cluster.connect_form", border=False):
+        st.text_input(
+            "Bootstrap servers", placeholder="broker1:9092,broker2:9092", key="cluster.bootstrap"
+        )
+        st.selectbox("Security protocol", SECURITY_PROTOCOLS, key="cluster.security_protocol")
+        st.selectbox("SASL mechanism", (_NO_SASL, *SASL_MECHANISMS), key="cluster.sasl_mechanism")
+        st.text_input("User name", key="cluster.username")
+        st.text_input("Password", type="password", key="cluster.password")
+        st.text_input("CA file (path on this server)", key="cluster.ca_file")
+        st.number_input(
+            "Timeout (s)", min_value=1.0, max_value=120.0, value=10.0, key="cluster.timeout"
+        )
+        connect = st.form_submit_button("Connect (read-only)", key="cluster.connect")
+    if connect:
+        st.session_state.pop(_GROUPS, None)
+        try:
+            with ClusterReader(settings_from_form()) as reader:
+                listed = reader.list_groups()
+        except AssignmentExplorerError as error:
+            state.report_error(f"Could not connect: {error}")
+            st.rerun()
+        st.session_state[_GROUPS] = sorted(listed, key=lambda group: group.group_id)
+    groups: list[GroupListing] | None = st.session_state.get(_GROUPS)
+    if groups is None:
+        st.caption("The reader only describes groups and reads offsets; it never joins or commits.")
+        return
+    if not groups:
+        st.info("Connected: the cluster has no consumer group.")
+        return
+    by_id = {group.group_id: group for group in groups}
+    chosen = st.selectbox(
+        f"Group ({len(groups)} on the cluster)",
+        list(by_id),
+        format_func=lambda group_id: _describe(by_id[group_id]),
+        key="cluster.group",
+    )
+    if st.button("Load group", key="cluster.load", type="primary"):
+        _load(chosen)
+        st.rerun()
+
+
+def _load(group_id: str) -> None:
+    settings = settings_from_form()
+    try:
+        with ClusterReader(settings) as reader:
+            scenario, warnings = snapshot_group(reader, group_id)
+    except AssignmentExplorerError as error:
+        state.report_error(f"Could not load group {group_id!r}: {error}")
+        return
+    taken_at = time.strftime("%H:%M:%S")
+    state.set_source(
+        state.Source(
+            kind="cluster",
+            label=f"group {group_id} on {settings.bootstrap_servers} at {taken_at} (read-only)",
+            key=f"cluster:{settings.bootstrap_servers}:{group_id}:{time.time_ns()}",
+            scenario=scenario,
+            warnings=warnings,
+        )
+    )
+    state.report_notice(f"Loaded group {group_id}: {len(scenario.members)} member(s).")

@@ -1,0 +1,13 @@
+"""Spark jobs over consumer-group offset snapshots: lag history, fleet what-ifs, replays.
+
+The pipeline is a shell around the pure core (:mod:`assignors`): it reads offset snapshots
+(format: ``docs/pipeline.md``, column names in :mod:`pipeline.schema`), rebuilds each group's
+:class:`~assignors.model.Scenario` through the one loader, and runs the core's strategies,
+metrics, rebalance simulation and drain projection on the executors. Modules:
+
+* :mod:`pipeline.schema`: the snapshot and membership tables (columns, types, checks).
+* :mod:`pipeline.scenarios`: pandas frames of one group -> Scenario -> result rows (no Spark).
+* :mod:`pipeline.lag_history`, :mod:`pipeline.whatif`: DataFrame -> DataFrame jobs.
+* :mod:`pipeline.synth`: seeded synthetic history; :mod:`pipeline.session`: the Spark session.
+* ``python -m pipeline lag|whatif|replay|synth``: the entry point.
+"""

@@ -1,0 +1,604 @@
+"""One group's snapshot rows -> :class:`~assignors.model.Scenario` -> result rows (no Spark).
+
+These functions run inside the Spark executors (``applyInPandas``) and in the single-process
+pandas baseline alike, so both give the same numbers. They translate rows into the core's
+types through the one loader (:func:`assignors.scenario_io.parse_scenario`) and call the core
+(:mod:`assignors.compare`, :mod:`assignors.changes`, :mod:`assignors.rebalance`,
+:mod:`assignors.drain`, :mod:`assignors.metrics`); no assignment logic lives here.
+
+Rebuilding a group at one time ``t`` (:func:`scenario_from_frames`):
+
+1. Topics: every topic in the group's offsets rows at ``t``, with ``max(partition) + 1``
+   partitions; every partition in between must have a row, else :class:`GroupDataError`.
+   ``log_start_offsets``, ``log_end_offsets``, ``committed_offsets`` come from the rows; with a
+   ``produce_rate`` column (records/s, from the previous sample) they become ``produce_rates``.
+2. Members: the members rows at ``t`` (subscription, rack, static id, client id, host), each
+   owning the partitions whose ``member_id`` names it. A partition owned by a member absent from
+   the members table is a :class:`GroupDataError` (the two tables disagree).
+3. Consume rates (what a member *can* read): a member whose partitions had lag at ``t`` reads
+   as fast as it can, so its committed-offset growth per second is its capacity; the other
+   members get the median capacity of those, or none (the drain's default rate) when no member
+   had lag.
+4. The loader checks everything (negative offsets are errors, a commit beyond the log end a
+   warning); its warnings travel with the scenario.
+
+Row contracts: :data:`WHATIF_COLUMNS` and :data:`REPLAY_COLUMNS` (name -> Spark SQL type).
+A group that cannot be rebuilt yields exactly one row with ``error`` set and null metrics.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from assignors import changes, compare, drain, metrics, rebalance, registry
+from assignors.errors import AssignmentExplorerError
+from assignors.model import Assignment, Scenario, TopicPartition
+from assignors.scenario_io import parse_scenario
+from assignors.strategy import PartitionStrategy
+
+#: Strategy assumed when the members table names no assignor (Kafka's default).
+DEFAULT_ASSIGNOR = changes.DEFAULT_ASSIGNOR
+#: Most extra members :func:`extra_members_to_drain` tries before giving up.
+MAX_EXTRA_TRIALS = 12
+
+WHATIF_COLUMNS: dict[str, str] = {
+    "cluster": "string",
+    "group_id": "string",
+    "t": "bigint",
+    "strategy": "string",
+    "change": "string",
+    "current_assignor": "string",
+    "members": "int",
+    "partitions": "int",
+    "lag_total": "bigint",
+    "worst_member": "string",
+    "worst_member_lag": "bigint",
+    "lag_max_min_ratio": "double",
+    "lag_cv": "double",
+    "partitions_spread": "int",
+    "idle_members": "int",
+    "unassigned": "int",
+    "moved": "int",
+    "kept": "int",
+    "revoked": "int",
+    "rounds": "int",
+    "pause_s": "double",
+    "group_stop_s": "double",
+    "rebalance_s": "double",
+    "drain_s": "double",
+    "drain_deficit": "double",
+    "members_using_default_rate": "int",
+    "extra_members_to_drain": "int",
+    "extra_members_note": "string",
+    "warnings": "string",
+    "error": "string",
+}
+
+REPLAY_COLUMNS: dict[str, str] = {
+    "cluster": "string",
+    "group_id": "string",
+    "strategy": "string",
+    "t": "bigint",
+    "member_id": "string",
+    "lag": "bigint",
+    "partitions": "int",
+    "error": "string",
+}
+
+#: Name of the replay's baseline: the assignment the group actually had.
+OBSERVED = "(observed)"
+
+
+class GroupDataError(AssignmentExplorerError, ValueError):
+    """One group's rows cannot form a scenario; the message says which rows and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSpec:
+    """A what-if change as the command line names it: ``none``, ``add:N``, ``remove[:ID]``."""
+
+    kind: str
+    count: int = 0
+    member_id: str | None = None
+
+    @property
+    def label(self) -> str:
+        if self.kind == "add":
+            return f"add:{self.count}"
+        if self.kind == "remove":
+            return "remove" if self.member_id is None else f"remove:{self.member_id}"
+        return "none"
+
+    @classmethod
+    def parse(cls, text: str) -> ChangeSpec:
+        """``none`` | ``add:N`` (N >= 1) | ``remove`` (first member by id) | ``remove:ID``."""
+        kind, _, value = text.strip().partition(":")
+        if kind == "none" and not value:
+            return cls("none")
+        if kind == "add":
+            if not value.isdigit() or int(value) < 1:
+                raise ValueError(f"change {text!r}: add needs a count >= 1, e.g. add:2")
+            return cls("add", count=int(value))
+        if kind == "remove":
+            return cls("remove", member_id=value or None)
+        raise ValueError(f"unknown change {text!r}: use none, add:N, remove or remove:MEMBER_ID")
+
+    def to_changes(self, scenario: Scenario, capacity: float | None) -> list[changes.Change]:
+        """The core's change objects for ``scenario``."""
+        if self.kind == "add":
+            taken = {m.member_id for m in scenario.members}
+            names = (f"new-{i}" for i in range(1, 10**6))
+            fresh = [name for name in names if name not in taken][: self.count]
+            return [changes.AddMember(name, consume_rate=capacity) for name in fresh]
+        if self.kind == "remove":
+            ids = sorted(m.member_id for m in scenario.members)
+            if not ids:
+                raise changes.ChangeError("remove: the group has no members")
+            return [changes.RemoveMember(self.member_id or ids[0])]
+        return []
+
+
+def _value(raw: Any) -> Any:
+    """A pandas cell as plain Python (NaN/NaT/None -> None, numpy scalars -> Python)."""
+    if raw is None:
+        return None
+    if isinstance(raw, float) and math.isnan(raw):
+        return None
+    if hasattr(raw, "item") and not isinstance(raw, (list, tuple)):
+        value = raw.item()
+        if isinstance(value, float) and math.isnan(value):
+            return None
+        return value
+    return raw
+
+
+def _topics_list(raw: Any) -> list[str]:
+    if raw is None:
+        return []
+    return [str(topic) for topic in list(raw)]
+
+
+def member_capacities(offsets: pd.DataFrame) -> dict[str, float]:
+    """Step 3: records/s each backlogged member read (members without lag left out)."""
+    if "consume_rate" not in offsets.columns or offsets.empty:
+        return {}
+    owned = offsets[offsets["member_id"].notna()]
+    capacities: dict[str, float] = {}
+    for member_id, rows in owned.groupby("member_id", sort=True):
+        lag = pd.to_numeric(rows["lag"], errors="coerce").fillna(0).sum()
+        rate = pd.to_numeric(rows["consume_rate"], errors="coerce")
+        if lag > 0 and rate.notna().any():
+            capacities[str(member_id)] = max(float(rate.fillna(0).clip(lower=0).sum()), 0.0)
+    return capacities
+
+
+def scenario_from_frames(
+    offsets: pd.DataFrame,
+    members: pd.DataFrame,
+    *,
+    cluster: str,
+    group_id: str,
+    label: str = "",
+) -> tuple[Scenario, tuple[str, ...], float | None]:
+    """Steps 1-4: the group's scenario, the loader's warnings and the median member capacity."""
+    topics: list[dict[str, Any]] = []
+    owners: dict[str, list[list[Any]]] = {}
+    has_rates = "produce_rate" in offsets.columns
+    for topic, rows in offsets.sort_values(["topic", "partition"]).groupby("topic", sort=True):
+        numbers = [int(p) for p in rows["partition"]]
+        count = max(numbers) + 1
+        if len(set(numbers)) != len(numbers):
+            raise GroupDataError(f"topic {topic!r}: a partition appears twice at one time")
+        if len(numbers) != count:
+            gaps = sorted(set(range(count)) - set(numbers))[:5]
+            raise GroupDataError(f"topic {topic!r}: partitions {gaps} have no offsets row")
+        entry: dict[str, Any] = {"name": str(topic), "partitions": count}
+        starts = [_value(v) for v in rows["log_start"]]
+        if all(v is not None for v in starts):
+            entry["log_start_offsets"] = starts
+        entry["log_end_offsets"] = [_value(v) for v in rows["log_end"]]
+        entry["committed_offsets"] = [_value(v) for v in rows["committed"]]
+        if has_rates:
+            entry["produce_rates"] = [max(_value(v) or 0.0, 0.0) for v in rows["produce_rate"]]
+        topics.append(entry)
+        for partition, owner in zip(numbers, rows["member_id"], strict=True):
+            if _value(owner) is not None:
+                owners.setdefault(str(owner), []).append([str(topic), partition])
+    capacities = member_capacities(offsets)
+    median = statistics.median(capacities.values()) if capacities else None
+    member_items: list[dict[str, Any]] = []
+    known: set[str] = set()
+    for row in members.sort_values("member_id").itertuples(index=False):
+        member_id = str(row.member_id)
+        known.add(member_id)
+        item: dict[str, Any] = {"member_id": member_id, "topics": _topics_list(row.topics)}
+        for name in ("client_id", "host", "rack", "group_instance_id"):
+            value = _value(getattr(row, name, None))
+            if value is not None:
+                item[name] = str(value)
+        if member_id in owners:
+            item["owned_partitions"] = owners[member_id]
+        rate = capacities.get(member_id, median)
+        if rate is not None:
+            item["consume_rate"] = round(rate, 3)
+        member_items.append(item)
+    strangers = sorted(set(owners) - known)
+    if strangers:
+        raise GroupDataError(
+            f"partitions are owned by {strangers[:3]} who are not in the members table at"
+            " this time"
+        )
+    assignors = [a for a in (members["assignor"] if "assignor" in members else []) if a]
+    raw: dict[str, Any] = {
+        "name": f"{group_id} ({cluster}){label}",
+        "description": f"Consumer group {group_id} on {cluster}, rebuilt from offset snapshots.",
+        "group_id": group_id,
+        "topics": topics,
+        "members": member_items,
+    }
+    if assignors:
+        raw["assignor"] = str(pd.Series(assignors).mode().iloc[0])
+    scenario, warnings = parse_scenario(raw, path="")
+    return scenario, tuple(warnings), median
+
+
+def _partition_strategy(name: str) -> PartitionStrategy:
+    strategy = registry.get(name)
+    if not isinstance(strategy, PartitionStrategy):
+        raise GroupDataError(f"strategy {name!r} assigns Kafka Streams tasks, not partitions")
+    return strategy
+
+
+def extra_members_to_drain(
+    scenario: Scenario,
+    *,
+    capacity: float | None,
+    horizon_s: float = 3600.0,
+    step_s: float = 60.0,
+    default_consume_rate: float = drain.DEFAULT_CONSUME_RATE,
+) -> tuple[int | None, str]:
+    """How many members to add (group's own strategy) so the backlog clears within ``horizon_s``.
+
+    Returns ``(count, note)``. 0 when the current assignment already clears in time. Trials
+    start at the capacity lower bound ``ceil((R + L / horizon - C) / c)`` (``R`` produce rate,
+    ``L`` backlog, ``C`` the members' capacity, ``c`` a new member's) and add one member at a
+    time (at most :data:`MAX_EXTRA_TRIALS` trials, never more members than partitions); each
+    trial is the core's rebalance simulation plus drain projection. ``None`` with the reason
+    when no count works, e.g. a partition produced faster than one member reads.
+    """
+    current = changes.current_assignment(scenario)
+    lags = metrics.lag_by_partition(scenario)
+    base = drain.project_drain(
+        scenario,
+        None,
+        assignment=current,
+        horizon_s=horizon_s,
+        step_s=step_s,
+        default_consume_rate=default_consume_rate,
+        lags=lags,
+    )
+    if base.group_clears_at_s is not None and base.group_clears_at_s <= horizon_s:
+        return 0, "clears in time as it is"
+    per_member = capacity if capacity is not None else default_consume_rate
+    if per_member <= 0:
+        return None, "members read nothing (stalled): adding members cannot help"
+    rates = drain.produce_rate_by_partition(scenario)
+    hot = [tp for tp, rate in rates.items() if rate + lags.get(tp, 0) / horizon_s > per_member]
+    if hot:
+        return None, f"partition {hot[0]} alone needs more than one member can read"
+    have = sum(
+        member.consume_rate if member.consume_rate is not None else default_consume_rate
+        for member in scenario.members
+    )
+    need = sum(rates.values()) + sum(lags.values()) / horizon_s
+    start = max(1, math.ceil((need - have) / per_member))
+    partitions = sum(t.partitions for t in scenario.topics)
+    strategy = _partition_strategy(scenario.assignor or DEFAULT_ASSIGNOR)
+    for extra in range(start, start + MAX_EXTRA_TRIALS):
+        if len(scenario.members) + extra > partitions:
+            return None, f"needs more members than the {partitions} partitions"
+        spec = ChangeSpec("add", count=extra)
+        after = changes.apply_changes(scenario, spec.to_changes(scenario, per_member), current)
+        simulation = rebalance.simulate(scenario, after, strategy, previous=current)
+        projection = drain.project_drain(
+            after,
+            simulation,
+            horizon_s=horizon_s,
+            step_s=step_s,
+            default_consume_rate=default_consume_rate,
+            lags=lags,
+        )
+        if projection.group_clears_at_s is not None and projection.group_clears_at_s <= horizon_s:
+            return extra, f"tried {start}..{extra}"
+    return None, f"{start + MAX_EXTRA_TRIALS - 1} extra members are not enough"
+
+
+def _empty_row(cluster: str, group_id: str, t: int | None) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(WHATIF_COLUMNS)
+    row.update(cluster=cluster, group_id=group_id, t=t)
+    return row
+
+
+def _metric_row(
+    base: dict[str, Any], entry: dict[str, Any], scenario: Scenario
+) -> dict[str, Any]:
+    by_member: dict[str, int] = entry["lag"]["by_member"]
+    worst = max(sorted(by_member), key=lambda m: by_member[m], default=None)
+    row = dict(base)
+    row.update(
+        strategy=entry["strategy"],
+        members=len(by_member),
+        partitions=sum(t.partitions for t in scenario.topics),
+        lag_total=entry["lag"]["total"],
+        worst_member=worst,
+        worst_member_lag=None if worst is None else by_member[worst],
+        lag_max_min_ratio=entry["lag"]["max_min_ratio"],
+        lag_cv=entry["lag"]["cv"],
+        partitions_spread=entry["partitions"]["spread"],
+        idle_members=len(entry["idle_members"]),
+        unassigned=entry["unassigned"],
+        moved=entry["moved"],
+        kept=entry["kept"],
+        revoked=entry["revoked"],
+        rounds=entry["rounds"],
+        pause_s=entry["pause_s"],
+        group_stop_s=entry["group_stop_s"],
+        rebalance_s=entry["rebalance_s"],
+        drain_s=entry["drain_s"],
+        drain_deficit=entry["drain_deficit"],
+        members_using_default_rate=sum(
+            1 for member in entry["drain"]["members"] if member["rate_is_default"]
+        ),
+    )
+    return row
+
+
+def current_row(
+    base: dict[str, Any],
+    scenario: Scenario,
+    *,
+    horizon_s: float,
+    step_s: float,
+    default_consume_rate: float,
+) -> dict[str, Any]:
+    """The group as it is: current assignment, no rebalance, drain from now."""
+    current = changes.current_assignment(scenario)
+    lags = metrics.lag_by_partition(scenario)
+    measured = metrics.assignment_metrics(scenario, current, current, lags=lags)
+    projection = drain.project_drain(
+        scenario,
+        None,
+        assignment=current,
+        horizon_s=horizon_s,
+        step_s=step_s,
+        default_consume_rate=default_consume_rate,
+        lags=lags,
+    )
+    by_member = measured.lag_by_member
+    worst = max(sorted(by_member), key=lambda m: by_member[m], default=None)
+    row = dict(base)
+    row.update(
+        strategy=scenario.assignor or DEFAULT_ASSIGNOR,
+        change="current",
+        members=len(scenario.members),
+        partitions=sum(t.partitions for t in scenario.topics),
+        lag_total=measured.lag_total,
+        worst_member=worst,
+        worst_member_lag=None if worst is None else by_member[worst],
+        lag_max_min_ratio=measured.lag_max_min_ratio,
+        lag_cv=measured.lag_cv,
+        partitions_spread=measured.partitions_spread,
+        idle_members=len(measured.idle_members),
+        unassigned=len(measured.unassigned_partitions),
+        moved=0,
+        kept=measured.movement.kept_count,
+        revoked=0,
+        rounds=0,
+        pause_s=0.0,
+        group_stop_s=0.0,
+        rebalance_s=0.0,
+        drain_s=projection.group_clears_at_s,
+        drain_deficit=projection.group_deficit,
+        members_using_default_rate=len(projection.members_using_default_rate),
+    )
+    return row
+
+
+def whatif_rows(
+    offsets: pd.DataFrame,
+    members: pd.DataFrame,
+    *,
+    strategies: Sequence[str],
+    change_specs: Sequence[ChangeSpec],
+    horizon_s: float = 3600.0,
+    step_s: float = 10.0,
+    default_consume_rate: float = drain.DEFAULT_CONSUME_RATE,
+    drain_target_s: float | None = 3600.0,
+) -> list[dict[str, Any]]:
+    """Every (strategy, change) row for one group at one time (plus its ``current`` row).
+
+    ``offsets`` and ``members`` hold one group's rows at one time (``t`` in epoch seconds);
+    ``offsets`` may carry ``lag``, ``produce_rate`` and ``consume_rate`` (see
+    :mod:`pipeline.whatif`). ``drain_target_s``: also compute :func:`extra_members_to_drain`
+    (None: skip). Never raises for bad group data: it returns one row with ``error``.
+    """
+    frame = offsets if not offsets.empty else members
+    cluster = str(frame["cluster"].iloc[0])
+    group_id = str(frame["group_id"].iloc[0])
+    t = int(frame["t"].max())
+    base = _empty_row(cluster, group_id, t)
+    try:
+        problems = offsets["problem"].dropna() if "problem" in offsets else pd.Series([])
+        fatal = [p for p in problems if not str(p).startswith("committed beyond")]
+        if fatal:
+            raise GroupDataError(f"{len(fatal)} offsets row(s) flagged: {fatal[0]}")
+        scenario, warnings, capacity = scenario_from_frames(
+            offsets, members, cluster=cluster, group_id=group_id
+        )
+        base["current_assignor"] = scenario.assignor
+        base["warnings"] = "; ".join(warnings) or None
+        if drain_target_s is not None:
+            extra, note = extra_members_to_drain(
+                scenario,
+                capacity=capacity,
+                horizon_s=drain_target_s,
+                default_consume_rate=default_consume_rate,
+            )
+            base["extra_members_to_drain"] = extra
+            base["extra_members_note"] = note
+        rows = [
+            current_row(
+                base,
+                scenario,
+                horizon_s=horizon_s,
+                step_s=step_s,
+                default_consume_rate=default_consume_rate,
+            )
+        ]
+        for spec in change_specs:
+            try:
+                report = compare.compare(
+                    scenario,
+                    list(strategies),
+                    spec.to_changes(scenario, capacity),
+                    horizon_s=horizon_s,
+                    step_s=step_s,
+                    default_consume_rate=default_consume_rate,
+                )
+            except changes.ChangeError as error:
+                for name in strategies:
+                    row = dict(base, strategy=name, change=spec.label, error=str(error))
+                    rows.append(row)
+                continue
+            for entry in report["strategies"]:
+                row = _metric_row(base, entry, scenario)
+                row["change"] = spec.label
+                rows.append(row)
+        return rows
+    except (AssignmentExplorerError, ValueError, KeyError, TypeError) as error:
+        base["error"] = f"{type(error).__name__}: {error}"
+        return [base]
+
+
+def _membership_key(members: pd.DataFrame) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple(
+        sorted(
+            (str(row.member_id), tuple(sorted(_topics_list(row.topics))))
+            for row in members.itertuples(index=False)
+        )
+    )
+
+
+def _target(
+    scenario: Scenario, strategy: PartitionStrategy, previous: Assignment
+) -> Assignment:
+    """What ``strategy`` settles on when the group rebalances with ``previous`` owned."""
+    after = changes.apply_changes(scenario, [], previous)
+    return rebalance.simulate(scenario, after, strategy, previous=previous).target
+
+
+def replay_rows(
+    offsets: pd.DataFrame, members: pd.DataFrame, *, strategies: Sequence[str]
+) -> pd.DataFrame:
+    """Per strategy, time and member: the lag the member would have carried.
+
+    ``offsets``/``members``: one group's rows over the window (``t`` epoch seconds; ``offsets``
+    with ``lag``). Membership epochs start wherever the set of (member, subscription) changes;
+    at each epoch every strategy re-assigns with the members keeping what that strategy gave
+    them before (the first epoch starts from the observed ownership), through
+    :func:`assignors.rebalance.simulate`. Each partition carries its *observed* lag: the replay
+    redistributes the backlog that was there; it does not model how a different owner would
+    have read it. The ``(observed)`` strategy is the ownership recorded in the snapshots.
+    """
+    frame = offsets if not offsets.empty else members
+    cluster = str(frame["cluster"].iloc[0])
+    group_id = str(frame["group_id"].iloc[0])
+    columns = list(REPLAY_COLUMNS)
+    try:
+        names = [_partition_strategy(name).name for name in strategies]
+        if offsets.empty:
+            raise GroupDataError("no offsets rows in the window")
+        lags = offsets[["t", "topic", "partition", "lag", "member_id"]].copy()
+        lags["lag"] = pd.to_numeric(lags["lag"], errors="coerce").fillna(0).astype("int64")
+        out: list[pd.DataFrame] = []
+        observed = lags.assign(owner=lags["member_id"].fillna("(unowned)"))
+        out.append(_carried(observed, members, OBSERVED))
+        times = sorted(set(int(t) for t in offsets["t"]))
+        by_time_members = {int(t): rows for t, rows in members.groupby("t")}
+        by_time_offsets = {int(t): rows for t, rows in offsets.groupby("t")}
+        epochs: list[tuple[int, pd.DataFrame]] = []
+        last_key: object = None
+        for t in times:
+            present = by_time_members.get(t, members.iloc[0:0])
+            key = _membership_key(present)
+            if key != last_key:
+                epochs.append((t, present))
+                last_key = key
+        owners_by_strategy: dict[str, list[tuple[int, dict[tuple[str, int], str]]]] = {}
+        for name in names:
+            strategy = _partition_strategy(name)
+            previous: Assignment | None = None
+            timeline: list[tuple[int, dict[tuple[str, int], str]]] = []
+            for start, present in epochs:
+                scenario, _, _ = scenario_from_frames(
+                    by_time_offsets[start], present, cluster=cluster, group_id=group_id
+                )
+                ids = [m.member_id for m in scenario.members]
+                if previous is None:
+                    previous = changes.current_assignment(scenario)
+                kept = {m: previous.partitions.get(m, ()) for m in ids}
+                target = _target(scenario, strategy, Assignment.of(ids, kept))
+                previous = target
+                owner_of = {(tp.topic, tp.partition): m for tp, m in target.owner_of().items()}
+                timeline.append((start, owner_of))
+            owners_by_strategy[name] = timeline
+        for name, timeline in owners_by_strategy.items():
+            starts = [start for start, _ in timeline]
+            epoch_index = pd.Series(range(len(starts)), index=starts)
+            index = epoch_index.reindex(sorted(set(lags["t"])), method="ffill")
+            assigned = lags.copy()
+            positions = index.reindex(assigned["t"]).to_numpy()
+            assigned["owner"] = [
+                timeline[int(pos)][1].get((topic, int(partition)), "(unowned)")
+                for pos, topic, partition in zip(
+                    positions, assigned["topic"], assigned["partition"], strict=True
+                )
+            ]
+            out.append(_carried(assigned, members, name))
+        result = pd.concat(out, ignore_index=True)
+        result.insert(0, "group_id", group_id)
+        result.insert(0, "cluster", cluster)
+        result["error"] = None
+        return result[columns]
+    except (AssignmentExplorerError, ValueError, KeyError, TypeError) as error:
+        row = dict.fromkeys(columns)
+        row.update(cluster=cluster, group_id=group_id, error=f"{type(error).__name__}: {error}")
+        return pd.DataFrame([row], columns=columns)
+
+
+def _carried(assigned: pd.DataFrame, members: pd.DataFrame, strategy: str) -> pd.DataFrame:
+    """Sum of lag and count of partitions per (t, owner); present members with none get 0."""
+    sums = (
+        assigned.groupby(["t", "owner"], sort=True)
+        .agg(lag=("lag", "sum"), partitions=("partition", "size"))
+        .reset_index()
+        .rename(columns={"owner": "member_id"})
+    )
+    present = members[["t", "member_id"]].drop_duplicates()
+    present = present[present["t"].isin(set(assigned["t"]))]
+    merged = present.merge(sums, on=["t", "member_id"], how="outer")
+    merged["lag"] = merged["lag"].fillna(0).astype("int64")
+    merged["partitions"] = merged["partitions"].fillna(0).astype("int64")
+    merged["strategy"] = strategy
+    return merged
+
+
+def lag_by_owner(assignment: Assignment, lags: dict[TopicPartition, int]) -> dict[str, int]:
+    """Total lag per member of ``assignment`` (helper for tests and the baseline)."""
+    return {m: sum(lags.get(tp, 0) for tp in tps) for m, tps in assignment.partitions.items()}

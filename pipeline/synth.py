@@ -1,0 +1,399 @@
+"""Seeded synthetic offset history: ``python -m pipeline synth --groups 1000 --hours 24``.
+
+Writes ``OUTPUT/offsets/*.parquet`` and ``OUTPUT/members/*.parquet`` in the documented format
+(``docs/pipeline.md``). The same arguments give byte-for-byte the same rows.
+
+The model, per group ``g`` (its own random stream, seeded by ``(seed, g)``):
+
+1. Shape: one or two topics, ``P`` partitions in all (log-uniform between the bounds), ``M``
+   members (log-uniform, at most ``P``), an assignor among range, roundrobin, sticky and
+   cooperative-sticky; members subscribe to every topic of the group.
+2. Produce rate of partition ``p`` at time ``t``: ``base_g * skew_p * diurnal(t) * burst_g(t)``
+   with ``diurnal(t) = 1 + 0.6 sin(2 pi (t / 1 day - phase_g))``, a lognormal skew, in 15% of
+   groups one *hot* partition at 6x, and bursts (3x to 8x for 5 to 20 minutes, about one per
+   six hours).
+3. Each member reads at most ``capacity`` records/s, sized for the group's peak load at a
+   utilisation between 0.45 and 1.15 (so some groups fall behind at peak); a member's reads are
+   shared among its partitions in proportion to their backlog (the drain model of
+   :mod:`assignors.drain`). Offsets are whole records (floored).
+4. Incidents: 30% of groups lose a member and gain a new one a few minutes later (churn; the
+   group re-assigns with its own strategy through :func:`assignors.rebalance.simulate`, the
+   rebalance itself taking no time); 5% have a member stuck for an hour (owns its partitions,
+   reads nothing: STALL); 2% lose every member for an hour (STOP); 1% rewind one partition's
+   committed offset (REWIND).
+
+The simulation advances all groups together, one vectorised step per sample interval.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from assignors import registry
+from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
+from assignors.strategy import PartitionStrategy
+from pipeline.scenarios import _target
+
+ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky")
+ASSIGNOR_WEIGHTS = (0.4, 0.15, 0.15, 0.3)
+DEFAULT_START = datetime(2026, 1, 5, tzinfo=UTC)
+#: Steps per written file: bounds memory on long histories.
+STEPS_PER_FILE = 240
+
+
+@dataclass(frozen=True, slots=True)
+class SynthConfig:
+    """What to generate; the defaults make a day of 60-second samples."""
+
+    groups: int = 100
+    hours: float = 24.0
+    interval_s: int = 60
+    seed: int = 7
+    clusters: int = 1
+    min_partitions: int = 4
+    max_partitions: int = 64
+    min_members: int = 1
+    max_members: int = 16
+    start: datetime = field(default=DEFAULT_START)
+
+    @property
+    def steps(self) -> int:
+        return max(1, int(round(self.hours * 3600 / self.interval_s)) + 1)
+
+
+@dataclass(slots=True)
+class _Member:
+    member_id: str
+    client_id: str
+    host: str
+    rack: str
+    instance: str | None
+    capacity: float
+    stuck: tuple[int, int] | None = None
+
+
+@dataclass(slots=True)
+class _Group:
+    name: str
+    cluster: str
+    topics: tuple[tuple[str, int], ...]
+    assignor: str
+    base_rates: np.ndarray
+    phase: float
+    bursts: list[tuple[int, int, float]]
+    members: list[_Member]
+    #: step -> ("leave", member index) / ("join", _Member) / ("stop"|"start", ...)
+    events: dict[int, list[tuple[str, object]]]
+    rewind: tuple[int, int] | None
+    first: int = 0  # index of the group's first partition in the global arrays
+    next_member: int = 0
+
+
+def _log_uniform(rng: np.random.Generator, low: int, high: int) -> int:
+    return int(round(math.exp(rng.uniform(math.log(low), math.log(high + 0.499)))))
+
+
+def _make_member(rng: np.random.Generator, group: str, number: int, capacity: float) -> _Member:
+    host = f"10.{rng.integers(0, 255)}.{rng.integers(0, 255)}.{rng.integers(1, 255)}"
+    return _Member(
+        member_id=f"{group}-c{number}-{rng.integers(0, 16**8):08x}",
+        client_id=f"{group}-c{number}",
+        host=f"/{host}",
+        rack=f"az{1 + number % 3}",
+        instance=None,
+        capacity=capacity,
+    )
+
+
+def _make_group(config: SynthConfig, index: int) -> _Group:
+    rng = np.random.default_rng([config.seed, index])
+    name = f"group-{index:05d}"
+    partitions = _log_uniform(rng, config.min_partitions, config.max_partitions)
+    members = min(_log_uniform(rng, config.min_members, config.max_members), partitions)
+    if partitions >= 8 and rng.random() < 0.3:
+        split = int(rng.integers(1, partitions))
+        topics: tuple[tuple[str, int], ...] = ((f"{name}-a", split), (f"{name}-b", partitions - split))
+    else:
+        topics = ((f"{name}-events", partitions),)
+    assignor = str(rng.choice(ASSIGNORS, p=ASSIGNOR_WEIGHTS))
+    base = math.exp(rng.uniform(math.log(5), math.log(500)))
+    rates = base * rng.lognormal(0.0, 0.3, partitions)
+    if rng.random() < 0.15:
+        rates[int(rng.integers(0, partitions))] *= 6.0
+    peak = float(rates.sum()) * 1.6
+    utilisation = rng.uniform(0.45, 1.15)
+    capacity = peak / members / utilisation
+    crew = [_make_member(rng, name, n, capacity * rng.uniform(0.9, 1.1)) for n in range(members)]
+    steps = config.steps
+    bursts = []
+    expected = config.hours / 6.0
+    for _ in range(int(rng.poisson(expected))):
+        start = int(rng.integers(0, steps))
+        length = max(1, int(rng.uniform(300, 1200) / config.interval_s))
+        bursts.append((start, start + length, float(rng.uniform(3, 8))))
+    events: dict[int, list[tuple[str, object]]] = {}
+    hour = max(1, 3600 // config.interval_s)
+    if rng.random() < 0.3 and members > 1 and steps > 4:
+        leave = int(rng.integers(1, steps - 2))
+        join = min(steps - 1, leave + max(1, int(rng.uniform(120, 600) / config.interval_s)))
+        events.setdefault(leave, []).append(("leave", int(rng.integers(0, members))))
+        events.setdefault(join, []).append(("join", float(capacity)))
+    if rng.random() < 0.05 and steps > 2:
+        start = int(rng.integers(0, max(1, steps - hour)))
+        crew[int(rng.integers(0, members))].stuck = (start, start + hour)
+    if rng.random() < 0.02 and steps > 2:
+        start = int(rng.integers(1, max(2, steps - hour)))
+        events.setdefault(start, []).append(("stop", None))
+        events.setdefault(min(steps - 1, start + hour), []).append(("start", float(capacity)))
+    rewind = None
+    if rng.random() < 0.01 and steps > 2:
+        rewind = (int(rng.integers(1, steps)), int(rng.integers(0, partitions)))
+    return _Group(
+        name=name,
+        cluster=f"cluster-{index % config.clusters + 1}",
+        topics=topics,
+        assignor=assignor,
+        base_rates=rates,
+        phase=float(rng.uniform(0, 1)),
+        bursts=bursts,
+        members=crew,
+        events=events,
+        rewind=rewind,
+        next_member=members,
+    )
+
+
+def _assign(group: _Group, owners: list[str | None]) -> list[str | None]:
+    """Owner per partition after the group re-assigns with its strategy (core)."""
+    tps = [TopicPartition(t, p) for t, count in group.topics for p in range(count)]
+    topics = tuple(Topic(t, count) for t, count in group.topics)
+    names = tuple(t for t, _ in group.topics)
+    present = [m.member_id for m in group.members]
+    owned: dict[str, list[TopicPartition]] = {m: [] for m in present}
+    for tp, owner in zip(tps, owners, strict=True):
+        if owner in owned:
+            owned[owner].append(tp)
+    scenario = Scenario(
+        topics=topics,
+        members=tuple(
+            Member(m.member_id, names, rack=m.rack, client_id=m.client_id, host=m.host)
+            for m in group.members
+        ),
+        assignor=group.assignor,
+        group_id=group.name,
+    )
+    strategy = registry.get(group.assignor)
+    assert isinstance(strategy, PartitionStrategy)
+    if not present:
+        return [None] * len(tps)
+    target = _target(scenario, strategy, Assignment.of(present, owned))
+    owner_of = target.owner_of()
+    return [owner_of.get(tp) for tp in tps]
+
+
+def generate(
+    config: SynthConfig, progress: Callable[[str], None] | None = None
+) -> Iterator[tuple[pa.Table, pa.Table]]:
+    """(offsets, members) Arrow tables, one pair per :data:`STEPS_PER_FILE` steps."""
+    groups = [_make_group(config, g) for g in range(config.groups)]
+    total = 0
+    for group in groups:
+        group.first = total
+        total += sum(count for _, count in group.topics)
+    group_of = np.concatenate(
+        [np.full(sum(c for _, c in g.topics), i, dtype=np.int32) for i, g in enumerate(groups)]
+    )
+    topic_names: list[str] = []
+    topic_index = np.empty(total, dtype=np.int32)
+    partition_number = np.empty(total, dtype=np.int32)
+    for group in groups:
+        position = group.first
+        for topic, count in group.topics:
+            topic_index[position : position + count] = len(topic_names)
+            partition_number[position : position + count] = np.arange(count)
+            topic_names.append(topic)
+            position += count
+    base = np.concatenate([g.base_rates for g in groups])
+    phase = np.array([g.phase for g in groups])[group_of]
+    rng = np.random.default_rng([config.seed, 1_000_003])
+    log_start = np.floor(rng.uniform(0, 1e6, total))
+    end = log_start + np.floor(rng.uniform(1e5, 1e7, total))
+    committed = end - np.floor(base * rng.uniform(0, 30, total))
+    # Global member table: index -> member (for ownership and string columns).
+    member_table: list[tuple[int, _Member]] = []
+    member_index: dict[str, int] = {}
+
+    def register(g: int, member: _Member) -> None:
+        member_index[member.member_id] = len(member_table)
+        member_table.append((g, member))
+
+    owner = np.full(total, -1, dtype=np.int64)
+    owner_names: list[list[str | None]] = []
+    for g, group in enumerate(groups):
+        for member in group.members:
+            register(g, member)
+        names = _assign(group, [None] * sum(c for _, c in group.topics))
+        owner_names.append(names)
+        owner[group.first : group.first + len(names)] = [
+            -1 if n is None else member_index[n] for n in names
+        ]
+    start_s = int(config.start.timestamp())
+    dt = float(config.interval_s)
+    columns_off: dict[str, list[np.ndarray]] = {k: [] for k in ("t", "row", "start", "end", "committed", "owner")}
+    columns_mem: dict[str, list[np.ndarray]] = {"t": [], "member": []}
+    for step in range(config.steps):
+        t = start_s + step * config.interval_s
+        for g, group in enumerate(groups):
+            happened = group.events.get(step)
+            if not happened:
+                continue
+            grng = np.random.default_rng([config.seed, g, step])
+            for kind, value in happened:
+                if kind == "leave" and group.members:
+                    group.members.pop(int(value) % len(group.members))  # type: ignore[call-overload]
+                elif kind == "stop":
+                    group.members = []
+                elif kind in ("join", "start"):
+                    count = 1 if kind == "join" else max(1, len(owner_names[g]) // 4)
+                    for _ in range(count):
+                        new = _make_member(grng, group.name, group.next_member, float(value))  # type: ignore[arg-type]
+                        group.next_member += 1
+                        group.members.append(new)
+                        register(g, new)
+            names = _assign(group, owner_names[g])
+            owner_names[g] = names
+            owner[group.first : group.first + len(names)] = [
+                -1 if n is None else member_index[n] for n in names
+            ]
+            if progress:
+                progress(f"step {step}: {group.name} now has {len(group.members)} member(s)")
+        # 2. produce
+        seconds_of_day = (t % 86400) / 86400.0
+        factor = 1.0 + 0.6 * np.sin(2 * np.pi * (seconds_of_day - phase))
+        burst = np.ones(len(groups))
+        for g, group in enumerate(groups):
+            for first, last, size in group.bursts:
+                if first <= step < last:
+                    burst[g] = size
+        if step > 0:
+            end = end + np.floor(base * factor * burst[group_of] * dt)
+            # 3. consume: capacity shared in proportion to backlog
+            capacity = np.zeros(len(member_table))
+            for i, (_, member) in enumerate(member_table):
+                stuck = member.stuck is not None and member.stuck[0] <= step < member.stuck[1]
+                capacity[i] = 0.0 if stuck else member.capacity
+            backlog = end - committed
+            owned = owner >= 0
+            demand = np.bincount(owner[owned], weights=backlog[owned], minlength=len(member_table))
+            readable = np.minimum(capacity * dt, demand)
+            share = np.divide(readable, demand, out=np.zeros_like(demand), where=demand > 0)
+            taken = np.zeros(total)
+            taken[owned] = np.floor(backlog[owned] * share[owner[owned]])
+            committed = committed + taken
+        for g, group in enumerate(groups):
+            if group.rewind is not None and group.rewind[0] == step:
+                p = group.first + group.rewind[1]
+                committed[p] = max(log_start[p], committed[p] - 50 * base[p] * dt)
+        columns_off["t"].append(np.full(total, t, dtype=np.int64))
+        columns_off["row"].append(np.arange(total, dtype=np.int32))
+        columns_off["start"].append(log_start.astype(np.int64))
+        columns_off["end"].append(end.astype(np.int64))
+        columns_off["committed"].append(committed.astype(np.int64))
+        columns_off["owner"].append(owner.copy())
+        present = [member_index[m.member_id] for group in groups for m in group.members]
+        columns_mem["t"].append(np.full(len(present), t, dtype=np.int64))
+        columns_mem["member"].append(np.array(present, dtype=np.int64))
+        if len(columns_off["t"]) == STEPS_PER_FILE or step == config.steps - 1:
+            yield _tables(groups, group_of, topic_names, topic_index, partition_number,
+                          member_table, columns_off, columns_mem)
+            for values in (*columns_off.values(), *columns_mem.values()):
+                values.clear()
+            if progress:
+                progress(f"generated {step + 1}/{config.steps} samples")
+
+
+def _dictionary(indices: np.ndarray, values: list[str | None], mask: np.ndarray | None = None) -> pa.Array:
+    array = pa.DictionaryArray.from_arrays(
+        pa.array(indices, type=pa.int32(), mask=mask), pa.array(values, type=pa.string())
+    )
+    return array
+
+
+def _tables(
+    groups: list[_Group],
+    group_of: np.ndarray,
+    topic_names: list[str],
+    topic_index: np.ndarray,
+    partition_number: np.ndarray,
+    member_table: list[tuple[int, _Member]],
+    columns_off: dict[str, list[np.ndarray]],
+    columns_mem: dict[str, list[np.ndarray]],
+) -> tuple[pa.Table, pa.Table]:
+    rows = np.concatenate(columns_off["row"])
+    owners = np.concatenate(columns_off["owner"])
+    unowned = owners < 0
+    safe = np.where(unowned, 0, owners)
+    times = pa.array(np.concatenate(columns_off["t"]) * 1_000_000, type=pa.timestamp("us", tz="UTC"))
+    group_names = [g.name for g in groups]
+    cluster_names = [g.cluster for g in groups]
+    ids = [m.member_id for _, m in member_table]
+    clients = [m.client_id for _, m in member_table]
+    hosts = [m.host for _, m in member_table]
+    g_rows = group_of[rows]
+    offsets = pa.table(
+        {
+            "time": times,
+            "cluster": _dictionary(g_rows, cluster_names),
+            "group_id": _dictionary(g_rows, group_names),
+            "topic": _dictionary(topic_index[rows], topic_names),
+            "partition": pa.array(partition_number[rows], type=pa.int32()),
+            "log_start": pa.array(np.concatenate(columns_off["start"])),
+            "log_end": pa.array(np.concatenate(columns_off["end"])),
+            "committed": pa.array(np.concatenate(columns_off["committed"])),
+            "member_id": _dictionary(safe, ids, unowned),
+            "client_id": _dictionary(safe, clients, unowned),
+            "host": _dictionary(safe, hosts, unowned),
+        }
+    )
+    present = np.concatenate(columns_mem["member"]) if columns_mem["member"] else np.zeros(0, np.int64)
+    member_group = np.array([g for g, _ in member_table], dtype=np.int32)
+    pg = member_group[present] if len(present) else np.zeros(0, np.int32)
+    topics_of = [[t for t, _ in g.topics] for g in groups]
+    members = pa.table(
+        {
+            "time": pa.array(np.concatenate(columns_mem["t"]) * 1_000_000, type=pa.timestamp("us", tz="UTC")),
+            "cluster": _dictionary(pg, cluster_names),
+            "group_id": _dictionary(pg, group_names),
+            "member_id": _dictionary(present, ids),
+            "client_id": _dictionary(present, clients),
+            "host": _dictionary(present, hosts),
+            "rack": _dictionary(present, [m.rack for _, m in member_table]),
+            "group_instance_id": pa.nulls(len(present), pa.string()),
+            "topics": pa.array([topics_of[g] for g in pg], type=pa.list_(pa.string())),
+            "assignor": _dictionary(pg, [g.assignor for g in groups]),
+        }
+    )
+    return offsets, members
+
+
+def write_history(
+    config: SynthConfig, output: Path, progress: Callable[[str], None] | None = None
+) -> tuple[int, int]:
+    """Generate and write Parquet under ``output/offsets`` and ``output/members``; row counts."""
+    (output / "offsets").mkdir(parents=True, exist_ok=True)
+    (output / "members").mkdir(parents=True, exist_ok=True)
+    counts = [0, 0]
+    for part, (offsets, members) in enumerate(generate(config, progress)):
+        pq.write_table(offsets, output / "offsets" / f"part-{part:05d}.parquet")
+        pq.write_table(members, output / "members" / f"part-{part:05d}.parquet")
+        counts[0] += offsets.num_rows
+        counts[1] += members.num_rows
+    return counts[0], counts[1]

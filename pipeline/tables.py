@@ -1,0 +1,135 @@
+"""Reading the input tables into Spark and preparing them (checked, flagged, with lag).
+
+Steps (:func:`read_table`, :func:`prepare_offsets`, :func:`prepare_members`):
+
+1. Read Parquet (a file or a directory of files) or JSON lines (``.jsonl``/``.json`` or a
+   directory of them); the table must have the required columns of :mod:`pipeline.schema`;
+   optional ones absent are added as nulls; every column is cast to its documented type.
+2. ``t``: the sample time in whole epoch seconds (what the per-group functions use).
+3. ``problem``: the first rule of :data:`pipeline.schema.PROBLEM_RULES` the row breaks (null when
+   none); nothing is dropped.
+4. ``lag``: the lag rules of :mod:`assignors.lag` as a Spark column expression, so ten million
+   rows need no Python: with a commit, ``max(log_end - committed, 0)``; without one,
+   ``auto.offset.reset`` decides (``latest``: 0; otherwise ``log_end - log_start``, 0 when the
+   log start is unknown). Rows flagged by any rule but the truncated-log one get a null lag.
+   ``tests/pipeline`` checks this expression against :func:`assignors.lag.partition_lag` case by
+   case, so there is still one definition of lag.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pipeline.schema import (
+    MEMBER_COLUMNS,
+    OFFSET_COLUMNS,
+    PROBLEM_RULES,
+    PROBLEM_WITH_LAG,
+    SnapshotFormatError,
+    check_columns,
+)
+
+
+def _format_of(path: str) -> str:
+    target = Path(path)
+    if not target.exists():
+        raise SnapshotFormatError(f"no such input: {path}")
+    names = [target] if target.is_file() else sorted(p for p in target.rglob("*") if p.is_file())
+    suffixes = {p.suffix for p in names if not p.name.startswith((".", "_"))}
+    if suffixes & {".jsonl", ".json"}:
+        return "json"
+    if ".parquet" in suffixes or not suffixes:
+        return "parquet"
+    raise SnapshotFormatError(f"{path}: expected Parquet or JSON lines files, found {suffixes}")
+
+
+def read_table(spark: Any, path: str, table: str) -> Any:
+    """Step 1 for one table (``offsets`` or ``members``): a DataFrame with every column typed."""
+    from pyspark.sql import functions as F
+
+    kind = _format_of(path)
+    frame = spark.read.parquet(path) if kind == "parquet" else spark.read.json(path)
+    return conform(frame, table, path)
+
+
+def conform(frame: Any, table: str, path: Any = None) -> Any:
+    """Step 1 on a DataFrame already read: required columns checked, all columns typed."""
+    from pyspark.sql import functions as F
+
+    columns = OFFSET_COLUMNS if table == "offsets" else MEMBER_COLUMNS
+    absent = check_columns(list(frame.columns), table, path)
+    for name in absent:
+        frame = frame.withColumn(name, F.lit(None).cast(columns[name]))
+    extra = [c for c in frame.columns if c not in columns]
+    return frame.select(
+        *(F.col(f"`{name}`").cast(kind).alias(name) for name, kind in columns.items()),
+        *(F.col(f"`{c}`") for c in extra),
+    )
+
+
+def lag_expression(auto_offset_reset: str = "latest") -> Any:
+    """Step 4: the lag column (rules of :mod:`assignors.lag`) for prepared offsets rows."""
+    from pyspark.sql import functions as F
+
+    end, committed, start = F.col("log_end"), F.col("committed"), F.col("log_start")
+    if auto_offset_reset == "latest":
+        no_commit = F.lit(0).cast("bigint")
+    else:
+        no_commit = F.when(start.isNull(), F.lit(0)).otherwise(F.greatest(end - start, F.lit(0)))
+    lag = F.when(committed.isNotNull(), F.greatest(end - committed, F.lit(0))).otherwise(no_commit)
+    problem = F.col("problem")
+    return F.when(problem.isNull() | (problem == PROBLEM_WITH_LAG), lag).cast("bigint")
+
+
+def problem_expression() -> Any:
+    """Step 3: the first problem rule a row breaks, or null."""
+    from pyspark.sql import functions as F
+
+    end, committed, start = F.col("log_end"), F.col("committed"), F.col("log_start")
+    negative = (end < 0) | (committed < 0) | (start < 0)
+    return (
+        F.when(end.isNull(), F.lit(PROBLEM_RULES[0]))
+        .when(F.coalesce(negative, F.lit(False)), F.lit(PROBLEM_RULES[1]))
+        .when(F.coalesce(start > end, F.lit(False)), F.lit(PROBLEM_RULES[2]))
+        .when(F.coalesce(committed > end, F.lit(False)), F.lit(PROBLEM_RULES[3]))
+    )
+
+
+def prepare_offsets(offsets: Any, auto_offset_reset: str = "latest") -> Any:
+    """Steps 2-4: ``t``, ``problem`` and ``lag`` added to a conformed offsets DataFrame."""
+    from pyspark.sql import functions as F
+
+    return (
+        offsets.withColumn("t", F.col("time").cast("long"))
+        .withColumn("problem", problem_expression())
+        .withColumn("lag", lag_expression(auto_offset_reset))
+    )
+
+
+def prepare_members(members: Any) -> Any:
+    """Step 2 for the members table."""
+    from pyspark.sql import functions as F
+
+    return members.withColumn("t", F.col("time").cast("long"))
+
+
+def require_groups(offsets: Any, members: Any, groups: list[str]) -> None:
+    """Raise :class:`SnapshotFormatError` for a requested group that neither table holds."""
+    if not groups:
+        return
+    from pyspark.sql import functions as F
+
+    wanted = F.col("group_id").isin(groups)
+    found = {
+        row["group_id"]
+        for frame in (offsets, members)
+        for row in frame.where(wanted).select("group_id").distinct().collect()
+    }
+    unknown = sorted(set(groups) - found)
+    if unknown:
+        sample = [r["group_id"] for r in offsets.select("group_id").distinct().limit(5).collect()]
+        raise SnapshotFormatError(
+            f"unknown group(s) {', '.join(unknown)}: not in the input (groups there include"
+            f" {', '.join(sorted(sample)) or 'none'})"
+        )

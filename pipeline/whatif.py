@@ -1,0 +1,195 @@
+"""Fleet what-if and replay: every group's Scenario through the core, on the executors.
+
+:func:`fleet_whatif` (DataFrame -> DataFrame):
+
+1. Per group, the latest sample time ``<= at`` (over both tables) and the sample before it.
+2. Rates from those two samples (:func:`pipeline.lag_history.partition_history`).
+3. The group's offsets rows and members rows at the latest time meet in one Python call
+   (``cogroup(...).applyInPandas``) that rebuilds the Scenario and runs every requested strategy
+   and change through the core (:func:`pipeline.scenarios.whatif_rows`): one row per (group,
+   strategy, change) plus the group's ``current`` row, with metrics, rebalance cost, drain
+   projection and the extra members needed to drain within the target. A group whose data
+   cannot form a scenario yields one row with ``error``: nothing is dropped.
+
+:func:`replay` (DataFrame -> DataFrames): for the samples in ``(at - window_s, at]``, per group
+and strategy, the lag each member would have carried (:func:`pipeline.scenarios.replay_rows`),
+then per (group, strategy, time) the worst member's lag, and per (group, strategy) its peak
+and mean; ``best`` marks the strategy with the lowest peak (ties: lower mean, then name).
+
+Shipping code: the per-group functions import :mod:`assignors` and :mod:`pipeline` on the
+executors; :func:`pipeline.session.get_session` ships them to a real cluster in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from pipeline.lag_history import partition_history
+from pipeline.scenarios import REPLAY_COLUMNS, WHATIF_COLUMNS, ChangeSpec, replay_rows, whatif_rows
+from pipeline.schema import ddl
+
+GROUP_KEYS = ("cluster", "group_id")
+DEFAULT_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky")
+
+_PANDAS_TYPES = {"bigint": "Int64", "int": "Int64", "double": "Float64", "string": "object"}
+
+
+def rows_frame(rows: list[dict[str, Any]], columns: dict[str, str]) -> pd.DataFrame:
+    """Result rows as a frame with every column of ``columns`` in a nullable dtype."""
+    frame = pd.DataFrame(rows, columns=list(columns))
+    for name, kind in columns.items():
+        frame[name] = frame[name].astype(_PANDAS_TYPES[kind])
+    return frame
+
+
+def _latest_samples(offsets: Any, members: Any, at: int | None) -> tuple[Any, Any]:
+    """Step 1: (group, t) of the latest sample ``<= at`` and (group, t) of the two latest."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    times = offsets.select(*GROUP_KEYS, "t").union(members.select(*GROUP_KEYS, "t")).distinct()
+    if at is not None:
+        times = times.where(F.col("t") <= at)
+    ranked = times.withColumn(
+        "rank", F.row_number().over(Window.partitionBy(*GROUP_KEYS).orderBy(F.desc("t")))
+    )
+    latest = ranked.where(F.col("rank") == 1).select(*GROUP_KEYS, "t")
+    recent = ranked.where(F.col("rank") <= 2).select(*GROUP_KEYS, "t")
+    return latest, recent
+
+
+def fleet_whatif(
+    offsets: Any,
+    members: Any,
+    *,
+    strategies: Sequence[str] = DEFAULT_STRATEGIES,
+    change_specs: Sequence[ChangeSpec] = (ChangeSpec("none"),),
+    at: int | None = None,
+    horizon_s: float = 3600.0,
+    step_s: float = 10.0,
+    default_consume_rate: float = 1000.0,
+    drain_target_s: float | None = 3600.0,
+) -> Any:
+    """Steps 1-3 on prepared offsets and members (:mod:`pipeline.tables`)."""
+    latest, recent = _latest_samples(offsets, members, at)
+    history = partition_history(offsets.join(recent, [*GROUP_KEYS, "t"], "left_semi"))
+    current = history.join(latest, [*GROUP_KEYS, "t"], "left_semi")
+    current_members = members.join(latest, [*GROUP_KEYS, "t"], "left_semi")
+    names = list(strategies)
+    specs = list(change_specs)
+
+    def run(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
+        rows = whatif_rows(
+            left,
+            right,
+            strategies=names,
+            change_specs=specs,
+            horizon_s=horizon_s,
+            step_s=step_s,
+            default_consume_rate=default_consume_rate,
+            drain_target_s=drain_target_s,
+        )
+        return rows_frame(rows, WHATIF_COLUMNS)
+
+    return (
+        current.groupBy(*GROUP_KEYS)
+        .cogroup(current_members.groupBy(*GROUP_KEYS))
+        .applyInPandas(run, schema=ddl(WHATIF_COLUMNS))
+    )
+
+
+def replay(
+    offsets: Any,
+    members: Any,
+    *,
+    strategies: Sequence[str] = DEFAULT_STRATEGIES,
+    at: int | None = None,
+    window_s: int = 7 * 24 * 3600,
+) -> tuple[Any, Any, Any]:
+    """(member rows, worst member per time, summary per group and strategy)."""
+    carried = replay_carried(offsets, members, strategies=strategies, at=at, window_s=window_s)
+    return replay_tables(carried)
+
+
+def replay_carried(
+    offsets: Any,
+    members: Any,
+    *,
+    strategies: Sequence[str] = DEFAULT_STRATEGIES,
+    at: int | None = None,
+    window_s: int = 7 * 24 * 3600,
+) -> Any:
+    """Per group, strategy, time and member: the lag carried (rows of ``REPLAY_COLUMNS``)."""
+    from pyspark.sql import functions as F
+
+    if at is None:
+        at = int(offsets.agg(F.max("t")).first()[0] or 0)
+    window = (F.col("t") > at - window_s) & (F.col("t") <= at)
+    names = list(strategies)
+    offsets_in = offsets.where(window).select(
+        *GROUP_KEYS, "t", "topic", "partition", "log_start", "log_end", "committed",
+        "member_id", "lag", "problem",
+    )
+    members_in = members.where(window)
+
+    def run(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
+        return rows_frame(
+            replay_rows(left, right, strategies=names).to_dict("records"), REPLAY_COLUMNS
+        )
+
+    carried = (
+        offsets_in.groupBy(*GROUP_KEYS)
+        .cogroup(members_in.groupBy(*GROUP_KEYS))
+        .applyInPandas(run, schema=ddl(REPLAY_COLUMNS))
+    )
+    return carried
+
+
+def replay_tables(carried: Any) -> tuple[Any, Any, Any]:
+    """(carried, worst member per group/strategy/time, summary per group and strategy)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    ok = carried.where(F.col("error").isNull())
+    worst = (
+        ok.groupBy(*GROUP_KEYS, "strategy", "t")
+        .agg(
+            F.max(F.struct("lag", "member_id")).alias("worst"),
+            F.sum("lag").cast("bigint").alias("lag_total"),
+        )
+        .select(
+            *GROUP_KEYS,
+            "strategy",
+            "t",
+            F.timestamp_seconds("t").alias("time"),
+            F.col("worst.member_id").alias("worst_member"),
+            F.col("worst.lag").alias("worst_member_lag"),
+            "lag_total",
+        )
+    )
+    per_strategy = worst.groupBy(*GROUP_KEYS, "strategy").agg(
+        F.max("worst_member_lag").alias("peak_worst_lag"),
+        F.avg("worst_member_lag").alias("mean_worst_lag"),
+        F.count(F.lit(1)).cast("int").alias("samples"),
+    )
+    ranking = Window.partitionBy(*GROUP_KEYS).orderBy(
+        F.col("observed").asc(), "peak_worst_lag", "mean_worst_lag", "strategy"
+    )
+    summary = (
+        per_strategy.withColumn("observed", F.col("strategy").startswith("("))
+        .withColumn("best", F.row_number().over(ranking) == 1)
+        .drop("observed")
+    )
+    failed = carried.where(F.col("error").isNotNull()).select(*GROUP_KEYS, "error")
+    summary = summary.unionByName(
+        failed.withColumn("strategy", F.lit(None).cast("string"))
+        .withColumn("peak_worst_lag", F.lit(None).cast("bigint"))
+        .withColumn("mean_worst_lag", F.lit(None).cast("double"))
+        .withColumn("samples", F.lit(0))
+        .withColumn("best", F.lit(False)),
+        allowMissingColumns=True,
+    )
+    return carried, worst, summary

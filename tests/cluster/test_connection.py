@@ -1,0 +1,196 @@
+"""Connection settings, secrets and error messages; the sticky user-data decoder.
+
+* Settings are validated before anything is sent, with messages naming what is missing.
+* Secrets never show: ``repr``/``str`` of the settings and of a Secret, kafka-python's own
+  debug log while a real client connects, the error a failed connection raises, and the CLI's
+  output all lack the password (checked against the real broker, which has no SASL listener, so
+  the SASL attempt fails as it would against a cluster with another mechanism).
+* ``to_kafka_config`` maps each security protocol and SASL mechanism to kafka-python's keys.
+* The sticky user data written by kafka-python's own StickyAssignor encoder (and the Java
+  layout without the version prefix) decodes to the previous assignment and generation.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cluster.connection import ConnectionSettings, Secret
+from cluster.errors import (
+    AuthenticationFailedError,
+    ConnectionSettingsError,
+    ConsumerProtocolGroupError,
+)
+from cluster.reader import ClusterReader
+from cluster.snapshot import decode_sticky_user_data
+from tests.kafka_broker import KafkaBroker
+
+PASSWORD = "s3cr3t-Pa55-word-7f1c"
+
+
+def _sasl(bootstrap: str, mechanism: str = "SCRAM-SHA-512", **extra: object) -> ConnectionSettings:
+    return ConnectionSettings(
+        bootstrap,
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism=mechanism,  # type: ignore[arg-type]
+        sasl_username="reader",
+        sasl_password=Secret(PASSWORD),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def test_secrets_never_show_in_repr_or_description() -> None:
+    settings = _sasl("broker:9092", ssl_key_password=Secret("key-pass-123"))
+    for text in (
+        repr(settings),
+        str(settings),
+        str(settings.describe()),
+        f"{settings.sasl_password}",
+    ):
+        assert PASSWORD not in text and "key-pass-123" not in text
+    assert "sasl_password='***'" in repr(settings)
+    assert repr(Secret(PASSWORD)) == "Secret('***')"
+    with pytest.raises(TypeError):
+        import pickle
+
+        pickle.dumps(Secret(PASSWORD))
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (ConnectionSettings(""), "no bootstrap servers given"),
+        (
+            ConnectionSettings("b:1", security_protocol="SASL_SSL"),
+            "SASL_SSL needs a SASL mechanism: one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512",
+        ),
+        (
+            ConnectionSettings("b:1", security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN"),
+            "SASL_PLAINTEXT needs a SASL user name",
+        ),
+        (
+            ConnectionSettings("b:1", sasl_mechanism="PLAIN", sasl_username="u"),
+            "SASL settings given but the security protocol is PLAINTEXT",
+        ),
+        (ConnectionSettings("b:1", ssl_cafile="/ca.pem"), "TLS files given but the security"),
+        (ConnectionSettings("b:1", timeout_s=0), "the timeout must be positive"),
+        (ConnectionSettings("b:1", proxy_url="http://p:1"), "the proxy must be a socks5:// URL"),
+    ],
+)
+def test_incomplete_settings_are_refused_before_connecting(
+    settings: ConnectionSettings, message: str
+) -> None:
+    with pytest.raises(ConnectionSettingsError) as caught:
+        ClusterReader(settings)
+    assert message in str(caught.value)
+
+
+def test_kafka_config_for_each_protocol(tmp_path: Path) -> None:
+    ca = tmp_path / "ca.pem"
+    ca.write_text("x")
+    plain = ConnectionSettings("a:1, b:2", timeout_s=2.5).to_kafka_config()
+    assert plain["bootstrap_servers"] == ["a:1", "b:2"]
+    assert plain["request_timeout_ms"] == plain["bootstrap_timeout_ms"] == 2500
+    assert "sasl_plain_password" not in plain and "ssl_cafile" not in plain
+    for mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
+        config = ConnectionSettings(
+            "a:1", security_protocol="SASL_SSL", ssl_cafile=str(ca),
+            sasl_mechanism=mechanism, sasl_username="u", sasl_password=Secret("p"),  # type: ignore[arg-type]
+        ).to_kafka_config()  # fmt: skip
+        assert config["security_protocol"] == "SASL_SSL"
+        assert config["sasl_mechanism"] == mechanism
+        assert (config["sasl_plain_username"], config["sasl_plain_password"]) == ("u", "p")
+        assert config["ssl_cafile"] == str(ca) and config["ssl_check_hostname"] is True
+
+
+@pytest.mark.broker
+def test_password_never_reaches_logs_over_a_real_sasl_plain_login(
+    kafka_broker: KafkaBroker, caplog: pytest.LogCaptureFixture
+) -> None:
+    # noida-db answers SaslHandshake (PLAIN only) and accepts any PLAIN login, so this is a
+    # real SASL/PLAIN authentication; kafka-python logs its SaslAuthenticate request bytes at
+    # DEBUG, and the client configuration too: both must come out redacted.
+    caplog.set_level(logging.DEBUG, logger="kafka")
+    with ClusterReader(_sasl(kafka_broker.bootstrap, mechanism="PLAIN", timeout_s=10.0)) as reader:
+        reader.list_groups()
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "Starting KafkaAdminClient with configuration" in logged
+    assert "SaslAuthenticateRequest" in logged and "Authenticated as reader" in logged
+    assert PASSWORD not in logged
+    assert "***" in logged
+
+
+@pytest.mark.broker
+def test_unsupported_mechanism_is_an_authentication_failure(
+    kafka_broker: KafkaBroker, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="kafka")
+    with pytest.raises(AuthenticationFailedError) as caught:
+        ClusterReader(_sasl(kafka_broker.bootstrap, mechanism="SCRAM-SHA-512", timeout_s=2.0))
+    message = str(caught.value)
+    print("SCRAM-SHA-512 against a PLAIN-only broker ->", message)
+    assert message.startswith(
+        f"authentication failed at {kafka_broker.bootstrap} as 'reader' with SCRAM-SHA-512:"
+    )
+    assert "does not support SCRAM-SHA-512" in message
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert PASSWORD not in message + logged
+
+
+@pytest.mark.broker
+def test_cli_sasl_failure_prints_no_password(kafka_broker: KafkaBroker) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "cluster", "snapshot", "--group", "g",
+         "--bootstrap-servers", kafka_broker.bootstrap, "--security-protocol", "SASL_PLAINTEXT",
+         "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-username", "reader", "--timeout", "2"],
+        capture_output=True, text=True, timeout=60, check=False,
+        env={**os.environ, "AE_SASL_PASSWORD": PASSWORD},
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: authentication failed at ")
+    assert PASSWORD not in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_cli_without_a_password_says_where_to_put_it() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "AE_SASL_PASSWORD"}
+    result = subprocess.run(
+        [sys.executable, "-m", "cluster", "groups", "--bootstrap-servers", "127.0.0.1:9",
+         "--security-protocol", "SASL_SSL", "--sasl-mechanism", "PLAIN", "--sasl-username", "u"],
+        capture_output=True, text=True, timeout=60, check=False, env=env, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: SASL password needed: set the environment variable AE_SASL_PASSWORD (passwords"
+        " are never read from the command line)\n"
+    )
+
+
+def test_kip848_group_message_says_what_cannot_be_read() -> None:
+    message = str(ConsumerProtocolGroupError("orders"))
+    assert "KIP-848" in message and "group.protocol=consumer" in message
+    assert "ConsumerGroupDescribe" in message and "kafka-python" in message
+
+
+def test_sticky_user_data_from_kafka_pythons_encoder() -> None:
+    from kafka.coordinator.assignors.sticky.user_data import StickyAssignorUserData
+
+    data = bytes(StickyAssignorUserData([("orders", [0, 3]), ("pay", [1])], 7).encode())
+    assert decode_sticky_user_data(data) == ([("orders", 0), ("orders", 3), ("pay", 1)], 7)
+
+
+def test_sticky_user_data_in_javas_layout() -> None:
+    body = struct.pack(">i", 1) + struct.pack(">h", 6) + b"orders" + struct.pack(">iii", 2, 4, 5)
+    assert decode_sticky_user_data(body) == ([("orders", 4), ("orders", 5)], None)  # version 0
+    assert decode_sticky_user_data(body + struct.pack(">i", 12)) == (
+        [("orders", 4), ("orders", 5)],
+        12,
+    )
+    assert decode_sticky_user_data(b"\x00\x00\x00\x05") is None  # 5 topics announced, none there
+    assert decode_sticky_user_data(b"") is None

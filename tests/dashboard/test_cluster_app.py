@@ -1,0 +1,82 @@
+"""Reading a live group from the dashboard: a failed connection, and a real group on the broker."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.cluster.groups import running_group
+from tests.kafka_broker import KafkaBroker, free_port
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+
+
+def _start() -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=120)
+    app.run()
+    app.radio(key="source.kind").set_value("Cluster").run()
+    assert not app.exception, [e.message for e in app.exception]
+    return app
+
+
+def _lag_panel(app: AppTest, title: str) -> dict[str, float]:
+    for chart in app.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        for trace in spec["data"]:
+            if (
+                trace.get("type") == "bar"
+                and trace.get("name") == title
+                and "hovertemplate" in trace
+            ):
+                return dict(zip(trace["x"], trace["y"], strict=True))
+    raise AssertionError(f"no lag panel {title!r}")
+
+
+def test_a_failed_connection_shows_why_and_keeps_the_scenario() -> None:
+    app = _start()
+    headline = app.markdown[0].value
+    app.text_input(key="cluster.bootstrap").input(f"127.0.0.1:{free_port()}")
+    app.number_input(key="cluster.timeout").set_value(2.0)
+    app.button(key="cluster.connect").click().run()
+    assert not app.exception, [e.message for e in app.exception]
+    errors = [e.value for e in app.error]
+    assert any(
+        e.startswith("Could not connect: cannot reach the bootstrap servers") for e in errors
+    )
+    assert app.markdown[0].value == headline
+
+
+def test_incomplete_settings_are_refused_before_connecting() -> None:
+    app = _start()
+    app.text_input(key="cluster.bootstrap").input("127.0.0.1:9")
+    app.selectbox(key="cluster.security_protocol").set_value("SASL_PLAINTEXT")
+    app.button(key="cluster.connect").click().run()
+    errors = [e.value for e in app.error]
+    assert any(e.startswith("Could not connect:") and "SASL" in e for e in errors), errors
+
+
+@pytest.mark.broker
+def test_a_live_group_shows_its_members_and_lag(kafka_broker: KafkaBroker) -> None:
+    records = {"orders": {0: 120, 1: 80, 2: 40, 3: 10}}
+    commits = {("orders", 0): 20, ("orders", 1): 30, ("orders", 2): 40, ("orders", 3): 0}
+    with running_group(kafka_broker, {"orders": 4}, records, commits, members=2) as group:
+        app = _start()
+        app.text_input(key="cluster.bootstrap").input(kafka_broker.bootstrap)
+        app.button(key="cluster.connect").click().run()
+        assert not app.error, [e.value for e in app.error]
+        listing = app.selectbox(key="cluster.group")
+        assert f"{group.group_id} — Stable, 2 member(s)" in listing.options
+        listing.set_value(group.group_id).run()
+        app.button(key="cluster.load").click().run()
+        assert not app.exception, [e.message for e in app.exception]
+        assert not app.error, [e.value for e in app.error]
+        assert group.group_id in app.markdown[0].value
+        members = set(group.assignment())
+        assert set(app.multiselect(key="shape.remove_ids").options) == members
+        lag = _lag_panel(app, "current")
+        assert set(lag) == members
+        # Lag = end offset - committed offset: 100 + 50 + 0 + 10 records in all.
+        assert sum(lag.values()) == 160
