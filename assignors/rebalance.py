@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -66,6 +67,7 @@ from assignors import registry
 from assignors.changes import current_assignment
 from assignors.cooperative_sticky import assign_with_target
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
+from assignors.metrics import sorted_partitions
 from assignors.model import Assignment, Scenario, TopicPartition
 from assignors.strategy import PartitionStrategy, RebalanceProtocol
 
@@ -248,17 +250,52 @@ def _holdings(assignment: Assignment, members: Collection[str]) -> _Hold:
     return {m: frozenset(assignment.partitions.get(m, ())) for m in members}
 
 
+#: Below this share of the partitions in play, a subset is sorted on its own; above it, the
+#: partitions in play (sorted once) are filtered, which is cheaper than sorting again.
+_FILTER_SHARE = 0.125
+
+
 class _Timeline:
-    """Accumulates phases over the partitions in play."""
+    """Accumulates phases over the partitions in play.
+
+    Cost per phase: set operations on the partitions in play plus sorting what changes hands;
+    the partitions in play are sorted once, and a holding already sorted in an assignment is
+    reused rather than sorted again.
+    """
 
     def __init__(
         self, members: list[str], in_play: frozenset[TopicPartition], target: Assignment
     ) -> None:
         self.members = members
         self.in_play = in_play
-        self.target_owned = frozenset(target.owner_of())
+        self.in_play_sorted = tuple(sorted_partitions(in_play))
+        self.target_owned = frozenset().union(*target.partitions.values())
         self.phases: list[Phase] = []
         self.clock = 0.0
+        # id(frozenset) -> (the frozenset, kept alive so the id stays its own; sorted tuple)
+        self._sorted: dict[int, tuple[frozenset[TopicPartition], tuple[TopicPartition, ...]]] = {}
+
+    def remember(self, holders: _Hold, assignment: Assignment) -> _Hold:
+        """Note that ``holders`` (from ``assignment``) are sorted there already; returns them."""
+        for m, tps in holders.items():
+            listed = assignment.partitions.get(m, ())
+            if len(listed) == len(tps):
+                self._sorted[id(tps)] = (tps, tuple(listed))
+        return holders
+
+    def ordered(self, tps: AbstractSet[TopicPartition]) -> tuple[TopicPartition, ...]:
+        """``tps`` sorted (by topic, then partition number)."""
+        if isinstance(tps, frozenset):
+            known = self._sorted.get(id(tps))
+            if known is not None and known[0] is tps:
+                return known[1]
+        if len(tps) > _FILTER_SHARE * len(self.in_play_sorted) and tps <= self.in_play:
+            result = tuple(tp for tp in self.in_play_sorted if tp in tps)
+        else:
+            result = tuple(sorted_partitions(tps))
+        if isinstance(tps, frozenset):
+            self._sorted[id(tps)] = (tps, result)
+        return result
 
     def add(
         self,
@@ -269,31 +306,33 @@ class _Timeline:
         *,
         warming: frozenset[TopicPartition] = frozenset(),
         down: Collection[str] = (),
-        revoked: Iterable[TopicPartition] = (),
+        revoked: AbstractSet[TopicPartition] = frozenset(),
         epochs: Mapping[str, int] | None = None,
     ) -> None:
-        held = frozenset(tp for tps in holders.values() for tp in tps)
-        consuming = {
-            m: tuple(sorted(tp for tp in holders.get(m, ()) if tp not in warming))
-            if m not in down
-            else ()
-            for m in self.members
-        }
-        read = frozenset(tp for tps in consuming.values() for tp in tps)
+        empty: frozenset[TopicPartition] = frozenset()
+        owned = {m: self.ordered(holders.get(m, empty)) for m in self.members}
+        consuming: dict[str, tuple[TopicPartition, ...]] = {}
+        for m in self.members:
+            if m in down:
+                consuming[m] = ()
+            elif warming.isdisjoint(holders.get(m, empty)):
+                consuming[m] = owned[m]
+            else:
+                consuming[m] = tuple(tp for tp in owned[m] if tp not in warming)
+        held = empty.union(*holders.values())
+        read = held.difference(warming, *(holders.get(m, empty) for m in down))
         self.phases.append(
             Phase(
                 name=name,
                 reason=reason,
                 start_s=self.clock,
                 duration_s=duration_s,
-                owned=MappingProxyType(
-                    {m: tuple(sorted(holders.get(m, ()))) for m in self.members}
-                ),
+                owned=MappingProxyType(owned),
                 consuming=MappingProxyType(consuming),
-                paused=tuple(sorted(self.in_play - read)),
-                revoked=tuple(sorted(revoked)),
-                assigned=tuple(sorted(warming)),
-                waiting=tuple(sorted((self.in_play & self.target_owned) - held)),
+                paused=self.ordered(self.in_play - read),
+                revoked=self.ordered(revoked),
+                assigned=self.ordered(warming),
+                waiting=self.ordered((self.in_play & self.target_owned) - held),
                 member_epochs=None if epochs is None else MappingProxyType(dict(epochs)),
             )
         )
@@ -384,10 +423,10 @@ def plan_rebalance(
         raise RebalanceError(
             f"restarted member {unknown[0]!r} is not in the group after the change"
         )
-    before = _holdings(previous, members)
-    goal = _holdings(target, members)
-    in_play = frozenset(previous.owner_of()) | frozenset(target.owner_of())
+    in_play = frozenset().union(*previous.partitions.values(), *target.partitions.values())
     timeline = _Timeline(members, in_play, target)
+    before = timeline.remember(_holdings(previous, members), previous)
+    goal = timeline.remember(_holdings(target, members), target)
     _pre_rebalance(timeline, before, timings, silent_departures, restarted)
     notes: list[str] = []
     barrier = timings.barrier_s()
@@ -440,7 +479,7 @@ def plan_rebalance(
         holding = before
         for number, handed_out in enumerate(round_list, start=1):
             round_count = number
-            now = _holdings(handed_out, members)
+            now = timeline.remember(_holdings(handed_out, members), handed_out)
             given_up = _given_up(holding, now)
             warming = _handed(holding, now)
             if given_up:

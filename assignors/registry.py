@@ -18,12 +18,12 @@ _MODULES: tuple[str, ...] = (
     "roundrobin",
     "sticky",
     "cooperative_sticky",
-    "streams_ha",
     "uniform",
     "server_range",
     "lag_aware",
     "failover",
     "stream_join_sticky",
+    "streams_ha",
 )
 
 _REGISTRY: dict[str, Strategy] = {}

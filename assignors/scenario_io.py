@@ -42,7 +42,6 @@ Size limits (memory stays bounded; larger input is refused with a message):
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -50,6 +49,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from assignors.errors import ScenarioError
+from assignors.json_checks import Problems, is_int, is_number, type_name
 from assignors.model import AutoOffsetReset, Member, Scenario, Topic, TopicPartition
 
 MAX_PARTITIONS_PER_TOPIC = 1_000_000
@@ -115,60 +115,9 @@ _JAVA_LONG_MAX = 2**63 - 1
 T = TypeVar("T")
 
 
-class _Problems:
-    """Collects problems with their JSON paths."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-        self.warnings: list[str] = []
-
-    def error(self, path: str, message: str) -> None:
-        self.errors.append(f"{path}: {message}")
-
-    def warn(self, path: str, message: str) -> None:
-        self.warnings.append(f"{path}: {message}")
-
-
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: object) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(cast(float, value))
-
-
-def _unknown_fields(
-    obj: Mapping[str, Any], known: frozenset[str], path: str, problems: _Problems
-) -> None:
-    for key in obj:
-        if key not in known:
-            problems.warn(
-                f"{path}.{key}" if path else key,
-                f"unknown field, ignored (known fields: {', '.join(sorted(known - {'$schema'}))})",
-            )
-
-
-def _string(value: object, path: str, problems: _Problems, *, nonempty: bool = True) -> str | None:
+def _string(value: object, path: str, problems: Problems, *, nonempty: bool = True) -> str | None:
     if not isinstance(value, str):
-        problems.error(path, f"expected a string, got {_type_name(value)}")
+        problems.error(path, f"expected a string, got {type_name(value)}")
         return None
     if nonempty and not value:
         problems.error(path, "expected a non-empty string")
@@ -179,26 +128,11 @@ def _string(value: object, path: str, problems: _Problems, *, nonempty: bool = T
     return value
 
 
-def _optional_string(
-    obj: Mapping[str, Any], key: str, path: str, problems: _Problems
-) -> str | None:
+def _optional_string(obj: Mapping[str, Any], key: str, path: str, problems: Problems) -> str | None:
     value = obj.get(key)
     if value is None:
         return None
     return _string(value, f"{path}.{key}" if path else key, problems)
-
-
-def _int(
-    value: object, path: str, problems: _Problems, *, minimum: int, maximum: int
-) -> int | None:
-    if not _is_int(value):
-        problems.error(path, f"expected an integer, got {_type_name(value)}")
-        return None
-    number = cast(int, value)
-    if number < minimum or number > maximum:
-        problems.error(path, f"expected an integer from {minimum:,} to {maximum:,}, got {number:,}")
-        return None
-    return number
 
 
 def _parallel_array(
@@ -206,7 +140,7 @@ def _parallel_array(
     key: str,
     path: str,
     length: int | None,
-    problems: _Problems,
+    problems: Problems,
     element: Callable[[object, str], T | None],
     *,
     nullable: bool = False,
@@ -218,7 +152,7 @@ def _parallel_array(
     here = f"{path}.{key}"
     if not isinstance(value, list):
         problems.error(
-            here, f"expected a list with one entry per partition, got {_type_name(value)}"
+            here, f"expected a list with one entry per partition, got {type_name(value)}"
         )
         return None
     if length is not None and len(value) != length:
@@ -243,7 +177,7 @@ def _parallel_array(
 def _check_offsets(
     topic: Topic,
     path: str,
-    problems: _Problems,
+    problems: Problems,
 ) -> None:
     """Step 3 of the module docstring: offsets that contradict each other."""
     starts, ends, committed = (
@@ -279,19 +213,19 @@ def _check_offsets(
             )
 
 
-def _parse_topic(raw: object, path: str, problems: _Problems) -> Topic | None:
+def _parse_topic(raw: object, path: str, problems: Problems) -> Topic | None:
     if not isinstance(raw, dict):
-        problems.error(path, f"expected a topic object, got {_type_name(raw)}")
+        problems.error(path, f"expected a topic object, got {type_name(raw)}")
         return None
-    _unknown_fields(raw, TOPIC_FIELDS, path, problems)
+    problems.unknown_fields(raw, TOPIC_FIELDS, path)
     name = _string(raw.get("name"), f"{path}.name", problems)
     count: int | None = None
     if "partitions" not in raw:
         problems.error(f"{path}.partitions", "missing: the partition count is required")
-    elif not _is_int(raw["partitions"]):
+    elif not is_int(raw["partitions"]):
         problems.error(
             f"{path}.partitions",
-            f"expected the partition count (an integer), got {_type_name(raw['partitions'])}",
+            f"expected the partition count (an integer), got {type_name(raw['partitions'])}",
         )
     elif not 0 <= raw["partitions"] <= MAX_PARTITIONS_PER_TOPIC:
         problems.error(
@@ -303,20 +237,20 @@ def _parse_topic(raw: object, path: str, problems: _Problems) -> Topic | None:
         count = raw["partitions"]
 
     def offset(item: object, where: str) -> int | None:
-        if _is_int(item) and cast(int, item) < 0:
+        if is_int(item) and cast(int, item) < 0:
             problems.error(where, f"offsets and lags are never negative, got {item:,}")
             return None
-        return _int(item, where, problems, minimum=0, maximum=_JAVA_LONG_MAX)
+        return problems.integer(item, where, minimum=0, maximum=_JAVA_LONG_MAX)
 
     def rate(item: object, where: str) -> float | None:
-        if not _is_number(item) or cast(float, item) < 0:
+        if not is_number(item) or cast(float, item) < 0:
             problems.error(where, f"expected records/s (a number >= 0), got {item!r:.40}")
             return None
         return float(cast(float, item))
 
     def racks(item: object, where: str) -> tuple[str, ...] | None:
         if not isinstance(item, list):
-            problems.error(where, f"expected a list of rack names, got {_type_name(item)}")
+            problems.error(where, f"expected a list of rack names, got {type_name(item)}")
             return None
         names = [_string(rack, f"{where}[{i}]", problems) for i, rack in enumerate(item)]
         return tuple(n for n in names if n is not None) if None not in names else None
@@ -348,18 +282,18 @@ def _parse_topic(raw: object, path: str, problems: _Problems) -> Topic | None:
 
 
 def _parse_member(
-    raw: object, path: str, counts: Mapping[str, int], problems: _Problems
+    raw: object, path: str, counts: Mapping[str, int], problems: Problems
 ) -> Member | None:
     if not isinstance(raw, dict):
-        problems.error(path, f"expected a member object, got {_type_name(raw)}")
+        problems.error(path, f"expected a member object, got {type_name(raw)}")
         return None
-    _unknown_fields(raw, MEMBER_FIELDS, path, problems)
+    problems.unknown_fields(raw, MEMBER_FIELDS, path)
     member_id = _string(raw.get("member_id"), f"{path}.member_id", problems)
     topics_raw = raw.get("topics")
     topics: list[str] = []
     if not isinstance(topics_raw, list):
         problems.error(
-            f"{path}.topics", f"expected a list of topic names, got {_type_name(topics_raw)}"
+            f"{path}.topics", f"expected a list of topic names, got {type_name(topics_raw)}"
         )
     else:
         for index, topic in enumerate(topics_raw):
@@ -372,7 +306,7 @@ def _parse_member(
         if not isinstance(owned_raw, list):
             problems.error(
                 f"{path}.owned_partitions",
-                f"expected a list of [topic, partition] pairs, got {_type_name(owned_raw)}",
+                f"expected a list of [topic, partition] pairs, got {type_name(owned_raw)}",
             )
         elif len(owned_raw) > MAX_OWNED_PER_MEMBER:
             problems.error(f"{path}.owned_partitions", f"more than {MAX_OWNED_PER_MEMBER:,} claims")
@@ -383,7 +317,7 @@ def _parse_member(
                     not isinstance(pair, list)
                     or len(pair) != 2
                     or not isinstance(pair[0], str)
-                    or not _is_int(pair[1])
+                    or not is_int(pair[1])
                 ):
                     problems.error(here, f"expected a [topic, partition] pair, got {pair!r:.80}")
                     continue
@@ -402,20 +336,20 @@ def _parse_member(
                 owned.append(TopicPartition(topic, partition))
     generation = None
     if raw.get("generation") is not None:
-        generation = _int(
-            raw["generation"], f"{path}.generation", problems,
+        generation = problems.integer(
+            raw["generation"], f"{path}.generation",
             minimum=-1, maximum=_JAVA_INT_MAX,
         )  # fmt: skip
     priority = None
     if raw.get("priority") is not None:
-        priority = _int(
-            raw["priority"], f"{path}.priority", problems,
+        priority = problems.integer(
+            raw["priority"], f"{path}.priority",
             minimum=_JAVA_INT_MIN, maximum=_JAVA_INT_MAX,
         )  # fmt: skip
     consume_rate = None
     if raw.get("consume_rate") is not None:
         value = raw["consume_rate"]
-        if not _is_number(value) or value < 0:
+        if not is_number(value) or value < 0:
             problems.error(
                 f"{path}.consume_rate", f"expected records/s (a number >= 0), got {value!r:.40}"
             )
@@ -442,11 +376,11 @@ def _parse_member(
 
 
 def _parse_members(
-    members_raw: object, path: str, counts: Mapping[str, int], problems: _Problems
+    members_raw: object, path: str, counts: Mapping[str, int], problems: Problems
 ) -> list[Member]:
     members: list[Member] = []
     if not isinstance(members_raw, list):
-        problems.error(path, f"expected a list of members, got {_type_name(members_raw)}")
+        problems.error(path, f"expected a list of members, got {type_name(members_raw)}")
     elif len(members_raw) > MAX_MEMBERS:
         problems.error(path, f"{len(members_raw):,} members; at most {MAX_MEMBERS:,}")
     else:
@@ -475,11 +409,9 @@ def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple
     when present, is checked too; read it with :func:`parse_walkthrough`.
     """
     prefix = f"{path}." if path else ""
-    problems = _Problems()
+    problems = Problems()
     if not isinstance(raw, dict):
-        raise ScenarioError(
-            [f"{path or 'scenario'}: expected a JSON object, got {_type_name(raw)}"]
-        )
+        raise ScenarioError([f"{path or 'scenario'}: expected a JSON object, got {type_name(raw)}"])
     if "tasks" in raw or "clients" in raw:
         raise ScenarioError(
             [
@@ -487,13 +419,11 @@ def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple
                 " load it with a task strategy such as streams-ha, not as a consumer group"
             ]
         )
-    _unknown_fields(raw, SCENARIO_FIELDS, path, problems)
+    problems.unknown_fields(raw, SCENARIO_FIELDS, path)
     topics_raw = raw.get("topics")
     topics: list[Topic] = []
     if not isinstance(topics_raw, list):
-        problems.error(
-            f"{prefix}topics", f"expected a list of topics, got {_type_name(topics_raw)}"
-        )
+        problems.error(f"{prefix}topics", f"expected a list of topics, got {type_name(topics_raw)}")
     elif len(topics_raw) > MAX_TOPICS:
         problems.error(f"{prefix}topics", f"{len(topics_raw):,} topics; at most {MAX_TOPICS:,}")
     else:
@@ -720,12 +650,12 @@ def _grow_topic(topic: Topic, count: int) -> Topic:
 
 
 def _parse_change(
-    raw: object, scenario: Scenario, path: str, problems: _Problems
+    raw: object, scenario: Scenario, path: str, problems: Problems
 ) -> ScenarioChange | None:
     if not isinstance(raw, dict):
-        problems.error(path, f"expected a change object, got {_type_name(raw)}")
+        problems.error(path, f"expected a change object, got {type_name(raw)}")
         return None
-    _unknown_fields(raw, CHANGE_FIELDS, path, problems)
+    problems.unknown_fields(raw, CHANGE_FIELDS, path)
     before = len(problems.errors)
     add_members: list[Member] = []
     if raw.get("add_members") is not None:
@@ -738,7 +668,7 @@ def _parse_change(
         if not isinstance(remove_raw, list):
             problems.error(
                 f"{path}.remove_members",
-                f"expected a list of member ids, got {_type_name(remove_raw)}",
+                f"expected a list of member ids, got {type_name(remove_raw)}",
             )
         else:
             for index, item in enumerate(remove_raw):
@@ -751,14 +681,13 @@ def _parse_change(
         if not isinstance(partitions_raw, dict):
             problems.error(
                 f"{path}.partitions",
-                "expected an object topic -> new partition count,"
-                f" got {_type_name(partitions_raw)}",
+                f"expected an object topic -> new partition count, got {type_name(partitions_raw)}",
             )
         else:
             partitions = {}
             for topic_name, count in partitions_raw.items():
-                parsed = _int(
-                    count, f"{path}.partitions.{topic_name}", problems,
+                parsed = problems.integer(
+                    count, f"{path}.partitions.{topic_name}",
                     minimum=0, maximum=MAX_PARTITIONS_PER_TOPIC,
                 )  # fmt: skip
                 if parsed is not None:
@@ -767,7 +696,7 @@ def _parse_change(
     carry = raw.get("carry_assignment", True)
     if not isinstance(carry, bool):
         problems.error(
-            f"{path}.carry_assignment", f"expected true or false, got {_type_name(carry)}"
+            f"{path}.carry_assignment", f"expected true or false, got {type_name(carry)}"
         )
         carry = True
     if len(problems.errors) > before:
@@ -782,10 +711,10 @@ def _parse_change(
 
 
 def _parse_walkthrough(
-    raw: object, scenario: Scenario, path: str, problems: _Problems
+    raw: object, scenario: Scenario, path: str, problems: Problems
 ) -> tuple[WalkthroughStep, ...]:
     if not isinstance(raw, list):
-        problems.error(path, f"expected a list of steps, got {_type_name(raw)}")
+        problems.error(path, f"expected a list of steps, got {type_name(raw)}")
         return ()
     if len(raw) > MAX_WALKTHROUGH_STEPS:
         problems.error(path, f"{len(raw):,} steps; at most {MAX_WALKTHROUGH_STEPS}")
@@ -796,10 +725,10 @@ def _parse_walkthrough(
         here = f"{path}[{index}]"
         if not isinstance(step_raw, dict):
             problems.error(
-                here, f"expected a step object with title and text, got {_type_name(step_raw)}"
+                here, f"expected a step object with title and text, got {type_name(step_raw)}"
             )
             continue
-        _unknown_fields(step_raw, STEP_FIELDS, here, problems)
+        problems.unknown_fields(step_raw, STEP_FIELDS, here)
         title = _string(step_raw.get("title"), f"{here}.title", problems)
         text = _string(step_raw.get("text"), f"{here}.text", problems)
         change = None
@@ -832,7 +761,7 @@ def parse_walkthrough(raw: object, scenario: Scenario | None = None) -> tuple[Wa
         scenario, _ = parse_scenario(raw, path="")
     if not isinstance(raw, dict) or raw.get("walkthrough") is None:
         return ()
-    problems = _Problems()
+    problems = Problems()
     steps = _parse_walkthrough(raw["walkthrough"], scenario, "walkthrough", problems)
     if problems.errors:
         raise ScenarioError(problems.errors)

@@ -125,93 +125,6 @@ class _ClientStates:
         self.count[client] -= 1
 
 
-class _ClientHeap:
-    """A ``java.util.PriorityQueue`` of client indices by (load, UUID order), step for step.
-
-    The same moves as :class:`~assignors.java_order.JavaPriorityQueue` (Java's ``siftUp`` /
-    ``siftDown`` / ``removeAt``), specialised for speed: a client's weight is
-    ``load_counts[client] / capacities[client]`` (a Java double) read from the lists at every
-    operation, because the loads change while clients sit in the heap; equal weights fall back
-    to the client index, which is UUID order.
-    """
-
-    __slots__ = ("_capacities", "_counts", "_heap")
-
-    def __init__(self, load_counts: list[int], capacities: list[int]) -> None:
-        self._counts = load_counts
-        self._capacities = capacities
-        self._heap: list[int] = []
-
-    def __len__(self) -> int:
-        return len(self._heap)
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(list(self._heap))
-
-    def offer(self, client: int) -> None:
-        self._heap.append(client)
-        self._sift_up(len(self._heap) - 1, client)
-
-    def poll(self) -> int | None:
-        heap = self._heap
-        if not heap:
-            return None
-        result = heap[0]
-        last = heap.pop()
-        if heap:
-            self._sift_down(0, last)
-        return result
-
-    def remove(self, client: int) -> bool:
-        heap = self._heap
-        try:
-            index = heap.index(client)
-        except ValueError:
-            return False
-        moved = heap.pop()
-        if index < len(heap):
-            self._sift_down(index, moved)
-            if heap[index] == moved:
-                self._sift_up(index, moved)
-        return True
-
-    def _sift_up(self, index: int, client: int) -> None:
-        heap, counts, capacities = self._heap, self._counts, self._capacities
-        weight = counts[client] / capacities[client]
-        while index > 0:
-            parent = (index - 1) >> 1
-            above = heap[parent]
-            above_weight = counts[above] / capacities[above]
-            if not (weight < above_weight or (weight == above_weight and client < above)):
-                break
-            heap[index] = above
-            index = parent
-        heap[index] = client
-
-    def _sift_down(self, index: int, client: int) -> None:
-        heap, counts, capacities = self._heap, self._counts, self._capacities
-        size = len(heap)
-        half = size >> 1
-        weight = counts[client] / capacities[client]
-        while index < half:
-            child = 2 * index + 1
-            smaller = heap[child]
-            smaller_weight = counts[smaller] / capacities[smaller]
-            right = child + 1
-            if right < size:
-                other = heap[right]
-                other_weight = counts[other] / capacities[other]
-                if other_weight < smaller_weight or (
-                    other_weight == smaller_weight and other < smaller
-                ):
-                    child, smaller, smaller_weight = right, other, other_weight
-            if not (smaller_weight < weight or (smaller_weight == weight and smaller < client)):
-                break
-            heap[index] = smaller
-            index = child
-        heap[index] = client
-
-
 class _LeastLoadedSet:
     """Kafka's ``ConstrainedPrioritySet``: a heap of clients by (load, UUID order).
 
@@ -231,7 +144,11 @@ class _LeastLoadedSet:
     ) -> None:
         self._constraint = constraint
         self._hash_of = hash_of
-        self._queue = _ClientHeap(load_counts, capacities)
+        # Java's comparator: load (a double), then UUID order (the client index); read afresh
+        # at every heap operation because loads change while clients sit in the heap.
+        self._queue: JavaPriorityQueue[int] = JavaPriorityQueue(
+            key=lambda client: (load_counts[client] / capacities[client], client)
+        )
         self._queued: set[int] = set()
 
     def poll(self, task: TaskId, extra: Callable[[int], bool] | None = None) -> int | None:

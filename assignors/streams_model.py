@@ -48,6 +48,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from assignors.errors import ScenarioError
+from assignors.json_checks import Problems, type_name
 
 #: Lag marker: the client ran this task as active in the previous generation (caught up).
 LATEST_OFFSET = -2
@@ -242,55 +243,6 @@ def streams_scenario_to_json(scenario: StreamsScenario) -> dict[str, Any]:
 # Parsing
 
 
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-class _Checker:
-    """Collects problems (errors) and warnings, each prefixed with its JSON path."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-        self.warnings: list[str] = []
-
-    def error(self, path: str, message: str) -> None:
-        self.errors.append(f"{path}: {message}")
-
-    def unknown_fields(self, obj: Mapping[str, Any], known: tuple[str, ...], path: str) -> None:
-        for key in obj:
-            if key not in known:
-                self.warnings.append(
-                    f"{path}.{key}: unknown field, ignored (known fields: {', '.join(known)})"
-                )
-
-    def integer(
-        self, value: object, path: str, *, minimum: int, maximum: int, hint: str = ""
-    ) -> int | None:
-        if not isinstance(value, int) or isinstance(value, bool):
-            self.error(path, f"expected an integer, got {_type_name(value)}")
-            return None
-        if value < minimum or value > maximum:
-            self.error(
-                path, f"expected an integer from {minimum:,} to {maximum:,}, got {value:,}{hint}"
-            )
-            return None
-        return value
-
-
 @dataclass(frozen=True, slots=True)
 class _TaskTable:
     """The scenario's tasks: whether each is stateful, and each id's text -> task.
@@ -306,7 +258,7 @@ class _TaskTable:
         return _TaskTable(stateful, {str(task): task for task in stateful})
 
 
-def _report_bad_task_ref(text: str, path: str, check: _Checker) -> None:
+def _report_bad_task_ref(text: str, path: str, check: Problems) -> None:
     if _TASK_ID.match(text):
         check.error(path, f'unknown task "{text}"; it is not in scenario.tasks')
     else:
@@ -316,9 +268,9 @@ def _report_bad_task_ref(text: str, path: str, check: _Checker) -> None:
         )
 
 
-def _parse_task_ref(value: object, path: str, known: _TaskTable, check: _Checker) -> TaskId | None:
+def _parse_task_ref(value: object, path: str, known: _TaskTable, check: Problems) -> TaskId | None:
     if not isinstance(value, str):
-        check.error(path, f'expected a task id string like "0_1", got {_type_name(value)}')
+        check.error(path, f'expected a task id string like "0_1", got {type_name(value)}')
         return None
     task = known.by_text.get(value)
     if task is None:
@@ -327,12 +279,12 @@ def _parse_task_ref(value: object, path: str, known: _TaskTable, check: _Checker
 
 
 def _parse_task_list(
-    raw: object, path: str, known: _TaskTable, check: _Checker
+    raw: object, path: str, known: _TaskTable, check: Problems
 ) -> tuple[TaskId, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        check.error(path, f"expected a list of task ids, got {_type_name(raw)}")
+        check.error(path, f"expected a list of task ids, got {type_name(raw)}")
         return ()
     if len(raw) > MAX_TASKS:
         check.error(path, f"{len(raw):,} entries; at most {MAX_TASKS:,} (one per task)")
@@ -351,10 +303,10 @@ def _parse_task_list(
     return tuple(sorted(tasks))
 
 
-def _parse_tasks(raw: object, path: str, check: _Checker) -> dict[TaskId, bool]:
+def _parse_tasks(raw: object, path: str, check: Problems) -> dict[TaskId, bool]:
     tasks: dict[TaskId, bool] = {}
     if not isinstance(raw, list):
-        check.error(path, f"expected a list of tasks, got {_type_name(raw)}")
+        check.error(path, f"expected a list of tasks, got {type_name(raw)}")
         return tasks
     if len(raw) > MAX_TASKS:
         check.error(path, f"{len(raw):,} tasks; at most {MAX_TASKS:,}")
@@ -366,18 +318,18 @@ def _parse_tasks(raw: object, path: str, check: _Checker) -> dict[TaskId, bool]:
             check.error(
                 here,
                 f'expected a task object like {{"id": "0_1", "stateful": true}}, '
-                f"got {_type_name(item)}",
+                f"got {type_name(item)}",
             )
             continue
         check.unknown_fields(item, _TASK_FIELDS, here)
         raw_id = item.get("id")
         stateful = item.get("stateful", False)
         if not isinstance(stateful, bool):
-            check.error(f"{here}.stateful", f"expected true or false, got {_type_name(stateful)}")
+            check.error(f"{here}.stateful", f"expected true or false, got {type_name(stateful)}")
             stateful = False
         if not isinstance(raw_id, str):
             check.error(
-                f"{here}.id", f'expected a task id string like "0_1", got {_type_name(raw_id)}'
+                f"{here}.id", f'expected a task id string like "0_1", got {type_name(raw_id)}'
             )
             continue
         try:
@@ -399,12 +351,12 @@ def _parse_tasks(raw: object, path: str, check: _Checker) -> dict[TaskId, bool]:
     return tasks
 
 
-def _parse_lags(raw: object, path: str, table: _TaskTable, check: _Checker) -> dict[TaskId, int]:
+def _parse_lags(raw: object, path: str, table: _TaskTable, check: Problems) -> dict[TaskId, int]:
     lags: dict[TaskId, int] = {}
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        check.error(path, f"expected an object mapping task id to lag, got {_type_name(raw)}")
+        check.error(path, f"expected an object mapping task id to lag, got {type_name(raw)}")
         return lags
     by_text = table.by_text
     tasks = table.stateful
@@ -427,7 +379,7 @@ def _parse_lags(raw: object, path: str, table: _TaskTable, check: _Checker) -> d
             )
             continue
         if not isinstance(value, int) or isinstance(value, bool):
-            check.error(here, f"expected an integer lag, got {_type_name(value)}")
+            check.error(here, f"expected an integer lag, got {type_name(value)}")
             continue
         if value < 0 and value not in (LATEST_OFFSET, UNKNOWN_OFFSET):
             check.error(
@@ -458,16 +410,16 @@ def _parse_lags(raw: object, path: str, table: _TaskTable, check: _Checker) -> d
 
 
 def _parse_client(
-    raw: object, path: str, tasks: _TaskTable, check: _Checker
+    raw: object, path: str, tasks: _TaskTable, check: Problems
 ) -> StreamsClient | None:
     if not isinstance(raw, dict):
-        check.error(path, f"expected a client object, got {_type_name(raw)}")
+        check.error(path, f"expected a client object, got {type_name(raw)}")
         return None
     check.unknown_fields(raw, _CLIENT_FIELDS, path)
     errors_before = len(check.errors)
     process_id = raw.get("process_id")
     if not isinstance(process_id, str):
-        check.error(f"{path}.process_id", f"expected a UUID string, got {_type_name(process_id)}")
+        check.error(f"{path}.process_id", f"expected a UUID string, got {type_name(process_id)}")
     elif not _UUID.match(process_id):
         if _UUID_ANY_CASE.match(process_id):
             check.error(
@@ -508,12 +460,12 @@ def _parse_client(
     )
 
 
-def _parse_config(raw: object, path: str, check: _Checker) -> StreamsConfig:
+def _parse_config(raw: object, path: str, check: Problems) -> StreamsConfig:
     defaults = StreamsConfig()
     if raw is None:
         return defaults
     if not isinstance(raw, dict):
-        check.error(path, f"expected an object, got {_type_name(raw)}")
+        check.error(path, f"expected an object, got {type_name(raw)}")
         return defaults
     check.unknown_fields(raw, _CONFIG_FIELDS, path)
 
@@ -562,9 +514,9 @@ def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenar
 
     Raises :class:`ScenarioError` listing every problem with its JSON path.
     """
-    check = _Checker()
+    check = Problems()
     if not isinstance(raw, dict):
-        raise ScenarioError([f"{path}: expected a JSON object, got {_type_name(raw)}"])
+        raise ScenarioError([f"{path}: expected a JSON object, got {type_name(raw)}"])
     check.unknown_fields(raw, _TOP_FIELDS, path)
     tasks = _parse_tasks(raw.get("tasks"), f"{path}.tasks", check)
     table = _TaskTable.of(tasks)
@@ -573,7 +525,7 @@ def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenar
     clients: list[StreamsClient] = []
     clients_raw = raw.get("clients")
     if not isinstance(clients_raw, list):
-        check.error(f"{path}.clients", f"expected a list of clients, got {_type_name(clients_raw)}")
+        check.error(f"{path}.clients", f"expected a list of clients, got {type_name(clients_raw)}")
     elif not clients_raw:
         check.error(f"{path}.clients", "no clients; an application needs at least one instance")
     elif len(clients_raw) > MAX_CLIENTS:
@@ -600,7 +552,7 @@ def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenar
     description = raw.get("description")
     for key, value in (("name", name), ("description", description)):
         if value is not None and not isinstance(value, str):
-            check.error(f"{path}.{key}", f"expected a string, got {_type_name(value)}")
+            check.error(f"{path}.{key}", f"expected a string, got {type_name(value)}")
     if check.errors:
         raise ScenarioError(check.errors)
     return StreamsScenario(

@@ -90,6 +90,10 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--max-partitions", type=int, default=64)
     synth.add_argument("--min-members", type=int, default=1)
     synth.add_argument("--max-members", type=int, default=16)
+    synth.add_argument(
+        "--every-incident", action="store_true",
+        help="group i gets incident i %% 6 for sure (churn, stuck, hot, stop, rewind)",
+    )
     return parser
 
 
@@ -275,7 +279,7 @@ def run_synth(options: argparse.Namespace) -> None:
         groups=options.groups, hours=options.hours, interval_s=options.interval,
         seed=options.seed, clusters=options.clusters, min_partitions=options.min_partitions,
         max_partitions=options.max_partitions, min_members=options.min_members,
-        max_members=options.max_members,
+        max_members=options.max_members, every_incident=options.every_incident,
     )
     if min(config.groups, config.interval_s, config.min_partitions, config.min_members) < 1:
         raise ValueError("--groups, --interval, --min-partitions and --min-members must be >= 1")

@@ -16,9 +16,10 @@ Rebuilding a group at one time ``t`` (:func:`scenario_from_frames`):
    owning the partitions whose ``member_id`` names it. A partition owned by a member absent from
    the members table is a :class:`GroupDataError` (the two tables disagree).
 3. Consume rates (what a member *can* read): a member whose partitions had lag at ``t`` reads
-   as fast as it can, so its committed-offset growth per second is its capacity; the other
-   members get the median capacity of those, or none (the drain's default rate) when no member
-   had lag.
+   as fast as it can, so its committed-offset growth per second is its capacity; a caught-up
+   member gets the larger of what it read and the median capacity of the busy members (with no
+   busy member: the default consume rate); members without any rate get none (the drain's
+   default rate applies).
 4. The loader checks everything (negative offsets are errors, a commit beyond the log end a
    warning); its warnings travel with the scenario.
 
@@ -164,18 +165,21 @@ def _topics_list(raw: Any) -> list[str]:
     return [str(topic) for topic in list(raw)]
 
 
-def member_capacities(offsets: pd.DataFrame) -> dict[str, float]:
-    """Step 3: records/s each backlogged member read (members without lag left out)."""
+def member_capacities(offsets: pd.DataFrame) -> tuple[dict[str, float], dict[str, float]]:
+    """Step 3: (capacity of each backlogged member, observed reads/s of every member)."""
     if "consume_rate" not in offsets.columns or offsets.empty:
-        return {}
+        return {}, {}
     owned = offsets[offsets["member_id"].notna()]
     capacities: dict[str, float] = {}
+    observed: dict[str, float] = {}
     for member_id, rows in owned.groupby("member_id", sort=True):
         lag = pd.to_numeric(rows["lag"], errors="coerce").fillna(0).sum()
         rate = pd.to_numeric(rows["consume_rate"], errors="coerce")
-        if lag > 0 and rate.notna().any():
-            capacities[str(member_id)] = max(float(rate.fillna(0).clip(lower=0).sum()), 0.0)
-    return capacities
+        if rate.notna().any():
+            observed[str(member_id)] = float(rate.fillna(0).clip(lower=0).sum())
+            if lag > 0:
+                capacities[str(member_id)] = observed[str(member_id)]
+    return capacities, observed
 
 
 def scenario_from_frames(
@@ -185,6 +189,7 @@ def scenario_from_frames(
     cluster: str,
     group_id: str,
     label: str = "",
+    default_consume_rate: float = drain.DEFAULT_CONSUME_RATE,
 ) -> tuple[Scenario, tuple[str, ...], float | None]:
     """Steps 1-4: the group's scenario, the loader's warnings and the median member capacity."""
     topics: list[dict[str, Any]] = []
@@ -210,7 +215,7 @@ def scenario_from_frames(
         for partition, owner in zip(numbers, rows["member_id"], strict=True):
             if _value(owner) is not None:
                 owners.setdefault(str(owner), []).append([str(topic), partition])
-    capacities = member_capacities(offsets)
+    capacities, observed = member_capacities(offsets)
     median = statistics.median(capacities.values()) if capacities else None
     member_items: list[dict[str, Any]] = []
     known: set[str] = set()
@@ -225,8 +230,14 @@ def scenario_from_frames(
         if member_id in owners:
             item["owned_partitions"] = owners[member_id]
         rate = capacities.get(member_id, median)
+        if member_id not in capacities and member_id in observed:
+            # Caught up: it reads at least what it read; at most what a busy member reads.
+            fallback = default_consume_rate if rate is None else rate
+            # Keeping up exactly must not read as a deficit of 1e-13 records/s after the core
+            # sums the same rates in another order.
+            rate = max(observed[member_id] * (1 + 1e-9), fallback)
         if rate is not None:
-            item["consume_rate"] = round(rate, 3)
+            item["consume_rate"] = rate
         member_items.append(item)
     strangers = sorted(set(owners) - known)
     if strangers:
@@ -439,7 +450,11 @@ def whatif_rows(
         if fatal:
             raise GroupDataError(f"{len(fatal)} offsets row(s) flagged: {fatal[0]}")
         scenario, warnings, capacity = scenario_from_frames(
-            offsets, members, cluster=cluster, group_id=group_id
+            offsets,
+            members,
+            cluster=cluster,
+            group_id=group_id,
+            default_consume_rate=default_consume_rate,
         )
         base["current_assignor"] = scenario.assignor
         base["warnings"] = "; ".join(warnings) or None

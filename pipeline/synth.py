@@ -63,6 +63,9 @@ class SynthConfig:
     min_members: int = 1
     max_members: int = 16
     start: datetime = field(default=DEFAULT_START)
+    #: Give group ``i`` incident ``i % 6`` for sure (1 churn, 2 stuck member, 3 hot partition,
+    #: 4 stopped group, 5 rewind): a small history then shows every case.
+    every_incident: bool = False
 
     @property
     def steps(self) -> int:
@@ -115,6 +118,7 @@ def _make_member(rng: np.random.Generator, group: str, number: int, capacity: fl
 
 def _make_group(config: SynthConfig, index: int) -> _Group:
     rng = np.random.default_rng([config.seed, index])
+    forced = index % 6 if config.every_incident else -1
     name = f"group-{index:05d}"
     partitions = _log_uniform(rng, config.min_partitions, config.max_partitions)
     members = min(_log_uniform(rng, config.min_members, config.max_members), partitions)
@@ -126,7 +130,7 @@ def _make_group(config: SynthConfig, index: int) -> _Group:
     assignor = str(rng.choice(ASSIGNORS, p=ASSIGNOR_WEIGHTS))
     base = math.exp(rng.uniform(math.log(5), math.log(500)))
     rates = base * rng.lognormal(0.0, 0.3, partitions)
-    if rng.random() < 0.15:
+    if (rng.random() < 0.15) | (forced == 3):
         rates[int(rng.integers(0, partitions))] *= 6.0
     peak = float(rates.sum()) * 1.6
     utilisation = rng.uniform(0.45, 1.15)
@@ -141,20 +145,20 @@ def _make_group(config: SynthConfig, index: int) -> _Group:
         bursts.append((start, start + length, float(rng.uniform(3, 8))))
     events: dict[int, list[tuple[str, object]]] = {}
     hour = max(1, 3600 // config.interval_s)
-    if rng.random() < 0.3 and members > 1 and steps > 4:
+    if ((rng.random() < 0.3) | (forced == 1)) and members > 1 and steps > 4:
         leave = int(rng.integers(1, steps - 2))
         join = min(steps - 1, leave + max(1, int(rng.uniform(120, 600) / config.interval_s)))
         events.setdefault(leave, []).append(("leave", int(rng.integers(0, members))))
         events.setdefault(join, []).append(("join", float(capacity)))
-    if rng.random() < 0.05 and steps > 2:
+    if ((rng.random() < 0.05) | (forced == 2)) and steps > 2:
         start = int(rng.integers(0, max(1, steps - hour)))
         crew[int(rng.integers(0, members))].stuck = (start, start + hour)
-    if rng.random() < 0.02 and steps > 2:
+    if ((rng.random() < 0.02) | (forced == 4)) and steps > 2:
         start = int(rng.integers(1, max(2, steps - hour)))
         events.setdefault(start, []).append(("stop", None))
         events.setdefault(min(steps - 1, start + hour), []).append(("start", float(capacity)))
     rewind = None
-    if rng.random() < 0.01 and steps > 2:
+    if ((rng.random() < 0.01) | (forced == 5)) and steps > 2:
         rewind = (int(rng.integers(1, steps)), int(rng.integers(0, partitions)))
     return _Group(
         name=name,

@@ -14,7 +14,8 @@
 :func:`replay` (DataFrame -> DataFrames): for the samples in ``(at - window_s, at]``, per group
 and strategy, the lag each member would have carried (:func:`pipeline.scenarios.replay_rows`),
 then per (group, strategy, time) the worst member's lag, and per (group, strategy) its peak
-and mean; ``best`` marks the strategy with the lowest peak (ties: lower mean, then name).
+and mean; ``best`` marks the strategies with the lowest peak (ties: the lower mean; strategies
+still tied are all best), never the ``(observed)`` baseline.
 
 Shipping code: the per-group functions import :mod:`assignors` and :mod:`pipeline` on the
 executors; :func:`pipeline.session.get_session` ships them to a real cluster in one place.
@@ -176,11 +177,11 @@ def replay_tables(carried: Any) -> tuple[Any, Any, Any]:
         F.count(F.lit(1)).cast("int").alias("samples"),
     )
     ranking = Window.partitionBy(*GROUP_KEYS).orderBy(
-        F.col("observed").asc(), "peak_worst_lag", "mean_worst_lag", "strategy"
+        F.col("observed").asc(), "peak_worst_lag", "mean_worst_lag"
     )
     summary = (
         per_strategy.withColumn("observed", F.col("strategy").startswith("("))
-        .withColumn("best", F.row_number().over(ranking) == 1)
+        .withColumn("best", (F.rank().over(ranking) == 1) & ~F.col("observed"))
         .drop("observed")
     )
     failed = carried.where(F.col("error").isNotNull()).select(*GROUP_KEYS, "error")

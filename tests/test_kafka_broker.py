@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from kafka import KafkaConsumer, TopicPartition
 
-from tests.kafka_broker import KafkaBroker, PolledConsumer, unique_name
+from tests.kafka_broker import CONSUMER_TEST_CONFIG, KafkaBroker, PolledConsumer, unique_name
 
 pytestmark = pytest.mark.broker
 
@@ -45,8 +45,7 @@ def test_topic_produce_and_group_of_real_consumers(kafka_broker: KafkaBroker) ->
                 group_id=group,
                 client_id=f"member-{index}",
                 auto_offset_reset="earliest",
-                session_timeout_ms=10000,
-                heartbeat_interval_ms=500,
+                **CONSUMER_TEST_CONFIG,
             )
         )
         for index in range(2)
