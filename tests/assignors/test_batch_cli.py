@@ -56,13 +56,17 @@ def test_answers_every_line_in_order_and_goes_on_after_bad_lines() -> None:
     assert code == 0
     assert "Traceback" not in stderr
     assert [a.get("id") for a in answers] == [1, None, None, None, 5, 6, 7, 8]
-    assert answers[0]["assignment"] == {"c1": [["orders", 0], ["orders", 1]],
-                                        "c2": [["orders", 2], ["orders", 3]]}  # fmt: skip
+    assert answers[0]["assignment"] == {
+        "c1": [["orders", 0], ["orders", 1]],
+        "c2": [["orders", 2], ["orders", 3]],
+    }
     assert answers[1]["error"] == "line 2: not valid JSON (Expecting value); expected a JSON object"
     assert answers[2]["error"] == "line 3: expected a JSON object, got a JSON list"
     assert answers[3]["error"] == "line 4: empty line; expected a JSON object"
     assert "strategy: missing" in str(answers[4]["error"])
-    assert "unknown strategy 'no-such-strategy'; known strategies: range" in str(answers[5]["error"])
+    assert "unknown strategy 'no-such-strategy'; known strategies: range" in str(
+        answers[5]["error"]
+    )
     assert answers[6]["error"] == "topics: expected a list of topics, got an integer"
     assert set(answers[7]["assignment"]) == {"c1", "c2"}  # type: ignore[arg-type]
 
@@ -85,8 +89,10 @@ def test_answers_every_line_in_order_and_goes_on_after_bad_lines() -> None:
             'members[1].member_id: duplicate member "a" (also members[0])',
         ),
         (
-            {"topics": [{"name": "t", "partitions": 1}, {"name": "t", "partitions": 2}],
-             "members": []},  # fmt: skip
+            {
+                "topics": [{"name": "t", "partitions": 1}, {"name": "t", "partitions": 2}],
+                "members": [],
+            },
             'topics[1].name: duplicate topic "t" (also topics[0])',
         ),
         (
@@ -113,8 +119,12 @@ def test_claims_on_partitions_that_do_not_exist_are_ignored_with_a_warning() -> 
     scenario = {
         "topics": [{"name": "orders", "partitions": 2}],
         "members": [
-            {"member_id": "a", "topics": ["orders"], "generation": 1,
-             "owned_partitions": [["orders", 7], ["gone", 0]]},  # fmt: skip
+            {
+                "member_id": "a",
+                "topics": ["orders"],
+                "generation": 1,
+                "owned_partitions": [["orders", 7], ["gone", 0]],
+            },
         ],
     }
     answer = answer_line(request("range", scenario).encode(), 1)
@@ -135,12 +145,22 @@ def test_an_over_long_line_is_refused_without_holding_it() -> None:
 
 def test_conformance_cases_through_the_cli_match_kafka() -> None:
     """A slice of every conformance file, fed as-is (the ``expected`` key is ignored)."""
-    cases = [case for name in ("client.jsonl", "server.jsonl", "streams.jsonl",
-                               "lag-aware.jsonl", "failover.jsonl", "stream-join-sticky.jsonl")
-             for case in load_cases(name)[:10]]  # fmt: skip
+    cases = [
+        case
+        for name in (
+            "client.jsonl",
+            "server.jsonl",
+            "streams.jsonl",
+            "lag-aware.jsonl",
+            "failover.jsonl",
+            "stream-join-sticky.jsonl",
+        )
+        for case in load_cases(name)[:10]
+    ]
     lines = [
-        json.dumps({"id": c.id, "strategy": c.strategy, "scenario": c.scenario,
-                    "expected": c.expected})  # fmt: skip
+        json.dumps(
+            {"id": c.id, "strategy": c.strategy, "scenario": c.scenario, "expected": c.expected}
+        )
         for c in cases
     ]
     answers, stderr, code = run_batch(lines)
