@@ -18,21 +18,31 @@ How a list of changes is applied (:func:`apply_changes`):
 3. The changes apply in order, each checked against the scenario left by the ones before it.
    All of them together are one change to the group: one rebalance follows.
 
+Besides membership and partition counts, three changes edit facts about partitions (what-if
+inputs rather than group events): :class:`SetLags` and :class:`SetProduceRates` set the lag or
+produce rate of some partitions of a topic, and :class:`SkewLag` makes the first part of every
+topic hot (``factor`` times its lag, at least ``floor``) to see which strategy spreads a hot spot.
+:func:`apply_one` applies any single change on its own (no ownership step), e.g. to shape the
+scenario a comparison starts from.
+
 Invariants: member ids stay unique; added members own nothing; removed members' partitions are
-owned by nobody; a topic only grows (Kafka cannot shrink one); a change that makes no sense
-(unknown member or topic, adding a member twice or one removed by the same change, a no-op)
+owned by nobody; a topic only grows (Kafka cannot shrink one); lags stay integers >= 0 and
+produce rates finite numbers >= 0; a change that makes no sense (unknown member or topic or
+partition, adding a member twice or one removed by the same change, a no-op, a negative value)
 raises :class:`ChangeError` naming it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from assignors import registry
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
+from assignors.lag import partition_lags
 from assignors.metrics import owned_assignment
-from assignors.model import Assignment, Member, Scenario
+from assignors.model import Assignment, Member, Scenario, Topic
 from assignors.scenario_io import ScenarioChange
 from assignors.scenario_io import apply_change as _grow_topics
 from assignors.strategy import PartitionStrategy
@@ -55,6 +65,8 @@ class AddMember:
     rack: str | None = None
     group_instance_id: str | None = None
     consume_rate: float | None = None
+    priority: int | None = None
+    """The member's failover priority (``Member.priority``; ``None``: it states none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +99,48 @@ class SetPartitions:
     partitions: int
 
 
-Change = AddMember | RemoveMember | Subscribe | SetPartitions
+@dataclass(frozen=True, slots=True)
+class SetLags:
+    """Partitions of ``topic`` get a new lag: ``lags`` holds ``(partition, lag)`` pairs.
+
+    The topic's other partitions keep the lag :mod:`assignors.lag` gives them; afterwards the
+    topic states its lags explicitly (``Topic.lags``).
+    """
+
+    topic: str
+    lags: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SetProduceRates:
+    """Partitions of ``topic`` get a new produce rate (records/s): ``(partition, rate)`` pairs.
+
+    The topic's other partitions keep their rate (0 when the topic states none).
+    """
+
+    topic: str
+    rates: tuple[tuple[int, float], ...]
+
+
+#: "Skew the lag": the hot share of each topic's partitions gets this many times its lag...
+SKEW_FACTOR = 10
+#: ...and at least this lag, so that a skew shows even where there was none.
+SKEW_FLOOR = 10_000
+#: The share of each topic's partitions (the lowest-numbered ones, at least one) made hot.
+SKEW_SHARE = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class SkewLag:
+    """A hot spot: the first ``share`` of every topic's partitions (at least one) gets
+    ``factor`` times its lag, and at least ``floor``."""
+
+    factor: int = SKEW_FACTOR
+    floor: int = SKEW_FLOOR
+    share: float = SKEW_SHARE
+
+
+Change = AddMember | RemoveMember | Subscribe | SetPartitions | SetLags | SetProduceRates | SkewLag
 
 
 def current_assignment(scenario: Scenario) -> Assignment:
@@ -158,6 +211,7 @@ def add_member(
     rack: str | None = None,
     group_instance_id: str | None = None,
     consume_rate: float | None = None,
+    priority: int | None = None,
 ) -> Scenario:
     """``scenario`` with a new member that owns nothing; ``topics`` ``None``: like the first."""
     if not member_id:
@@ -179,6 +233,7 @@ def add_member(
         rack=rack,
         group_instance_id=group_instance_id,
         consume_rate=consume_rate,
+        priority=priority,
     )
     return replace(scenario, members=(*scenario.members, member))
 
@@ -223,7 +278,99 @@ def set_partitions(scenario: Scenario, topic: str, partitions: int) -> Scenario:
     return _grow_topics(scenario, ScenarioChange(partitions={topic: partitions}))
 
 
-def _apply_one(scenario: Scenario, change: Change) -> Scenario:
+def _topic(scenario: Scenario, name: str, what: str) -> Topic:
+    topic = scenario.topic_by_name().get(name)
+    if topic is None:
+        known = ", ".join(scenario.partition_counts()) or "none"
+        raise ChangeError(f"{what}: no topic {name!r} in the scenario (topics: {known})")
+    return topic
+
+
+def _with_topic(scenario: Scenario, topic: Topic) -> Scenario:
+    return replace(
+        scenario, topics=tuple(topic if t.name == topic.name else t for t in scenario.topics)
+    )
+
+
+def _per_partition(
+    topic: Topic, values: Iterable[tuple[int, float]], what: str
+) -> dict[int, float]:
+    """``values`` as partition -> value, checked: existing partitions, finite numbers >= 0."""
+    checked: dict[int, float] = {}
+    for partition, value in values:
+        if isinstance(partition, bool) or not isinstance(partition, int):
+            raise ChangeError(f"{what} of {topic.name}: partition {partition!r} is not a number")
+        if not 0 <= partition < topic.partitions:
+            raise ChangeError(
+                f"{what} of {topic.name}-{partition}: no such partition ({topic.name} has"
+                f" {topic.partitions})"
+            )
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value < 0
+        ):
+            raise ChangeError(
+                f"{what} of {topic.name}-{partition} must be a number >= 0, got {value!r}"
+            )
+        checked[partition] = value
+    if not checked:
+        raise ChangeError(f"{what} of {topic.name}: give at least one partition")
+    return checked
+
+
+def set_lags(scenario: Scenario, topic: str, lags: Iterable[tuple[int, int]]) -> Scenario:
+    """``scenario`` where the given partitions of ``topic`` have the given lag (see SetLags)."""
+    chosen = _topic(scenario, topic, "lag")
+    new = _per_partition(chosen, lags, "lag")
+    if any(value != int(value) for value in new.values()):
+        raise ChangeError(f"lag of {topic}: a lag is a whole number of records")
+    values = partition_lags(chosen, scenario.auto_offset_reset)
+    for partition, value in new.items():
+        values[partition] = int(value)
+    return _with_topic(scenario, replace(chosen, lags=tuple(values)))
+
+
+def set_produce_rates(
+    scenario: Scenario, topic: str, rates: Iterable[tuple[int, float]]
+) -> Scenario:
+    """``scenario`` where the given partitions of ``topic`` get these produce rates."""
+    chosen = _topic(scenario, topic, "produce rate")
+    new = _per_partition(chosen, rates, "produce rate")
+    values = list(chosen.produce_rates or (0.0,) * chosen.partitions)
+    for partition, value in new.items():
+        values[partition] = float(value)
+    return _with_topic(scenario, replace(chosen, produce_rates=tuple(values)))
+
+
+def skew_lag(
+    scenario: Scenario,
+    factor: int = SKEW_FACTOR,
+    floor: int = SKEW_FLOOR,
+    share: float = SKEW_SHARE,
+) -> Scenario:
+    """``scenario`` with a hot spot in every topic (see :class:`SkewLag`)."""
+    if isinstance(factor, bool) or not isinstance(factor, int) or factor < 1:
+        raise ChangeError(f"skew the lag: the factor must be a whole number >= 1, got {factor!r}")
+    if isinstance(floor, bool) or not isinstance(floor, int) or floor < 0:
+        raise ChangeError(f"skew the lag: the floor must be a whole number >= 0, got {floor!r}")
+    if not (isinstance(share, int | float) and 0 < share <= 1):
+        raise ChangeError(f"skew the lag: the share must be in (0, 1], got {share!r}")
+    if not scenario.topics:
+        raise ChangeError("skew the lag: the scenario has no topic")
+    topics = []
+    for topic in scenario.topics:
+        values = partition_lags(topic, scenario.auto_offset_reset)
+        hot = min(max(1, int(topic.partitions * share)), topic.partitions)
+        for partition in range(hot):
+            values[partition] = max(values[partition] * factor, floor)
+        topics.append(replace(topic, lags=tuple(values)))
+    return replace(scenario, topics=tuple(topics))
+
+
+def apply_one(scenario: Scenario, change: Change) -> Scenario:
+    """``scenario`` after ``change`` alone: no ownership step (steps 1-2), only step 3."""
     if isinstance(change, AddMember):
         return add_member(
             scenario,
@@ -232,12 +379,19 @@ def _apply_one(scenario: Scenario, change: Change) -> Scenario:
             rack=change.rack,
             group_instance_id=change.group_instance_id,
             consume_rate=change.consume_rate,
+            priority=change.priority,
         )
     if isinstance(change, RemoveMember):
         return remove_member(scenario, change.member_id, static_restart=change.static_restart)
     if isinstance(change, Subscribe):
         return subscribe(scenario, change.member_id, change.topics)
-    return set_partitions(scenario, change.topic, change.partitions)
+    if isinstance(change, SetPartitions):
+        return set_partitions(scenario, change.topic, change.partitions)
+    if isinstance(change, SetLags):
+        return set_lags(scenario, change.topic, change.lags)
+    if isinstance(change, SetProduceRates):
+        return set_produce_rates(scenario, change.topic, change.rates)
+    return skew_lag(scenario, change.factor, change.floor, change.share)
 
 
 def apply_changes(
@@ -256,7 +410,7 @@ def apply_changes(
                 " leaves and joins again gets a new member id (a static member that comes back"
                 " within the session timeout is a restart)"
             )
-        result = _apply_one(result, change)
+        result = apply_one(result, change)
         if isinstance(change, RemoveMember) and not change.static_restart:
             removed.add(change.member_id)
     return result
@@ -287,4 +441,13 @@ def describe(change: Change) -> str:
         return f"remove member {change.member_id}"
     if isinstance(change, Subscribe):
         return f"subscribe {change.member_id} to {','.join(change.topics)}"
-    return f"grow {change.topic} to {change.partitions} partitions"
+    if isinstance(change, SetPartitions):
+        return f"grow {change.topic} to {change.partitions} partitions"
+    if isinstance(change, SetLags):
+        return f"set the lag of {len(change.lags)} partition(s) of {change.topic}"
+    if isinstance(change, SetProduceRates):
+        return f"set the produce rate of {len(change.rates)} partition(s) of {change.topic}"
+    return (
+        f"skew the lag: {change.factor}x (at least {change.floor:,}) on the first"
+        f" {change.share:.0%} of each topic's partitions"
+    )

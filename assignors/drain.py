@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assignors.errors import AssignmentExplorerError
-from assignors.metrics import lag_by_partition
+from assignors.metrics import lag_by_partition, sorted_partitions
 from assignors.model import Assignment, Scenario, TopicPartition
 from assignors.rebalance import RebalanceSimulation
 
@@ -213,7 +213,7 @@ def project_drain(
         if t.name in set(scenario.subscribed_existing_topics())
         for p in range(t.partitions)
     }
-    universe = sorted(
+    universe = sorted_partitions(
         subscribed | set(owner) | set(simulation.previous.owner_of() if simulation else ())
     )
     # Per-partition state as lists aligned with ``universe`` (the hot loops index, not hash).
@@ -340,7 +340,11 @@ def project_drain(
     never = any(not r.clears for r in member_results) or (
         at_settle.get(None, 0.0) > 0 or unowned_rate > 0
     )
-    group = tuple(unowned[i] + sum(r.lag[i] for r in member_results) for i in range(len(times)))
+    # Column sums over the members, added in member order (as a per-time sum would).
+    by_time = zip(*(r.lag for r in member_results), strict=True) if member_results else None
+    group = tuple(
+        unowned[i] + (sum(next(by_time)) if by_time is not None else 0) for i in range(len(times))
+    )
     return DrainProjection(
         times_s=tuple(times),
         members=tuple(member_results),

@@ -249,7 +249,7 @@ def topics_from_cluster(cluster: Any, names: Iterable[str]) -> list[Topic]:
     for name in sorted(set(names)):
         partitions = cluster.partitions_for_topic(name)
         if not partitions:
-            log.warning("no partition metadata for topic %s; it is left out", name)
+            log.debug("no partition metadata for topic %s; it is left out", name)
             continue
         count = max(partitions) + 1
         topics.append(Topic(name, count, replica_racks=_replica_racks(cluster, name, count)))

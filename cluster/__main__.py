@@ -95,6 +95,9 @@ def _parser() -> argparse.ArgumentParser:
         " estimate produce and consume rates (default: no sampling)",
     )
     snapshot.add_argument("--output", help="write the scenario here instead of stdout")
+    from cluster.record import add_record_parser
+
+    add_record_parser(commands, common)
     return parser
 
 
@@ -188,6 +191,10 @@ def main(argv: list[str] | None = None) -> int:
         settings = settings_from_arguments(options)
         if options.command == "groups":
             _groups(settings, options.json)
+        elif options.command == "record":
+            from cluster.record import run_record
+
+            run_record(settings, options)
         else:
             _snapshot(settings, options.group, options.sample_seconds, options.output)
         return 0

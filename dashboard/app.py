@@ -1,8 +1,9 @@
 """Assignment Explorer dashboard: ``streamlit run dashboard/app.py``.
 
 Opens on the default sample with no configuration. The sidebar picks the source and the
-strategies; the main page shapes the what-if and shows every view. State lives in
-:mod:`dashboard.state`; the core does all the work (:mod:`dashboard.compute`).
+strategies; the main page shapes the what-if and shows every view. A Kafka Streams application
+gets its own view (:mod:`dashboard.streams_panel`). State lives in :mod:`dashboard.state`; the
+core does all the work (:mod:`dashboard.compute`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
 from dashboard import (  # noqa: E402
-    charts,
     compute,
     export_panel,
     results_panel,
@@ -27,10 +27,12 @@ from dashboard import (  # noqa: E402
     source_panel,
     state,
     strategy_panel,
+    streams_panel,
     teach_panel,
 )
 from dashboard.layout import member_layout, resolve_plan, show_messages  # noqa: E402
 
+compute.freeze_imports()
 st.set_page_config(page_title="Assignment Explorer", page_icon="🧩", layout="wide")
 
 if not state.has_source():
@@ -39,6 +41,17 @@ if not state.has_source():
 with st.sidebar:
     source_panel.render()
 source = state.source()
+
+if source.streams is not None:
+    # A Kafka Streams application: its own view, no consumer-group strategies or what-if.
+    st.title("Assignment Explorer")
+    st.markdown(f"**{source.streams.name or 'Kafka Streams application'}** · {source.label}")
+    if source.streams.description:
+        st.caption(source.streams.description)
+    show_messages(source)
+    streams_panel.render(source.key, source.streams)
+    st.stop()
+
 with st.sidebar:
     picked = strategy_panel.render(source.scenario)
 
@@ -63,14 +76,10 @@ with st.expander("Shape the what-if: add, remove or restart members, topics, lag
 results_panel.render(key, plan, current, outcomes, colours, order)
 
 with st.expander("Share and export"):
-    names = ",".join(o.name for o in outcomes)
-    figures = {
-        "Lag per consumer": compute.memo(
-            key,
-            f"lag:{names}",
-            lambda: charts.lag_by_member_figure(
-                results_panel.lag_columns(current, outcomes), order=order, colours=colours
-            ),
+    ran = [o for o in outcomes if o.simulation is not None and o.metrics is not None]
+    figures = {"Lag per consumer": results_panel.lag_figure(key, current, ran, colours, order)}
+    if ran:
+        figures[f"Before → after ({ran[0].name})"] = results_panel.animation_figure(
+            key, current, ran[0], colours, order
         )
-    }
     export_panel.render(plan, current, outcomes, figures)

@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
+import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from assignors.model import TopicPartition
 
@@ -138,16 +139,6 @@ def _columns(phases: Sequence[Phase], order: Sequence[str] | None, unassigned: b
     return columns
 
 
-def _universe(
-    phases: Sequence[Phase], partitions: Sequence[TopicPartition]
-) -> list[TopicPartition]:
-    seen = set(partitions)
-    for phase in phases:
-        for tps in phase.owners.values():
-            seen.update(tps)
-    return sorted(seen)
-
-
 def _play_controls(labels: Sequence[str], duration_ms: int) -> dict[str, object]:
     """Play/pause buttons and a slider with one step per frame."""
     frame_args = {
@@ -224,9 +215,12 @@ def assignment_animation(
     """
     if not phases:
         raise ValueError("an animation needs at least one phase")
-    universe = _universe(phases, partitions)
-    if len(universe) > max_tiles:
-        return _aggregated_animation(phases, universe, order, colours, title, duration_ms)
+    everything = frozenset(partitions).union(
+        *(tps for phase in phases for tps in phase.owners.values())
+    )
+    if len(everything) > max_tiles:
+        return _aggregated_animation(phases, everything, order, colours, title, duration_ms)
+    universe = sorted(everything)
     owned_everywhere = all(len(_owner_map(phase.owners)) == len(universe) for phase in phases)
     columns = _columns(phases, order, unassigned=not owned_everywhere)
     palette = dict(colours) if colours is not None else member_colours(columns)
@@ -318,46 +312,67 @@ def _short(member: str, limit: int = 18) -> str:
     return member if len(member) <= limit else member[: limit - 1] + "…"
 
 
+def short_label(text: str, limit: int = 18) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis, as the figures label members."""
+    return _short(text, limit)
+
+
+def _text_array(values: Sequence[str]) -> np.ndarray:
+    """Strings as a NumPy array: Plotly validates and copies it at once, not item by item."""
+    return np.array(values, dtype=str)
+
+
 def _aggregated_animation(
     phases: Sequence[Phase],
-    universe: Sequence[TopicPartition],
+    universe: frozenset[TopicPartition],
     order: Sequence[str] | None,
     colours: Mapping[str, str] | None,
     title: str,
     duration_ms: int,
 ) -> go.Figure:
-    """Stacked bars per member: partitions kept per topic plus a hatched "moved here" segment."""
-    owned_everywhere = all(len(_owner_map(phase.owners)) == len(universe) for phase in phases)
+    """Stacked bars per member: partitions kept per topic plus a hatched "moved here" segment.
+
+    Counted with set operations per member (no loop over partitions in Python), and the trace
+    data are NumPy arrays, so 10,000 partitions cost a few milliseconds per frame.
+    """
+    empty: frozenset[TopicPartition] = frozenset()
+    held = [{member: frozenset(tps) for member, tps in phase.owners.items()} for phase in phases]
+    owned = [empty.union(*holding.values()) for holding in held]
+    owned_everywhere = all(len(now) == len(universe) for now in owned)
     columns = _columns(phases, order, unassigned=not owned_everywhere)
+    column_index = {column: index for index, column in enumerate(columns)}
     topics = sorted({tp.topic for tp in universe})
     topic_palette = member_colours(topics)
-    first_owner = _owner_map(phases[0].owners)
-    last_owner = _owner_map(phases[-1].owners)
-    moved_total = sum(1 for tp in universe if first_owner.get(tp) != last_owner.get(tp))
+    first, first_nobody = held[0], universe - owned[0]
+
+    def kept_and_arrived(index: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        kept = {topic: np.zeros(len(columns), dtype=int) for topic in topics}
+        arrived = np.zeros(len(columns), dtype=int)
+        holdings: list[tuple[str, frozenset[TopicPartition], frozenset[TopicPartition]]] = [
+            (member, tps, first.get(member, empty)) for member, tps in held[index].items()
+        ]
+        if not owned_everywhere:
+            holdings.append((UNASSIGNED_COLUMN, universe - owned[index], first_nobody))
+        for holder, tps, had in holdings:
+            column = column_index[holder]
+            stayed = had & tps
+            for topic, count in Counter(map(itemgetter(0), stayed)).items():
+                kept[topic][column] += count
+            arrived[column] += len(tps) - len(stayed)
+        return kept, arrived
+
+    x = _text_array(columns)
 
     def counts(index: int) -> list[go.Bar]:
-        owner_now = _owner_map(phases[index].owners)
-        kept: dict[str, Counter[str]] = {topic: Counter() for topic in topics}
-        arrived: Counter[str] = Counter()
-        for tp in universe:
-            holder = owner_now.get(tp, UNASSIGNED_COLUMN)
-            if first_owner.get(tp, UNASSIGNED_COLUMN) == holder:
-                kept[tp.topic][holder] += 1
-            else:
-                arrived[holder] += 1
+        kept, arrived = kept_and_arrived(index)
         bars = [
-            go.Bar(
-                x=columns,
-                y=[kept[topic][column] for column in columns],
-                name=topic,
-                marker={"color": topic_palette[topic]},
-            )
+            go.Bar(x=x, y=kept[topic], name=topic, marker={"color": topic_palette[topic]})
             for topic in topics
         ]
         bars.append(
             go.Bar(
-                x=columns,
-                y=[arrived[column] for column in columns],
+                x=x,
+                y=arrived,
                 name="moved here",
                 marker={
                     "color": "white",
@@ -368,15 +383,14 @@ def _aggregated_animation(
         )
         return bars
 
+    last = held[-1]
+    stayed_total = sum(len(tps & last.get(member, empty)) for member, tps in first.items())
+    moved_total = len(universe) - stayed_total - len(first_nobody - owned[-1])
     labels = [phase.label for phase in phases]
-    figure = go.Figure(
-        data=counts(0),
-        frames=[go.Frame(data=counts(index), name=label) for index, label in enumerate(labels)],
-    )
-    peak = max(
-        max(Counter(_owner_map(phase.owners).values()).values(), default=0) for phase in phases
-    )
-    unassigned_peak = max(len(universe) - len(_owner_map(phase.owners)) for phase in phases)
+    frames = [go.Frame(data=counts(index), name=label) for index, label in enumerate(labels)]
+    figure = go.Figure(data=frames[0].data, frames=frames)
+    peak = max(len(tps) for holding in held for tps in [empty, *holding.values()])
+    unassigned_peak = max(len(universe) - len(now) for now in owned)
     palette = dict(colours) if colours is not None else member_colours(columns)
     figure.update_layout(
         barmode="stack",
@@ -385,10 +399,10 @@ def _aggregated_animation(
         f"({len(universe):,} partitions, {moved_total:,} move)",
         yaxis={"title": "partitions", "range": [0, max(peak, unassigned_peak, 1) * 1.1]},
         xaxis={
-            "tickvals": columns,
-            "ticktext": [_short(column) for column in columns],
+            "tickvals": x,
+            "ticktext": _text_array([_short(column) for column in columns]),
             "categoryorder": "array",
-            "categoryarray": columns,
+            "categoryarray": x,
         },
         height=480,
         margin={"l": 40, "r": 20, "t": 50, "b": 140},
@@ -399,15 +413,15 @@ def _aggregated_animation(
     # Member colours appear as a strip under the bars so they match the other charts.
     figure.add_trace(
         go.Scatter(
-            x=columns,
-            y=[0] * len(columns),
+            x=x,
+            y=np.zeros(len(columns), dtype=int),
             mode="markers",
             marker={
                 "symbol": "square",
                 "size": 8,
-                "color": [palette.get(column, NOBODY_COLOUR) for column in columns],
+                "color": _text_array([palette.get(column, NOBODY_COLOUR) for column in columns]),
             },
-            hovertext=columns,
+            hovertext=x,
             hoverinfo="text",
             showlegend=False,
             name="members",
@@ -432,36 +446,58 @@ def lag_by_member_figure(
         raise ValueError("the lag chart needs at least one column")
     members = list(order) if order is not None else member_order(*(lag for _, lag in columns))
     palette = dict(colours) if colours is not None else member_colours(members)
-    figure = make_subplots(
-        rows=1,
-        cols=len(columns),
-        shared_yaxes=True,
-        subplot_titles=[title for title, _ in columns],
-        horizontal_spacing=0.02,
-    )
-    for index, (title, lag) in enumerate(columns, start=1):
+    # One x axis per panel side by side, all sharing the first y axis (what make_subplots
+    # builds, without its cost: this chart is redrawn on every change).
+    spacing = 0.02
+    width = (1 - spacing * (len(columns) - 1)) / len(columns)
+    traces: list[go.Bar] = []
+    axes: dict[str, object] = {}
+    titles: list[dict[str, object]] = []
+    for index, (title, lag) in enumerate(columns):
+        suffix = "" if index == 0 else str(index + 1)
         shown = [member for member in members if member in lag]
-        figure.add_trace(
+        traces.append(
             go.Bar(
-                x=shown,
-                y=[lag[member] for member in shown],
-                marker={"color": [palette.get(member, NOBODY_COLOUR) for member in shown]},
+                x=_text_array(shown),
+                y=np.array([lag[member] for member in shown], dtype=float),
+                marker={
+                    "color": _text_array([palette.get(member, NOBODY_COLOUR) for member in shown])
+                },
                 name=title,
                 showlegend=False,
                 hovertemplate="%{x}: %{y:,} " + unit + "<extra>" + title + "</extra>",
-            ),
-            row=1,
-            col=index,
+                xaxis=f"x{suffix}",
+                yaxis="y",
+            )
         )
-        figure.update_xaxes(
-            showticklabels=len(shown) <= 30,
-            tickangle=-45,
-            row=1,
-            col=index,
+        start = index * (width + spacing)
+        axes[f"xaxis{suffix}"] = {
+            "domain": [start, start + width],
+            "anchor": "y",
+            "showticklabels": len(shown) <= 30,
+            "tickangle": -45,
+        }
+        titles.append(
+            {
+                "text": title,
+                "x": start + width / 2,
+                "y": 1.0,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 16},
+            }
         )
-    figure.update_yaxes(title_text=f"lag ({unit})", row=1, col=1)
+    figure = go.Figure(data=traces)
     figure.update_layout(
-        height=380, margin={"l": 50, "r": 10, "t": 40, "b": 80}, plot_bgcolor="white"
+        height=380,
+        margin={"l": 50, "r": 10, "t": 40, "b": 80},
+        plot_bgcolor="white",
+        yaxis={"title": {"text": f"lag ({unit})"}, "anchor": "x"},
+        annotations=titles,
+        **axes,
     )
     return figure
 
@@ -499,20 +535,22 @@ def assignment_matrix(
     """Heat map of partition counts: members down, topics across."""
     members = list(order) if order is not None else list(assignment)
     members = [member for member in members if member in assignment]
+    counts = {member: Counter(map(itemgetter(0), tps)) for member, tps in assignment.items()}
     topic_names = (
         list(topics)
         if topics is not None
-        else sorted({tp.topic for tps in assignment.values() for tp in tps})
+        else sorted({topic for counted in counts.values() for topic in counted})
     )
-    counts = {member: Counter(tp.topic for tp in assignment[member]) for member in members}
-    z = [[counts[member][topic] for topic in topic_names] for member in members]
+    z = np.array(
+        [[counts[member][topic] for topic in topic_names] for member in members], dtype=int
+    ).reshape(len(members), len(topic_names))
     figure = go.Figure(
         go.Heatmap(
             z=z,
-            x=topic_names,
-            y=[_short(member, 28) for member in members],
+            x=_text_array(topic_names),
+            y=_text_array([_short(member, 28) for member in members]),
             colorscale="Cividis",
-            text=z if len(members) * len(topic_names) <= 400 else None,
+            text=z.tolist() if len(members) * len(topic_names) <= 400 else None,
             texttemplate="%{text}" if len(members) * len(topic_names) <= 400 else None,
             hovertemplate="%{y} · %{x}: %{z} partitions<extra></extra>",
             colorbar={"title": "partitions"},

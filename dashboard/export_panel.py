@@ -1,6 +1,7 @@
-"""Share and export: the edited scenario, assignments and movement as CSV, charts as HTML (PNG
-where Plotly's image export is installed), a link that restores the view, and the consumer
-configuration of each picked strategy.
+"""Share and export: the edited scenario, assignments and movement as CSV, charts as HTML and
+PNG (rendered on the server by :mod:`dashboard.png_export` where kaleido and a Chromium are
+available; otherwise the page says why), a link that restores the view, and the consumer
+configuration of each picked strategy. Every file is built only when its button is clicked.
 """
 
 from __future__ import annotations
@@ -11,16 +12,13 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import compute, results_panel, share, state, whatif
+from dashboard import compute, png_export, results_panel, share, state, whatif
 
 
-def png_export_available() -> bool:
-    """Whether Plotly can render PNG on the server (it needs the ``kaleido`` package)."""
-    try:
-        import kaleido  # type: ignore[import-not-found,import-untyped,unused-ignore]  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def _slug(title: str) -> str:
+    """A file-name and widget-key friendly form of a chart title."""
+    kept = "".join(c if c.isalnum() else "-" for c in title.lower())
+    return "-".join(part for part in kept.split("-") if part)
 
 
 @st.fragment
@@ -69,32 +67,35 @@ def render(
         key="export.movement",
     )
     st.markdown("**Charts**")
-    png = png_export_available()
+    png_problem = png_export.unavailable_reason()
     for title, figure in figures.items():
+        slug = _slug(title)
         cols = st.columns(2)
         cols[0].download_button(
             f"{title} (HTML)",
             functools.partial(figure.to_html, include_plotlyjs="cdn", full_html=True),
-            file_name=f"{title.lower().replace(' ', '-')}.html",
+            file_name=f"{slug}.html",
             mime="text/html",
-            key=f"export.html.{title}",
+            key=f"export.html.{slug}",
         )
-        if png:
+        if png_problem is None:
+            # Rendered only when clicked: a browser starts for it (a few seconds).
             cols[1].download_button(
                 f"{title} (PNG)",
-                functools.partial(figure.to_image, format="png"),
-                file_name=f"{title.lower().replace(' ', '-')}.png",
+                functools.partial(png_export.figure_png, figure),
+                file_name=f"{slug}.png",
                 mime="image/png",
-                key=f"export.png.{title}",
+                key=f"export.png.{slug}",
             )
-    if not png:
+    if png_problem is not None:
         st.caption(
-            "PNG export on the server needs the `kaleido` package, which is not installed; "
-            "use the camera icon on any chart to save it as PNG from your browser."
+            f"{png_problem}; use the camera icon on any chart to save it as PNG from your browser."
         )
     st.markdown("**Share**")
     if source.kind == "sample" and source.sample is not None:
-        query = share.share_query(source.sample, state.selected_strategies(), state.edits())
+        query = share.share_query(
+            source.sample, state.selected_strategies(), state.edits(), source.walkthrough_step
+        )
         st.code(query, language=None)
         st.caption(
             "Append this to the dashboard's address to restore sample, strategies and edits."

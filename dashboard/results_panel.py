@@ -11,6 +11,7 @@ import functools
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from assignors.metrics import AssignmentMetrics
@@ -146,19 +147,51 @@ def animation(
         f"{chosen.strategy.protocol} protocol: {chosen.simulation.rounds} round(s); "
         "outlined tiles change owner. Press ▶ Play or drag the slider."
     )
-    figure = compute.memo(
+    figure = animation_figure(key, current, chosen, colours, order)
+    st.plotly_chart(figure, width="stretch", key=f"view.animation.{name}")
+    for note in chosen.simulation.notes:
+        st.caption(note)
+
+
+def animation_figure(
+    key: str,
+    current: compute.Current,
+    outcome: compute.StrategyOutcome,
+    colours: Mapping[str, str],
+    order: Sequence[str],
+) -> go.Figure:
+    """The animated before/after of one strategy (built once per scenario and strategy)."""
+    figure: go.Figure = compute.memo(
         key,
-        f"animation:{name}",
+        f"animation:{outcome.name}",
         lambda: charts.assignment_animation(
-            phases_for(current, chosen),
-            partitions=compute.assignable_partitions(plan.after),
+            phases_for(current, outcome),
+            # Every assignable partition is owned in the last frame or left unassigned there.
+            partitions=outcome.metrics.unassigned_partitions if outcome.metrics else (),
             order=order,
             colours=colours,
         ),
     )
-    st.plotly_chart(figure, width="stretch", key=f"view.animation.{name}")
-    for note in chosen.simulation.notes:
-        st.caption(note)
+    return figure
+
+
+def lag_figure(
+    key: str,
+    current: compute.Current,
+    outcomes: Sequence[compute.StrategyOutcome],
+    colours: Mapping[str, str],
+    order: Sequence[str],
+) -> go.Figure:
+    """Lag per consumer, current and each strategy (built once per scenario and choice)."""
+    names = ",".join(o.name for o in outcomes)
+    figure: go.Figure = compute.memo(
+        key,
+        f"lag:{names}",
+        lambda: charts.lag_by_member_figure(
+            lag_columns(current, outcomes), order=order, colours=colours
+        ),
+    )
+    return figure
 
 
 def _with_partitions(measured: AssignmentMetrics) -> dict[str, float]:
@@ -201,14 +234,7 @@ def _lag(
                 charts.spread_sentence(_with_partitions(o.metrics), o.metrics.lag_max_min_ratio),
             )
         )
-    names = ",".join(o.name for o in outcomes)
-    figure = compute.memo(
-        key,
-        f"lag:{names}",
-        lambda: charts.lag_by_member_figure(
-            lag_columns(current, outcomes), order=order, colours=colours
-        ),
-    )
+    figure = lag_figure(key, current, outcomes, colours, order)
     st.subheader("Lag per consumer")
     st.plotly_chart(figure, width="stretch", key="view.lag")
     for name, sentence in sentences:

@@ -7,8 +7,10 @@ Each control turns the user's intent into one edit (:mod:`dashboard.whatif`) pus
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -54,37 +56,31 @@ def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
     add, remove = st.columns(2)
     with add, st.form("shape.add_member", clear_on_submit=True, border=True):
         st.markdown("**Add a member**")
-        member_id = st.text_input("Member id", placeholder="consumer-new-1", key="shape.add_id")
-        rack = st.text_input("Rack (client.rack)", key="shape.add_rack")
-        subscription = st.multiselect(
+        st.text_input("Member id", placeholder="consumer-new-1", key="shape.add_id")
+        st.text_input("Rack (client.rack)", key="shape.add_rack")
+        st.multiselect(
             "Subscription",
             topics,
             default=[t for t in first if t in topics],
             key="shape.add_topics",
         )
-        priority = st.number_input("Priority (failover)", value=0, step=1, key="shape.add_priority")
-        rate = st.number_input(
+        st.number_input("Priority (failover)", value=0, step=1, key="shape.add_priority")
+        st.number_input(
             "Consume rate (records/s, 0 = default)",
             min_value=0.0,
             value=0.0,
             step=100.0,
             key="shape.add_rate",
         )
-        if st.form_submit_button("Add member", type="primary", key="shape.add_submit"):
-            new_id = member_id.strip() or _next_member_id(after)
-            if new_id in {member.member_id for member in after.members}:
-                state.report_error(f'a member "{new_id}" is already in the group; pick another id')
-            else:
-                edit: dict[str, Any] = {"op": "add_member", "member_id": new_id}
-                edit["topics"] = subscription
-                if rack.strip():
-                    edit["rack"] = rack.strip()
-                if priority:
-                    edit["priority"] = int(priority)
-                if rate > 0:
-                    edit["consume_rate"] = float(rate)
-                _push(edit)
-            st.rerun()
+        # A callback, not `if button: ...; st.rerun()`: it runs before the rerun the click
+        # starts, so the page is computed once with the new member instead of twice.
+        st.form_submit_button(
+            "Add member",
+            type="primary",
+            key="shape.add_submit",
+            on_click=_add_member,
+            args=(after,),
+        )
     with remove, st.container(border=True):
         st.markdown("**Remove or restart members**")
         present = [member.member_id for member in after.members]
@@ -126,6 +122,27 @@ def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
                 st.rerun()
 
 
+def _add_member(after: Scenario) -> None:
+    """The "Add member" form's submit: one ``add_member`` edit from the form's fields."""
+    values = st.session_state
+    new_id = str(values.get("shape.add_id", "")).strip() or _next_member_id(after)
+    if new_id in {member.member_id for member in after.members}:
+        state.report_error(f'a member "{new_id}" is already in the group; pick another id')
+        return
+    edit: dict[str, Any] = {"op": "add_member", "member_id": new_id}
+    edit["topics"] = list(values.get("shape.add_topics", []))
+    rack = str(values.get("shape.add_rack", "")).strip()
+    if rack:
+        edit["rack"] = rack
+    priority = values.get("shape.add_priority") or 0
+    if priority:
+        edit["priority"] = int(priority)
+    rate = values.get("shape.add_rate") or 0.0
+    if rate > 0:
+        edit["consume_rate"] = float(rate)
+    _push(edit)
+
+
 def _next_member_id(scenario: Scenario) -> str:
     taken = {member.member_id for member in scenario.members}
     number = len(taken) + 1
@@ -159,7 +176,10 @@ def _topics(source: Scenario, before: Scenario, after: Scenario) -> None:
         st.rerun()
 
 
+@st.fragment
 def _lag(before: Scenario) -> None:
+    """Lag and produce rates per partition: editing the table reruns only this tab; applying
+    the edits reruns the page."""
     if not before.topics:
         st.info("No topic to edit.")
         return
@@ -196,22 +216,22 @@ def _lag(before: Scenario) -> None:
         width="stretch",
         height=min(400, 38 + 35 * shown),
     )
-    changed_lags = {
-        str(row): int(edited["lag"].iloc[row])
-        for row in range(shown)
-        if int(edited["lag"].iloc[row]) != lags[row]
-    }
-    changed_rates = {
-        str(row): float(edited["produce rate (records/s)"].iloc[row])
-        for row in range(shown)
-        if float(edited["produce rate (records/s)"].iloc[row]) != float(rates[row])
-    }
+    changed_lags = _changed(edited["lag"].to_numpy(), lags[:shown], int)
+    changed_rates = _changed(edited["produce rate (records/s)"].to_numpy(), rates[:shown], float)
     if (changed_lags or changed_rates) and st.button("Apply table edits", key="shape.lag_apply"):
         if changed_lags:
             _push({"op": "set_lags", "topic": topic_name, "lags": changed_lags})
         if changed_rates:
             _push({"op": "set_produce_rates", "topic": topic_name, "rates": changed_rates})
         st.rerun()
+
+
+def _changed(
+    edited: np.ndarray, original: Sequence[float], kind: Callable[[Any], float]
+) -> dict[str, float]:
+    """Partition (as a string) -> new value, where the table differs from ``original``."""
+    rows = np.flatnonzero(edited.astype(float) != np.asarray(original, dtype=float))
+    return {str(row): kind(edited[row]) for row in rows}
 
 
 def _edit_list() -> None:

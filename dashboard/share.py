@@ -1,9 +1,10 @@
 """Shareable links and downloads: pure functions, no Streamlit.
 
-A link restores a sample scenario, the picked strategies and the what-if edits through three
+A link restores a sample scenario, the picked strategies and the what-if edits through these
 query parameters:
 
 * ``sample``: the sample's name,
+* ``step`` (optional): how many of the sample's walkthrough steps the scenario has behind it,
 * ``strategies``: comma-separated strategy names,
 * ``edits``: the edits as compact JSON, zlib-compressed, URL-safe base64 without padding.
 
@@ -58,11 +59,23 @@ def decode_edits(param: str) -> list[dict[str, Any]]:
     return value
 
 
+def parse_step(param: str) -> int:
+    """The ``step`` query parameter -> walkthrough steps behind the scenario (>= 0)."""
+    if not param.isdigit() or len(param) > 4:
+        raise ShareLinkError(f"the link's step parameter must be a step number, got {param!r}")
+    return int(param)
+
+
 def share_params(
-    sample: str, strategies: Sequence[str], edits: Sequence[Mapping[str, Any]]
+    sample: str,
+    strategies: Sequence[str],
+    edits: Sequence[Mapping[str, Any]],
+    step: int = 0,
 ) -> dict[str, str]:
-    """The query parameters that restore this view."""
+    """The query parameters that restore this view (``step``: walkthrough steps behind it)."""
     params = {"sample": sample}
+    if step:
+        params["step"] = str(step)
     if strategies:
         params["strategies"] = ",".join(strategies)
     if edits:
@@ -70,9 +83,14 @@ def share_params(
     return params
 
 
-def share_query(sample: str, strategies: Sequence[str], edits: Sequence[Mapping[str, Any]]) -> str:
-    """``?sample=...&strategies=...&edits=...`` for appending to the app's address."""
-    return "?" + urlencode(share_params(sample, strategies, edits))
+def share_query(
+    sample: str,
+    strategies: Sequence[str],
+    edits: Sequence[Mapping[str, Any]],
+    step: int = 0,
+) -> str:
+    """``?sample=...&step=...&strategies=...&edits=...`` for appending to the app's address."""
+    return "?" + urlencode(share_params(sample, strategies, edits, step))
 
 
 def parse_strategies(param: str | None) -> list[str]:

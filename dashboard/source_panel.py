@@ -1,5 +1,9 @@
 """Where the scenario comes from: a sample, an uploaded file, or a live group (read-only).
 
+A sample or upload may also be a Kafka Streams application (``tasks`` / ``clients``, parsed by
+the registry's ``streams-ha`` task strategy); it becomes a source with ``streams`` set, which
+the app shows in :mod:`dashboard.streams_panel`.
+
 Every path ends in :func:`dashboard.state.set_source` on success and in
 :func:`dashboard.state.report_error` with the core's own message on failure, so a failed
 connection or a bad file never replaces the scenario already loaded.
@@ -7,16 +11,22 @@ connection or a bad file never replaces the scenario already loaded.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import streamlit as st
 
 import sample_data
+from assignors import changes, registry
 from assignors.errors import AssignmentExplorerError
-from assignors.scenario_io import parse_scenario_text
+from assignors.model import Scenario
+from assignors.scenario_io import MAX_FILE_BYTES, parse_scenario_text
+from assignors.streams_model import StreamsScenario
 from dashboard import cluster_source, state
 
 _UPLOAD_SEEN = "ae.upload_seen"
+#: The registry's Kafka Streams task strategy: it parses and assigns Streams scenarios.
+STREAMS_STRATEGY = "streams-ha"
 
 
 @st.cache_data(show_spinner=False)
@@ -32,20 +42,83 @@ def _load_sample(key: str) -> sample_data.Sample:
     return sample_data.load_sample(key)
 
 
-def sample_source(key: str) -> state.Source:
-    """A sample as a :class:`~dashboard.state.Source` (raises the core's errors)."""
+@st.cache_resource(show_spinner=False)
+def _walkthrough_before(key: str, step: int) -> Scenario:
+    """Sample ``key`` as its walkthrough leaves it after ``step`` steps, owning that answer."""
     sample = _load_sample(key)
+    if sample.scenario is None or not 0 < step <= len(sample.walkthrough):
+        raise AssignmentExplorerError(
+            f"sample {key!r} has no walkthrough step {step} (it has {len(sample.walkthrough)})"
+        )
+    last = sample_data.replay_walkthrough(sample.scenario, sample.walkthrough[:step])[-1]
+    return changes.with_current_ownership(last.scenario, last.assignment)
+
+
+def sample_source(key: str, step: int = 0) -> state.Source:
+    """A sample as a :class:`~dashboard.state.Source` (raises the core's errors).
+
+    ``step`` > 0: the group as the sample's walkthrough leaves it after that many steps (each
+    step's change applied and rebalanced with the step's strategy), so that the next step's
+    change is one rebalance from there.
+    """
+    sample = _load_sample(key)
+    if sample.streams is not None:
+        return streams_source(
+            sample.streams,
+            kind="sample",
+            label=f"sample “{sample.info.name}”",
+            key=f"sample:{key}",
+            sample=key,
+        )
     if sample.scenario is None:
-        raise AssignmentExplorerError(f"sample {key!r} is not a consumer-group scenario")
+        raise AssignmentExplorerError(f"sample {key!r} is neither a group nor a Streams scenario")
+    scenario = sample.scenario if step == 0 else _walkthrough_before(key, step)
     return state.Source(
         kind="sample",
-        label=f"sample “{sample.info.name}”",
-        key=f"sample:{key}",
-        scenario=sample.scenario,
+        label=f"sample “{sample.info.name}”" + (f", after walkthrough step {step}" if step else ""),
+        key=f"sample:{key}" + (f"@{step}" if step else ""),
+        scenario=scenario,
         sample=key,
         warnings=sample.warnings,
         walkthrough=sample.walkthrough,
+        walkthrough_step=step,
     )
+
+
+def streams_source(
+    streams: StreamsScenario,
+    *,
+    kind: state.SourceKind,
+    label: str,
+    key: str,
+    sample: str | None = None,
+) -> state.Source:
+    """A Kafka Streams application as a source (its consumer-group ``scenario`` is empty)."""
+    return state.Source(
+        kind=kind,
+        label=f"{label} · Kafka Streams",
+        key=key,
+        scenario=Scenario(
+            topics=(), members=(), name=streams.name, description=streams.description
+        ),
+        sample=sample,
+        warnings=streams.warnings,
+        streams=streams,
+    )
+
+
+def parse_streams(raw: object) -> StreamsScenario:
+    """A Streams scenario object parsed by the registry's task strategy (``streams-ha``)."""
+    strategy = registry.task_strategies()[STREAMS_STRATEGY]
+    parsed = strategy.parse(raw)
+    if not isinstance(parsed, StreamsScenario):  # pragma: no cover - the strategy's contract
+        raise AssignmentExplorerError(f"{STREAMS_STRATEGY} did not return a Streams scenario")
+    return parsed
+
+
+def is_streams_document(raw: object) -> bool:
+    """Whether a JSON object describes a Kafka Streams application (``tasks`` / ``clients``)."""
+    return isinstance(raw, dict) and ("tasks" in raw or "clients" in raw)
 
 
 def load_sample_into_state(key: str) -> bool:
@@ -77,9 +150,12 @@ def render() -> None:
 
 
 def _samples() -> None:
-    catalogue = [entry for entry in sample_catalogue() if entry[3] == "consumer-group"]
+    catalogue = sample_catalogue()
     keys = [key for key, _, _, _ in catalogue]
-    titles = {key: title for key, title, _, _ in catalogue}
+    titles = {
+        key: title + (" (Kafka Streams)" if kind == "streams" and "Streams" not in title else "")
+        for key, title, _, kind in catalogue
+    }
     descriptions = {key: description for key, _, description, _ in catalogue}
     current = state.source().sample if state.has_source() else None
     index = keys.index(current) if current in keys else 0
@@ -113,6 +189,18 @@ def _upload() -> None:
     raw = uploaded.getvalue()
     try:
         text = raw.decode("utf-8")
+        document = _json_or_none(text)
+        if is_streams_document(document):
+            state.set_source(
+                streams_source(
+                    parse_streams(document),
+                    kind="upload",
+                    label=f"upload {uploaded.name}",
+                    key=f"upload:{state.content_key(text)}",
+                )
+            )
+            state.report_notice(f"Loaded {uploaded.name} (a Kafka Streams application).")
+            return
         scenario, warnings = parse_scenario_text(text, source=uploaded.name)
     except UnicodeDecodeError:
         state.report_error(f"{uploaded.name}: not UTF-8 text; upload a JSON scenario file.")
@@ -132,6 +220,20 @@ def _upload() -> None:
     state.report_notice(f"Loaded {uploaded.name}.")
 
 
+def _json_or_none(text: str) -> object:
+    """The JSON value of ``text`` when it fits the size limit and parses; else ``None``.
+
+    Only used to tell a Streams document from a group scenario; the group loader reports
+    every problem of a file that is not Streams (including bad JSON) with its own message.
+    """
+    if len(text) > MAX_FILE_BYTES:
+        return None
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+
+
 def _cluster() -> None:
     cluster_source.render()
 
@@ -144,6 +246,13 @@ def restore_from_query(params: dict[str, Any]) -> None:
     if not load_sample_into_state(str(key)):
         load_sample_into_state(sample_data.DEFAULT_SAMPLE)
         return
+    if params.get("step"):
+        try:
+            step = share.parse_step(str(params["step"]))
+            state.set_source(sample_source(str(key), step))
+        except (share.ShareLinkError, AssignmentExplorerError) as error:
+            state.report_error(f"The link's walkthrough step was not restored: {error}")
+            return
     if params.get("edits"):
         try:
             state.set_edits(share.decode_edits(str(params["edits"])))

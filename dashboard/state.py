@@ -26,6 +26,7 @@ import streamlit as st
 
 from assignors.model import Scenario
 from assignors.scenario_io import WalkthroughStep
+from assignors.streams_model import StreamsScenario
 
 SourceKind = Literal["sample", "upload", "cluster"]
 Edit = dict[str, Any]
@@ -42,6 +43,8 @@ _SCENARIO = "ae.scenario"
 class Source:
     """Where the scenario came from, and the scenario as loaded (before any edit).
 
+    A Kafka Streams application (a Streams sample or upload) carries ``streams`` and is shown by
+    :mod:`dashboard.streams_panel` instead of the consumer-group views.
     ``key`` identifies the content (sample name, upload digest, cluster group and time) so that
     cached results can be looked up without hashing the whole scenario.
     """
@@ -53,6 +56,10 @@ class Source:
     sample: str | None = None
     warnings: tuple[str, ...] = ()
     walkthrough: tuple[WalkthroughStep, ...] = ()
+    streams: StreamsScenario | None = None
+    """Set for a Kafka Streams application (then ``scenario`` is an empty consumer group)."""
+    walkthrough_step: int = 0
+    """How many walkthrough steps ``scenario`` has behind it (0: the sample as shipped)."""
 
 
 def content_key(text: str) -> str:

@@ -1,8 +1,16 @@
 """Teach: a sample's walkthrough, one step at a time.
 
-A step's change becomes the same what-if edits a user would make by hand (members removed or
-added, topics grown) and its strategy switch picks the strategies, so the step shows in every
-view. Steps are cumulative: showing step N applies the changes of steps 1..N.
+Each step is one rebalance, shown like any what-if:
+
+1. The "before" is the sample as the walkthrough leaves it after the steps before this one
+   (:func:`dashboard.source_panel.sample_source` with ``step``: each earlier change applied and
+   rebalanced with the strategy in force, members owning that answer).
+2. The step's own change becomes the what-if edits a user would make by hand (members removed
+   or added, topics grown), and its strategy switch picks the strategies, so the step shows in
+   every view and its share link restores it.
+
+Showing step 1 starts from the sample as shipped. A member that leaves in one step and returns
+in a later one is two rebalances, as in Kafka (it rejoins with a new assignment).
 """
 
 from __future__ import annotations
@@ -12,33 +20,33 @@ from typing import Any
 
 import streamlit as st
 
+from assignors.errors import AssignmentExplorerError
 from assignors.scenario_io import WalkthroughStep
-from dashboard import state
+from dashboard import source_panel, state
 
 _STEP = "ae.walkthrough_step"
 
 
-def step_edits(steps: Sequence[WalkthroughStep], upto: int) -> list[dict[str, Any]]:
-    """The what-if edits that steps ``0..upto`` make, in order."""
+def step_edits(step: WalkthroughStep) -> list[dict[str, Any]]:
+    """The what-if edits that make ``step``'s change (none for a step without one)."""
+    change = step.change
+    if change is None:
+        return []
     edits: list[dict[str, Any]] = []
-    for step in steps[: upto + 1]:
-        change = step.change
-        if change is None:
-            continue
-        for member_id in change.remove_members:
-            edits.append({"op": "remove_member", "member_id": member_id})
-        for member in change.add_members:
-            edit: dict[str, Any] = {
-                "op": "add_member",
-                "member_id": member.member_id,
-                "topics": list(member.topics),
-            }
-            for field in ("rack", "priority", "consume_rate", "group_instance_id"):
-                if getattr(member, field) is not None:
-                    edit[field] = getattr(member, field)
-            edits.append(edit)
-        for topic, count in (change.partitions or {}).items():
-            edits.append({"op": "set_partitions", "topic": topic, "partitions": count})
+    for member_id in change.remove_members:
+        edits.append({"op": "remove_member", "member_id": member_id})
+    for member in change.add_members:
+        edit: dict[str, Any] = {
+            "op": "add_member",
+            "member_id": member.member_id,
+            "topics": list(member.topics),
+        }
+        for field in ("rack", "priority", "consume_rate", "group_instance_id"):
+            if getattr(member, field) is not None:
+                edit[field] = getattr(member, field)
+        edits.append(edit)
+    for topic, count in (change.partitions or {}).items():
+        edits.append({"op": "set_partitions", "topic": topic, "partitions": count})
     return edits
 
 
@@ -80,12 +88,27 @@ def render(source: state.Source) -> None:
             st.session_state[_STEP] = index - 1
             st.rerun()
         if apply.button("Show this step", key="teach.apply", type="primary"):
-            state.set_edits(step_edits(steps, index))
-            strategy = step_strategy(steps, index, source.scenario.assignor)
-            if strategy is not None:
-                state.set_strategies([strategy])
-                st.session_state.pop("strategies.pick", None)
+            show_step(source, index)
             st.rerun()
         if forward.button("Next ▶", key="teach.next", disabled=index == len(steps) - 1):
             st.session_state[_STEP] = index + 1
             st.rerun()
+
+
+def show_step(source: state.Source, index: int) -> None:
+    """Make step ``index`` (0-based) the what-if: the group before it, and its change."""
+    steps = source.walkthrough
+    if source.sample is None:
+        return
+    try:
+        before = source_panel.sample_source(source.sample, index)
+    except AssignmentExplorerError as error:
+        state.report_error(f"Step {index + 1} cannot be shown: {error}")
+        return
+    state.set_source(before)
+    state.set_edits(step_edits(steps[index]))
+    original = source_panel.sample_source(source.sample).scenario
+    strategy = step_strategy(steps, index, original.assignor)
+    if strategy is not None:
+        state.set_strategies([strategy])
+        st.session_state.pop("strategies.pick", None)

@@ -3,42 +3,43 @@
 An edit is ``{"op": ..., ...}``. Two kinds, applied in this order:
 
 1. *Shaping* edits describe the world the group lives in, so they apply to the "before" and the
-   "after" alike: ``include_topics``, ``include_members`` (a filter on the source),
-   ``set_lags``, ``skew_lag`` and ``set_produce_rates`` (facts about the partitions).
+   "after" alike: ``include_topics``, ``include_members`` (a filter on the source), and the
+   facts about partitions ``set_lags``, ``skew_lag`` and ``set_produce_rates``, which become
+   the core's :class:`~assignors.changes.SetLags`, :class:`~assignors.changes.SkewLag` and
+   :class:`~assignors.changes.SetProduceRates` applied with :func:`assignors.changes.apply_one`.
 2. *Membership* edits are the change whose cost the user wants to see; they become
-   :mod:`assignors.changes` change objects and apply to the "after" only: ``add_member``,
-   ``remove_member`` (optionally a static member's restart), ``subscribe``, ``set_partitions``.
+   :mod:`assignors.changes` change objects and apply to the "after" only: ``add_member``
+   (with its rack, consume rate and failover priority), ``remove_member`` (optionally a static
+   member's restart), ``subscribe``, ``set_partitions``.
 
-:func:`plan` returns the shaped "before" scenario, the change objects and any extra member
-fields (the failover priority of an added member) that the change types do not carry.
-The dashboard never decides an assignment here: strategies, the rebalance simulation and the
-metrics all come from ``assignors``.
+:func:`plan` returns the shaped "before" scenario, its current assignment, the "after" and the
+change objects. The dashboard changes no scenario itself and never decides an assignment here:
+the changes, strategies, the rebalance simulation and the metrics all come from ``assignors``.
 
 Invariants: edits are plain JSON (so they travel in a shared link); applying the same edits to
 the same source gives the same scenarios; an edit that no longer fits (a member already gone, a
-topic filtered out) raises :class:`EditError` naming the edit, and the dashboard shows it.
+topic filtered out) raises :class:`EditError` (or the core's ``ChangeError``) naming it, and
+the dashboard shows it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from assignors import changes
 from assignors.errors import AssignmentExplorerError
-from assignors.lag import partition_lags
-from assignors.model import Member, Scenario, Topic
+from assignors.model import Assignment, Scenario
 
 Edit = Mapping[str, Any]
 
 SHAPING_OPS = ("include_topics", "include_members", "set_lags", "skew_lag", "set_produce_rates")
 CHANGE_OPS = ("add_member", "remove_member", "subscribe", "set_partitions")
-#: "Skew the lag": the first quarter of each topic's partitions get this many times their lag.
-SKEW_FACTOR = 10
-#: The lag a hot partition gets when it had none, so a skew always shows.
-SKEW_FLOOR = 10_000
+#: "Skew the lag" (:class:`assignors.changes.SkewLag`): the hot partitions' factor and floor.
+SKEW_FACTOR = changes.SKEW_FACTOR
+SKEW_FLOOR = changes.SKEW_FLOOR
 
 
 class EditError(AssignmentExplorerError, ValueError):
@@ -53,6 +54,8 @@ class WhatIf:
     after: Scenario
     changes: tuple[changes.Change, ...]
     restarted: tuple[str, ...]
+    current: Assignment
+    """What the shaped "before" consumes now (:func:`assignors.changes.current_assignment`)."""
 
     @property
     def changed(self) -> bool:
@@ -89,30 +92,9 @@ def describe(edit: Edit) -> str:
     return f"unknown edit {op!r}"
 
 
-def _replace_topic(scenario: Scenario, name: str, **fields: Any) -> Scenario:
-    if name not in scenario.topic_by_name():
-        raise EditError(f'topic "{name}" is not in the scenario (filtered out or never there)')
-    topics = tuple(
-        dataclasses.replace(topic, **fields) if topic.name == name else topic
-        for topic in scenario.topics
-    )
-    return dataclasses.replace(scenario, topics=topics)
-
-
-def _lags_of(topic: Topic, scenario: Scenario) -> list[int]:
-    return partition_lags(topic, scenario.auto_offset_reset)
-
-
-def _partition_values(
-    raw: Mapping[str, Any], count: int, name: str, what: str
-) -> Iterable[tuple[int, float]]:
-    for key, value in raw.items():
-        partition = int(key)
-        if not 0 <= partition < count:
-            raise EditError(f"{name}-{partition} does not exist ({name} has {count} partitions)")
-        if not isinstance(value, int | float) or value < 0:
-            raise EditError(f"{what} of {name}-{partition} must be a number >= 0, got {value!r}")
-        yield partition, value
+def _partition_pairs(raw: Mapping[str, Any]) -> tuple[tuple[int, Any], ...]:
+    """``{"3": 100}`` (JSON keys are strings) -> ``((3, 100),)``."""
+    return tuple((int(key), value) for key, value in raw.items())
 
 
 def _shape(scenario: Scenario, edit: Edit) -> Scenario:
@@ -128,36 +110,17 @@ def _shape(scenario: Scenario, edit: Edit) -> Scenario:
             scenario,
             members=tuple(member for member in scenario.members if member.member_id in keep),
         )
+    # Facts about partitions are the core's change types, applied to the "before".
+    change: changes.Change
     if op == "set_lags":
-        topic = scenario.topic_by_name().get(edit["topic"])
-        if topic is None:
-            raise EditError(f'cannot edit lag: topic "{edit["topic"]}" is not in the scenario')
-        lags = _lags_of(topic, scenario)
-        for partition, value in _partition_values(
-            edit["lags"], topic.partitions, topic.name, "lag"
-        ):
-            lags[partition] = int(value)
-        return _replace_topic(scenario, topic.name, lags=tuple(lags))
-    if op == "set_produce_rates":
-        topic = scenario.topic_by_name().get(edit["topic"])
-        if topic is None:
-            raise EditError(f'cannot edit rates: topic "{edit["topic"]}" is not in the scenario')
-        rates = list(topic.produce_rates or (0.0,) * topic.partitions)
-        for partition, value in _partition_values(
-            edit["rates"], topic.partitions, topic.name, "produce rate"
-        ):
-            rates[partition] = float(value)
-        return _replace_topic(scenario, topic.name, produce_rates=tuple(rates))
-    if op == "skew_lag":
-        topics = []
-        for topic in scenario.topics:
-            lags = _lags_of(topic, scenario)
-            hot = max(1, topic.partitions // 4)
-            for partition in range(min(hot, topic.partitions)):
-                lags[partition] = max(lags[partition] * SKEW_FACTOR, SKEW_FLOOR)
-            topics.append(dataclasses.replace(topic, lags=tuple(lags)))
-        return dataclasses.replace(scenario, topics=tuple(topics))
-    raise EditError(f"unknown edit {op!r}")
+        change = changes.SetLags(edit["topic"], _partition_pairs(edit["lags"]))
+    elif op == "set_produce_rates":
+        change = changes.SetProduceRates(edit["topic"], _partition_pairs(edit["rates"]))
+    elif op == "skew_lag":
+        change = changes.SkewLag()
+    else:
+        raise EditError(f"unknown edit {op!r}")
+    return changes.apply_one(scenario, change)
 
 
 def _change(edit: Edit) -> changes.Change:
@@ -171,6 +134,7 @@ def _change(edit: Edit) -> changes.Change:
             rack=edit.get("rack"),
             group_instance_id=edit.get("group_instance_id"),
             consume_rate=None if rate is None else float(rate),
+            priority=None if edit.get("priority") is None else int(edit["priority"]),
         )
     if op == "remove_member":
         return changes.RemoveMember(
@@ -181,24 +145,6 @@ def _change(edit: Edit) -> changes.Change:
     if op == "set_partitions":
         return changes.SetPartitions(edit["topic"], int(edit["partitions"]))
     raise EditError(f"unknown edit {op!r}")
-
-
-def _with_member_fields(scenario: Scenario, edits: Sequence[Edit]) -> Scenario:
-    """Give added members the priority the user typed (``AddMember`` does not carry one)."""
-    priorities = {
-        edit["member_id"]: int(edit["priority"])
-        for edit in edits
-        if edit["op"] == "add_member" and edit.get("priority") is not None
-    }
-    if not priorities:
-        return scenario
-    members: list[Member] = [
-        dataclasses.replace(member, priority=priorities[member.member_id])
-        if member.member_id in priorities
-        else member
-        for member in scenario.members
-    ]
-    return dataclasses.replace(scenario, members=tuple(members))
 
 
 def plan(source: Scenario, edits: Sequence[Edit]) -> WhatIf:
@@ -214,7 +160,7 @@ def plan(source: Scenario, edits: Sequence[Edit]) -> WhatIf:
             try:
                 before = _shape(before, edit)
             except (KeyError, TypeError, ValueError) as error:
-                if isinstance(error, EditError):
+                if isinstance(error, AssignmentExplorerError):
                     raise
                 raise EditError(f"edit {index + 1} ({op}) is malformed: {error}") from None
         elif op in CHANGE_OPS:
@@ -224,16 +170,17 @@ def plan(source: Scenario, edits: Sequence[Edit]) -> WhatIf:
     try:
         change_list = tuple(_change(edit) for edit in change_edits)
     except (KeyError, TypeError, ValueError) as error:
-        if isinstance(error, EditError):
+        if isinstance(error, AssignmentExplorerError):
             raise
         raise EditError(f"a membership edit is malformed: {error}") from None
-    after = changes.apply_changes(before, change_list)
-    after = _with_member_fields(after, change_edits)
+    current = changes.current_assignment(before)
+    after = changes.apply_changes(before, change_list, current)
     return WhatIf(
         before=before,
         after=after,
         changes=change_list,
         restarted=tuple(changes.restarted_members(change_list)),
+        current=current,
     )
 
 

@@ -1,8 +1,8 @@
 """Lag history: offsets snapshots -> lag and rates over time, and a health verdict per group.
 
-All functions are DataFrame -> DataFrame on prepared offsets (:func:`pipeline.tables.prepare_offsets`)
-and use only Spark's built-in column functions (no Python workers), so they scale with the
-cluster.
+All functions are DataFrame -> DataFrame on prepared offsets
+(:func:`pipeline.tables.prepare_offsets`) and use only Spark's built-in column functions (no
+Python workers), so they scale with the cluster.
 
 1. :func:`partition_history`: per (cluster, group, topic, partition, time) the lag, and the
    produce and consume rates in records/s since the previous sample of that partition:
@@ -116,9 +116,7 @@ def evaluation_time(offsets: Any) -> int:
     return int(value or 0)
 
 
-def partition_health(
-    partitions: Any, *, at: int, window_s: int = 600, min_samples: int = 2
-) -> Any:
+def partition_health(partitions: Any, *, at: int, window_s: int = 600, min_samples: int = 2) -> Any:
     """Step 4 per partition: ``status`` and ``rule`` over the window ending at ``at``."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -156,8 +154,9 @@ def partition_health(
     rule = (
         F.when(
             F.col("samples") < min_samples,
-            F.format_string("%d sample(s) with a lag in the window, need %d", "samples",
-                            F.lit(min_samples)),
+            F.format_string(
+                "%d sample(s) with a lag in the window, need %d", "samples", F.lit(min_samples)
+            ),
         )
         .when(F.col("rewinds") > 0, F.lit("committed offset went back"))
         .when(F.col("min_lag") == 0, F.lit("lag reached 0 in the window"))
@@ -261,7 +260,9 @@ def health(
 
     when = evaluation_time(partitions) if at is None else at
     statuses = partition_health(partitions, at=when, window_s=window_s, min_samples=min_samples)
-    groups = partitions.where(F.col("t") <= when).groupBy("cluster", "group_id").agg(
-        F.max("t").alias("last_t")
+    groups = (
+        partitions.where(F.col("t") <= when)
+        .groupBy("cluster", "group_id")
+        .agg(F.max("t").alias("last_t"))
     )
     return statuses, group_health(statuses, groups, at=when, window_s=window_s)

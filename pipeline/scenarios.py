@@ -29,6 +29,7 @@ A group that cannot be rebuilt yields exactly one row with ``error`` set and nul
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections.abc import Sequence
@@ -134,8 +135,8 @@ class ChangeSpec:
         """The core's change objects for ``scenario``."""
         if self.kind == "add":
             taken = {m.member_id for m in scenario.members}
-            names = (f"new-{i}" for i in range(1, 10**6))
-            fresh = [name for name in names if name not in taken][: self.count]
+            names = (f"new-{i}" for i in itertools.count(1))
+            fresh = list(itertools.islice((n for n in names if n not in taken), self.count))
             return [changes.AddMember(name, consume_rate=capacity) for name in fresh]
         if self.kind == "remove":
             ids = sorted(m.member_id for m in scenario.members)
@@ -159,6 +160,12 @@ def _value(raw: Any) -> Any:
     return raw
 
 
+def _offset(raw: Any) -> int | None:
+    """An offsets cell as an int (pandas turns an integer column with nulls into floats)."""
+    value = _value(raw)
+    return None if value is None else int(value)
+
+
 def _topics_list(raw: Any) -> list[str]:
     if raw is None:
         return []
@@ -170,15 +177,17 @@ def member_capacities(offsets: pd.DataFrame) -> tuple[dict[str, float], dict[str
     if "consume_rate" not in offsets.columns or offsets.empty:
         return {}, {}
     owned = offsets[offsets["member_id"].notna()]
-    capacities: dict[str, float] = {}
-    observed: dict[str, float] = {}
-    for member_id, rows in owned.groupby("member_id", sort=True):
-        lag = pd.to_numeric(rows["lag"], errors="coerce").fillna(0).sum()
-        rate = pd.to_numeric(rows["consume_rate"], errors="coerce")
-        if rate.notna().any():
-            observed[str(member_id)] = float(rate.fillna(0).clip(lower=0).sum())
-            if lag > 0:
-                capacities[str(member_id)] = observed[str(member_id)]
+    by_member = pd.DataFrame(
+        {
+            "member_id": owned["member_id"].astype(str),
+            "lag": pd.to_numeric(owned["lag"], errors="coerce").fillna(0),
+            "rate": pd.to_numeric(owned["consume_rate"], errors="coerce").clip(lower=0),
+        }
+    ).groupby("member_id", sort=True)
+    lag = by_member["lag"].sum()
+    rate = by_member["rate"].sum(min_count=1)
+    observed = {str(m): float(r) for m, r in rate.items() if not math.isnan(r)}
+    capacities = {m: r for m, r in observed.items() if lag[m] > 0}
     return capacities, observed
 
 
@@ -204,11 +213,11 @@ def scenario_from_frames(
             gaps = sorted(set(range(count)) - set(numbers))[:5]
             raise GroupDataError(f"topic {topic!r}: partitions {gaps} have no offsets row")
         entry: dict[str, Any] = {"name": str(topic), "partitions": count}
-        starts = [_value(v) for v in rows["log_start"]]
+        starts = [_offset(v) for v in rows["log_start"]]
         if all(v is not None for v in starts):
             entry["log_start_offsets"] = starts
-        entry["log_end_offsets"] = [_value(v) for v in rows["log_end"]]
-        entry["committed_offsets"] = [_value(v) for v in rows["committed"]]
+        entry["log_end_offsets"] = [_offset(v) for v in rows["log_end"]]
+        entry["committed_offsets"] = [_offset(v) for v in rows["committed"]]
         if has_rates:
             entry["produce_rates"] = [max(_value(v) or 0.0, 0.0) for v in rows["produce_rate"]]
         topics.append(entry)
@@ -242,10 +251,9 @@ def scenario_from_frames(
     strangers = sorted(set(owners) - known)
     if strangers:
         raise GroupDataError(
-            f"partitions are owned by {strangers[:3]} who are not in the members table at"
-            " this time"
+            f"partitions are owned by {strangers[:3]} who are not in the members table at this time"
         )
-    assignors = [a for a in (members["assignor"] if "assignor" in members else []) if a]
+    assignors = [a for a in members.get("assignor", []) if a]
     raw: dict[str, Any] = {
         "name": f"{group_id} ({cluster}){label}",
         "description": f"Consumer group {group_id} on {cluster}, rebuilt from offset snapshots.",
@@ -278,9 +286,11 @@ def extra_members_to_drain(
 
     Returns ``(count, note)``. 0 when the current assignment already clears in time. Trials
     start at the capacity lower bound ``ceil((R + L / horizon - C) / c)`` (``R`` produce rate,
-    ``L`` backlog, ``C`` the members' capacity, ``c`` a new member's) and add one member at a
-    time (at most :data:`MAX_EXTRA_TRIALS` trials, never more members than partitions); each
-    trial is the core's rebalance simulation plus drain projection. ``None`` with the reason
+    ``L`` backlog, ``C`` the members' capacity, ``c`` a new member's), gallop upwards (+1, +2,
+    +4, ...) to a count that clears, then bisect back to the smallest count that clears (at most
+    :data:`MAX_EXTRA_TRIALS` trials, never more members than partitions; the answer assumes more
+    members never drain slower). Each trial is the core's rebalance simulation plus drain
+    projection. ``None`` with the reason
     when no count works, e.g. a partition produced faster than one member reads.
     """
     current = changes.current_assignment(scenario)
@@ -311,9 +321,11 @@ def extra_members_to_drain(
     start = max(1, math.ceil((need - have) / per_member))
     partitions = sum(t.partitions for t in scenario.topics)
     strategy = _partition_strategy(scenario.assignor or DEFAULT_ASSIGNOR)
-    for extra in range(start, start + MAX_EXTRA_TRIALS):
-        if len(scenario.members) + extra > partitions:
-            return None, f"needs more members than the {partitions} partitions"
+    most = partitions - len(scenario.members)  # more members than partitions sit idle
+    if start > most:
+        return None, f"needs more members than the {partitions} partitions"
+
+    def clears(extra: int) -> bool:
         spec = ChangeSpec("add", count=extra)
         after = changes.apply_changes(scenario, spec.to_changes(scenario, per_member), current)
         simulation = rebalance.simulate(scenario, after, strategy, previous=current)
@@ -325,9 +337,28 @@ def extra_members_to_drain(
             default_consume_rate=default_consume_rate,
             lags=lags,
         )
-        if projection.group_clears_at_s is not None and projection.group_clears_at_s <= horizon_s:
-            return extra, f"tried {start}..{extra}"
-    return None, f"{start + MAX_EXTRA_TRIALS - 1} extra members are not enough"
+        cleared = projection.group_clears_at_s
+        return cleared is not None and cleared <= horizon_s
+
+    # Gallop (start, start+1, start+3, ...) to a count that works, then halve the gap.
+    trials, failed, gap, extra = 0, start - 1, 1, start
+    while True:
+        trials += 1
+        if clears(extra):
+            break
+        failed = extra
+        if extra == most or trials >= MAX_EXTRA_TRIALS:
+            return None, f"{extra} extra members are not enough (tried {trials} counts)"
+        extra, gap = min(most, extra + gap), gap * 2
+    works = extra
+    while works - failed > 1 and trials < MAX_EXTRA_TRIALS:
+        middle = (works + failed) // 2
+        trials += 1
+        if clears(middle):
+            works = middle
+        else:
+            failed = middle
+    return works, f"{trials} trial(s) from {start}"
 
 
 def _empty_row(cluster: str, group_id: str, t: int | None) -> dict[str, Any]:
@@ -336,9 +367,7 @@ def _empty_row(cluster: str, group_id: str, t: int | None) -> dict[str, Any]:
     return row
 
 
-def _metric_row(
-    base: dict[str, Any], entry: dict[str, Any], scenario: Scenario
-) -> dict[str, Any]:
+def _metric_row(base: dict[str, Any], entry: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
     by_member: dict[str, int] = entry["lag"]["by_member"]
     worst = max(sorted(by_member), key=lambda m: by_member[m], default=None)
     row = dict(base)
@@ -510,9 +539,7 @@ def _membership_key(members: pd.DataFrame) -> tuple[tuple[str, tuple[str, ...]],
     )
 
 
-def _target(
-    scenario: Scenario, strategy: PartitionStrategy, previous: Assignment
-) -> Assignment:
+def _target(scenario: Scenario, strategy: PartitionStrategy, previous: Assignment) -> Assignment:
     """What ``strategy`` settles on when the group rebalances with ``previous`` owned."""
     after = changes.apply_changes(scenario, [], previous)
     return rebalance.simulate(scenario, after, strategy, previous=previous).target

@@ -4,8 +4,11 @@
    Python workers import the same environment (``assignors``, pandas, pyarrow) as the driver.
 2. Master: the ``master`` argument, else ``spark.master`` from standard Spark configuration
    (``spark-defaults.conf``, ``spark-submit --master``), else ``local[*]``.
-3. ``spark.sql.shuffle.partitions`` defaults to twice the local cores (Spark's 200 makes small
-   jobs slow on a laptop); Arrow is on for pandas conversion; ``conf`` entries override all.
+3. ``spark.sql.shuffle.partitions`` defaults to four times the local cores (Spark's 200 makes
+   small jobs slow on a laptop; four tasks per core even out groups of unequal size), adaptive
+   coalescing of shuffle partitions is off (it would merge the per-group Python work, a few MB
+   of rows but minutes of CPU, into one task), Arrow is on for pandas conversion; ``conf``
+   entries override all.
 4. On a real cluster the executors need the pure ``assignors`` and ``pipeline`` packages:
    :func:`ship_packages` zips them once and adds the zip with ``addPyFile`` (the same as
    ``spark-submit --py-files assignment_explorer.zip``); in local mode the workers share the
@@ -64,7 +67,10 @@ def get_session(
     chosen = master or configured.get("spark.master", None) or DEFAULT_MASTER
     builder = SparkSession.builder.appName(app_name).master(chosen)
     defaults = {
-        "spark.sql.shuffle.partitions": str(2 * _local_cores(chosen)),
+        "spark.sql.shuffle.partitions": str(4 * _local_cores(chosen)),
+        # The per-group Python stages are CPU-bound on a few MB of rows: coalescing shuffle
+        # partitions by size would run them as one task on one core.
+        "spark.sql.adaptive.coalescePartitions.enabled": "false",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.showConsoleProgress": "true",

@@ -28,7 +28,7 @@ The simulation advances all groups together, one vectorised step per sample inte
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -69,7 +69,7 @@ class SynthConfig:
 
     @property
     def steps(self) -> int:
-        return max(1, int(round(self.hours * 3600 / self.interval_s)) + 1)
+        return max(1, round(self.hours * 3600 / self.interval_s) + 1)
 
 
 @dataclass(slots=True)
@@ -101,7 +101,7 @@ class _Group:
 
 
 def _log_uniform(rng: np.random.Generator, low: int, high: int) -> int:
-    return int(round(math.exp(rng.uniform(math.log(low), math.log(high + 0.499)))))
+    return round(math.exp(rng.uniform(math.log(low), math.log(high + 0.499))))
 
 
 def _make_member(rng: np.random.Generator, group: str, number: int, capacity: float) -> _Member:
@@ -124,7 +124,10 @@ def _make_group(config: SynthConfig, index: int) -> _Group:
     members = min(_log_uniform(rng, config.min_members, config.max_members), partitions)
     if partitions >= 8 and rng.random() < 0.3:
         split = int(rng.integers(1, partitions))
-        topics: tuple[tuple[str, int], ...] = ((f"{name}-a", split), (f"{name}-b", partitions - split))
+        topics: tuple[tuple[str, int], ...] = (
+            (f"{name}-a", split),
+            (f"{name}-b", partitions - split),
+        )
     else:
         topics = ((f"{name}-events", partitions),)
     assignor = str(rng.choice(ASSIGNORS, p=ASSIGNOR_WEIGHTS))
@@ -251,7 +254,9 @@ def generate(
         ]
     start_s = int(config.start.timestamp())
     dt = float(config.interval_s)
-    columns_off: dict[str, list[np.ndarray]] = {k: [] for k in ("t", "row", "start", "end", "committed", "owner")}
+    columns_off: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("t", "row", "start", "end", "committed", "owner")
+    }
     columns_mem: dict[str, list[np.ndarray]] = {"t": [], "member": []}
     for step in range(config.steps):
         t = start_s + step * config.interval_s
@@ -277,8 +282,6 @@ def generate(
             owner[group.first : group.first + len(names)] = [
                 -1 if n is None else member_index[n] for n in names
             ]
-            if progress:
-                progress(f"step {step}: {group.name} now has {len(group.members)} member(s)")
         # 2. produce
         seconds_of_day = (t % 86400) / 86400.0
         factor = 1.0 + 0.6 * np.sin(2 * np.pi * (seconds_of_day - phase))
@@ -302,7 +305,7 @@ def generate(
             taken = np.zeros(total)
             taken[owned] = np.floor(backlog[owned] * share[owner[owned]])
             committed = committed + taken
-        for g, group in enumerate(groups):
+        for group in groups:
             if group.rewind is not None and group.rewind[0] == step:
                 p = group.first + group.rewind[1]
                 committed[p] = max(log_start[p], committed[p] - 50 * base[p] * dt)
@@ -316,19 +319,33 @@ def generate(
         columns_mem["t"].append(np.full(len(present), t, dtype=np.int64))
         columns_mem["member"].append(np.array(present, dtype=np.int64))
         if len(columns_off["t"]) == STEPS_PER_FILE or step == config.steps - 1:
-            yield _tables(groups, group_of, topic_names, topic_index, partition_number,
-                          member_table, columns_off, columns_mem)
+            yield _tables(
+                groups,
+                group_of,
+                topic_names,
+                topic_index,
+                partition_number,
+                member_table,
+                columns_off,
+                columns_mem,
+            )
             for values in (*columns_off.values(), *columns_mem.values()):
                 values.clear()
             if progress:
                 progress(f"generated {step + 1}/{config.steps} samples")
 
 
-def _dictionary(indices: np.ndarray, values: list[str | None], mask: np.ndarray | None = None) -> pa.Array:
-    array = pa.DictionaryArray.from_arrays(
-        pa.array(indices, type=pa.int32(), mask=mask), pa.array(values, type=pa.string())
+def _dictionary(
+    indices: np.ndarray, values: Sequence[str], mask: np.ndarray | None = None
+) -> pa.Array:
+    """A dictionary-encoded string column; repeated values share one dictionary entry."""
+    unique = list(dict.fromkeys(values))
+    position = {value: i for i, value in enumerate(unique)}
+    remap = np.array([position[value] for value in values], dtype=np.int32)
+    codes = remap[indices] if len(indices) else np.zeros(0, np.int32)
+    return pa.DictionaryArray.from_arrays(
+        pa.array(codes, type=pa.int32(), mask=mask), pa.array(unique, type=pa.string())
     )
-    return array
 
 
 def _tables(
@@ -345,7 +362,9 @@ def _tables(
     owners = np.concatenate(columns_off["owner"])
     unowned = owners < 0
     safe = np.where(unowned, 0, owners)
-    times = pa.array(np.concatenate(columns_off["t"]) * 1_000_000, type=pa.timestamp("us", tz="UTC"))
+    times = pa.array(
+        np.concatenate(columns_off["t"]) * 1_000_000, type=pa.timestamp("us", tz="UTC")
+    )
     group_names = [g.name for g in groups]
     cluster_names = [g.cluster for g in groups]
     ids = [m.member_id for _, m in member_table]
@@ -367,13 +386,17 @@ def _tables(
             "host": _dictionary(safe, hosts, unowned),
         }
     )
-    present = np.concatenate(columns_mem["member"]) if columns_mem["member"] else np.zeros(0, np.int64)
+    present = (
+        np.concatenate(columns_mem["member"]) if columns_mem["member"] else np.zeros(0, np.int64)
+    )
     member_group = np.array([g for g, _ in member_table], dtype=np.int32)
     pg = member_group[present] if len(present) else np.zeros(0, np.int32)
     topics_of = [[t for t, _ in g.topics] for g in groups]
     members = pa.table(
         {
-            "time": pa.array(np.concatenate(columns_mem["t"]) * 1_000_000, type=pa.timestamp("us", tz="UTC")),
+            "time": pa.array(
+                np.concatenate(columns_mem["t"]) * 1_000_000, type=pa.timestamp("us", tz="UTC")
+            ),
             "cluster": _dictionary(pg, cluster_names),
             "group_id": _dictionary(pg, group_names),
             "member_id": _dictionary(present, ids),

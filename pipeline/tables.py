@@ -46,7 +46,6 @@ def _format_of(path: str) -> str:
 
 def read_table(spark: Any, path: str, table: str) -> Any:
     """Step 1 for one table (``offsets`` or ``members``): a DataFrame with every column typed."""
-    from pyspark.sql import functions as F
 
     kind = _format_of(path)
     frame = spark.read.parquet(path) if kind == "parquet" else spark.read.json(path)

@@ -131,8 +131,16 @@ def replay_carried(
     window = (F.col("t") > at - window_s) & (F.col("t") <= at)
     names = list(strategies)
     offsets_in = offsets.where(window).select(
-        *GROUP_KEYS, "t", "topic", "partition", "log_start", "log_end", "committed",
-        "member_id", "lag", "problem",
+        *GROUP_KEYS,
+        "t",
+        "topic",
+        "partition",
+        "log_start",
+        "log_end",
+        "committed",
+        "member_id",
+        "lag",
+        "problem",
     )
     members_in = members.where(window)
 

@@ -11,15 +11,20 @@ from assignors.changes import (
     Change,
     ChangeError,
     RemoveMember,
+    SetLags,
     SetPartitions,
+    SetProduceRates,
+    SkewLag,
     Subscribe,
     apply_change,
     apply_changes,
+    apply_one,
     current_assignment,
     describe,
     restarted_members,
 )
 from assignors.errors import UnknownStrategyError
+from assignors.lag import partition_lags
 from assignors.model import Member, Scenario, Topic
 from tests.assignors.test_metrics import assignment, tp
 
@@ -154,3 +159,108 @@ def test_changes_keep_the_scenario_sound(changes: list[Change]) -> None:
     for before, grown in zip(GROUP.topics, after.topics, strict=True):
         assert grown.partitions >= before.partitions
     assert apply_changes(GROUP, changes) == after  # pure: same input, same output
+
+
+# --- facts about partitions: lag, produce rates, a hot spot; an added member's priority ---------
+
+OFFSETS = Topic(
+    "clicks",
+    8,
+    log_end_offsets=(100,) * 8,
+    committed_offsets=(90, 80, 70, 60, 50, 40, 30, None),
+    produce_rates=(1.0,) * 8,
+)
+SHAPED = Scenario((OFFSETS, Topic("orders", 4, lags=(1, 2, 3, 4))), GROUP.members)
+
+
+def lags(scenario: Scenario, topic: str) -> list[int]:
+    return partition_lags(scenario.topic_by_name()[topic], scenario.auto_offset_reset)
+
+
+@pytest.mark.parametrize(
+    ("change", "topic", "expected"),
+    [
+        # Only the named partitions change; the others keep the lag their offsets give.
+        (SetLags("clicks", ((0, 500), (7, 9))), "clicks", [500, 20, 30, 40, 50, 60, 70, 9]),
+        (SetLags("orders", ((3, 0),)), "orders", [1, 2, 3, 0]),
+        # A hot spot: the first quarter (at least one partition) gets 10x, at least 10,000.
+        (SkewLag(), "clicks", [10_000, 10_000, 30, 40, 50, 60, 70, 0]),
+        (SkewLag(), "orders", [10_000, 2, 3, 4]),
+        (SkewLag(factor=3, floor=0, share=0.5), "orders", [3, 6, 3, 4]),
+    ],
+    ids=lambda value: describe(value) if isinstance(value, SetLags | SkewLag) else None,
+)
+def test_lag_changes(change: Change, topic: str, expected: list[int]) -> None:
+    after = apply_one(SHAPED, change)
+    assert lags(after, topic) == expected
+    assert after.members == SHAPED.members  # nothing else changes
+
+
+def test_produce_rates_change_only_the_named_partitions() -> None:
+    after = apply_one(SHAPED, SetProduceRates("clicks", ((2, 250.0),)))
+    assert after.topic_by_name()["clicks"].produce_rates == (1.0, 1.0, 250.0) + (1.0,) * 5
+    # A topic that stated no rates produces 0 elsewhere.
+    orders = apply_one(SHAPED, SetProduceRates("orders", ((0, 5),)))
+    assert orders.topic_by_name()["orders"].produce_rates == (5.0, 0.0, 0.0, 0.0)
+
+
+def test_an_added_member_keeps_its_priority() -> None:
+    after = apply_change(GROUP, AddMember("C", priority=7, consume_rate=50.0))
+    added = after.members[-1]
+    assert (added.member_id, added.priority, added.consume_rate) == ("C", 7, 50.0)
+    assert apply_change(GROUP, AddMember("D")).members[-1].priority is None
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (SetLags("ghost", ((0, 1),)), "no topic 'ghost'"),
+        (SetLags("orders", ((4, 1),)), "orders-4: no such partition (orders has 4)"),
+        (SetLags("orders", ((0, -1),)), "must be a number >= 0"),
+        (SetLags("orders", ((0, 1.5),)), "whole number"),  # type: ignore[arg-type]
+        (SetLags("orders", ()), "at least one partition"),
+        (SetProduceRates("orders", ((0, float("nan")),)), "must be a number >= 0"),
+        (SetProduceRates("orders", ((-1, 1.0),)), "no such partition"),
+        (SkewLag(factor=0), "factor must be a whole number >= 1"),
+        (SkewLag(floor=-1), "floor must be a whole number >= 0"),
+        (SkewLag(share=0), "share must be in (0, 1]"),
+    ],
+)
+def test_fact_changes_that_make_no_sense_are_refused(change: Change, message: str) -> None:
+    with pytest.raises(ChangeError) as error:
+        apply_one(SHAPED, change)
+    assert message in str(error.value)
+
+
+def test_fact_changes_also_apply_with_the_membership_changes() -> None:
+    after = apply_changes(SHAPED, [SkewLag(), AddMember("C")])
+    assert lags(after, "orders") == [10_000, 2, 3, 4]
+    assert [m.generation for m in after.members] == [1, 1, None]
+
+
+@given(
+    st.lists(st.integers(0, 10**6), min_size=1, max_size=20),
+    st.integers(1, 20),
+    st.integers(0, 10**5),
+    st.floats(0.01, 1.0),
+)
+def test_a_skew_never_lowers_a_lag_and_touches_only_the_first_share(
+    values: list[int], factor: int, floor: int, share: float
+) -> None:
+    scenario = Scenario((Topic("t", len(values), lags=tuple(values)),), GROUP.members)
+    skewed = lags(apply_one(scenario, SkewLag(factor, floor, share)), "t")
+    hot = max(1, int(len(values) * share))
+    assert skewed[hot:] == values[hot:]
+    assert all(
+        new == max(old * factor, floor) for old, new in zip(values, skewed[:hot], strict=False)
+    )
+    assert apply_one(scenario, SkewLag(factor, floor, share)) == apply_one(
+        scenario, SkewLag(factor, floor, share)
+    )
+
+
+@given(st.dictionaries(st.integers(0, 7), st.integers(0, 10**9), min_size=1))
+def test_set_lags_sets_exactly_what_it_is_given(new: dict[int, int]) -> None:
+    after = lags(apply_one(SHAPED, SetLags("clicks", tuple(new.items()))), "clicks")
+    before = lags(SHAPED, "clicks")
+    assert after == [new.get(p, before[p]) for p in range(8)]

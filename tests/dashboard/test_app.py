@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import sample_data
 from dashboard import share
+from tests.dashboard import plotly_spec
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 CONSUMER_SAMPLES = [
@@ -109,16 +110,7 @@ def test_adding_a_member_changes_the_lag_per_consumer() -> None:
 
 
 def _lag_panel(app: AppTest, title: str) -> dict[str, float]:
-    for chart in app.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        for trace in spec["data"]:
-            if (
-                trace.get("type") == "bar"
-                and trace.get("name") == title
-                and "hovertemplate" in trace
-            ):
-                return dict(zip(trace["x"], trace["y"], strict=True))
-    raise AssertionError(f"no lag panel {title!r}")
+    return plotly_spec.lag_panel(app, title)
 
 
 def test_a_malformed_upload_shows_the_error_and_keeps_the_scenario() -> None:

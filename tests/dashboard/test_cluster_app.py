@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.cluster.groups import running_group
+from tests.dashboard import plotly_spec
 from tests.kafka_broker import KafkaBroker, free_port
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
@@ -23,16 +23,7 @@ def _start() -> AppTest:
 
 
 def _lag_panel(app: AppTest, title: str) -> dict[str, float]:
-    for chart in app.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        for trace in spec["data"]:
-            if (
-                trace.get("type") == "bar"
-                and trace.get("name") == title
-                and "hovertemplate" in trace
-            ):
-                return dict(zip(trace["x"], trace["y"], strict=True))
-    raise AssertionError(f"no lag panel {title!r}")
+    return plotly_spec.lag_panel(app, title)
 
 
 def test_a_failed_connection_shows_why_and_keeps_the_scenario() -> None:
