@@ -2,12 +2,15 @@
 
 Opens on the default sample with no configuration. The sidebar picks the source and the
 strategies; the main page shapes the what-if and shows every view. A Kafka Streams application
-gets its own view (:mod:`dashboard.streams_panel`). State lives in :mod:`dashboard.state`; the
-core does all the work (:mod:`dashboard.compute`).
+gets its own view (:mod:`dashboard.streams_panel`). The sidebar's *View* switch also shows the
+pipeline's History (:mod:`dashboard.history_view`) and Fleet (:mod:`dashboard.fleet_view`)
+views, read from ``AE_PIPELINE_OUTPUT`` (default ``pipeline-output/`` in the checkout). State
+lives in :mod:`dashboard.state`; the core does all the work (:mod:`dashboard.compute`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +25,8 @@ if _CHECKOUT not in sys.path:
 from dashboard import (  # noqa: E402
     compute,
     export_panel,
+    fleet_view,
+    history_view,
     results_panel,
     shape_panel,
     source_panel,
@@ -29,14 +34,51 @@ from dashboard import (  # noqa: E402
     strategy_panel,
     streams_panel,
     teach_panel,
+    whatif,
 )
 from dashboard.layout import member_layout, resolve_plan, show_messages  # noqa: E402
 
 compute.freeze_imports()
 st.set_page_config(page_title="Assignment Explorer", page_icon="🧩", layout="wide")
 
-if not state.has_source():
+#: Where the History and Fleet views read the pipeline's input and output (``python -m pipeline
+#: lag|whatif|replay --output PIPELINE_OUTPUT/lag|whatif|replay``; see docs/pipeline.md).
+PIPELINE_INPUT = Path(
+    os.environ.get("AE_PIPELINE_INPUT") or Path(_CHECKOUT) / "sample_data" / "history"
+)
+PIPELINE_OUTPUT = Path(os.environ.get("AE_PIPELINE_OUTPUT") or Path(_CHECKOUT) / "pipeline-output")
+VIEWS = ("Explorer", "History", "Fleet")
+_VIEW = "ae.view"
+_FLEET_SOURCE = "ae.fleet_source"
+
+# A fleet link names a pipeline group; any other link (or none) a sample.
+if not state.has_source() and not fleet_view.restore_from_query(dict(st.query_params)):
     source_panel.restore_from_query(dict(st.query_params))
+
+# "Open in explorer" in the Fleet view loads a group and reruns: show it in the explorer.
+if st.session_state.get(_VIEW) == "Fleet" and st.session_state.get(_FLEET_SOURCE) not in (
+    None,
+    state.source().key,
+):
+    st.session_state[_VIEW] = "Explorer"
+with st.sidebar:
+    view = st.radio("View", VIEWS, horizontal=True, key=_VIEW)
+if view != "Explorer":
+    st.title(f"Assignment Explorer · {view}")
+    problem = state.take_error()
+    if problem:
+        st.error(problem)
+    if view == "History":
+        st.caption(
+            f"Lag history and health verdicts from the pipeline output in {PIPELINE_OUTPUT}."
+        )
+        history_view.render(PIPELINE_OUTPUT / "lag", PIPELINE_OUTPUT / "replay")
+    else:
+        st.caption(f"The fleet what-if from {PIPELINE_OUTPUT}; snapshots in {PIPELINE_INPUT}.")
+        st.session_state[_FLEET_SOURCE] = state.source().key
+        fleet_view.render(PIPELINE_OUTPUT / "whatif", PIPELINE_INPUT)
+    st.stop()
+st.session_state.pop(_FLEET_SOURCE, None)
 
 with st.sidebar:
     source_panel.render()
@@ -65,7 +107,8 @@ key = state.scenario_key()
 plan = resolve_plan(key, source.scenario)
 if plan is None:
     st.stop()
-current = compute.current(key, plan)
+# The "before" depends only on the shaping edits: adding a member does not recompute it.
+current = compute.current(state.scenario_key(whatif.is_shaping), plan)
 outcomes = compute.outcomes(key, picked, plan)
 order, colours = member_layout(source.scenario, plan)
 

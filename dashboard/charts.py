@@ -363,23 +363,32 @@ def _aggregated_animation(
 
     x = _text_array(columns)
 
-    def counts(index: int) -> list[go.Bar]:
+    # Traces and frames as plain dicts: the figure validates them once (a go.Bar per trace would
+    # be validated, then copied and validated again by the figure).
+    def counts(index: int) -> list[dict[str, object]]:
         kept, arrived = kept_and_arrived(index)
-        bars = [
-            go.Bar(x=x, y=kept[topic], name=topic, marker={"color": topic_palette[topic]})
+        bars: list[dict[str, object]] = [
+            {
+                "type": "bar",
+                "x": x,
+                "y": kept[topic],
+                "name": topic,
+                "marker": {"color": topic_palette[topic]},
+            }
             for topic in topics
         ]
         bars.append(
-            go.Bar(
-                x=x,
-                y=arrived,
-                name="moved here",
-                marker={
+            {
+                "type": "bar",
+                "x": x,
+                "y": arrived,
+                "name": "moved here",
+                "marker": {
                     "color": "white",
                     "line": {"color": MOVED_OUTLINE, "width": 1},
                     "pattern": {"shape": "/", "fgcolor": MOVED_OUTLINE},
                 },
-            )
+            }
         )
         return bars
 
@@ -387,8 +396,8 @@ def _aggregated_animation(
     stayed_total = sum(len(tps & last.get(member, empty)) for member, tps in first.items())
     moved_total = len(universe) - stayed_total - len(first_nobody - owned[-1])
     labels = [phase.label for phase in phases]
-    frames = [go.Frame(data=counts(index), name=label) for index, label in enumerate(labels)]
-    figure = go.Figure(data=frames[0].data, frames=frames)
+    frames = [{"data": counts(index), "name": label} for index, label in enumerate(labels)]
+    figure = go.Figure(data=frames[0]["data"], frames=frames)
     peak = max(len(tps) for holding in held for tps in [empty, *holding.values()])
     unassigned_peak = max(len(universe) - len(now) for now in owned)
     palette = dict(colours) if colours is not None else member_colours(columns)
@@ -450,25 +459,26 @@ def lag_by_member_figure(
     # builds, without its cost: this chart is redrawn on every change).
     spacing = 0.02
     width = (1 - spacing * (len(columns) - 1)) / len(columns)
-    traces: list[go.Bar] = []
+    traces: list[dict[str, object]] = []  # dicts: validated once, by the figure
     axes: dict[str, object] = {}
     titles: list[dict[str, object]] = []
     for index, (title, lag) in enumerate(columns):
         suffix = "" if index == 0 else str(index + 1)
         shown = [member for member in members if member in lag]
         traces.append(
-            go.Bar(
-                x=_text_array(shown),
-                y=np.array([lag[member] for member in shown], dtype=float),
-                marker={
+            {
+                "type": "bar",
+                "x": _text_array(shown),
+                "y": np.array([lag[member] for member in shown], dtype=float),
+                "marker": {
                     "color": _text_array([palette.get(member, NOBODY_COLOUR) for member in shown])
                 },
-                name=title,
-                showlegend=False,
-                hovertemplate="%{x}: %{y:,} " + unit + "<extra>" + title + "</extra>",
-                xaxis=f"x{suffix}",
-                yaxis="y",
-            )
+                "name": title,
+                "showlegend": False,
+                "hovertemplate": "%{x}: %{y:,} " + unit + "<extra>" + title + "</extra>",
+                "xaxis": f"x{suffix}",
+                "yaxis": "y",
+            }
         )
         start = index * (width + spacing)
         axes[f"xaxis{suffix}"] = {

@@ -96,7 +96,11 @@ def plan(key: str, _source: Scenario, _edits: tuple[whatif.Edit, ...]) -> whatif
 
 @st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
 def current(key: str, _plan: whatif.WhatIf) -> Current:
-    """The before: the current assignment of the shaped scenario and its metrics."""
+    """The before: the current assignment of the shaped scenario and its metrics.
+
+    ``key`` names the source and the shaping edits only (the "before" does not depend on the
+    membership edits), so adding a member reuses it.
+    """
     before = _plan.before
     assignment = _plan.current
     return Current(
@@ -109,7 +113,7 @@ def current(key: str, _plan: whatif.WhatIf) -> Current:
 def outcome(key: str, name: str, _plan: whatif.WhatIf) -> StrategyOutcome:
     """Strategy ``name`` on the what-if: simulated rebalance and metrics against the before."""
     strategy = partition_strategies()[name]
-    previous = current(key, _plan).assignment
+    previous = _plan.current
     try:
         simulation = rebalance.simulate(
             _plan.before, _plan.after, strategy, restarted=_plan.restarted, previous=previous
@@ -145,7 +149,7 @@ def protocol_runs(
     result: dict[str, rebalance.RebalanceSimulation] = {}
     if _outcome.simulation is None:
         return result
-    previous = current(key, _plan).assignment
+    previous = _plan.current
     for protocol in ("eager", "cooperative", "consumer"):
         result[protocol] = rebalance.plan_rebalance(
             protocol, previous, _outcome.simulation.target, restarted=_plan.restarted

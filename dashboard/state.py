@@ -116,9 +116,10 @@ def reset() -> None:
     st.session_state[_EDITS] = []
 
 
-def scenario_key() -> str:
-    """Identifies the edited scenario: the source's key plus the edits."""
-    edits_text = json.dumps(edits(), sort_keys=True, separators=(",", ":"))
+def scenario_key(only: Callable[[Edit], bool] | None = None) -> str:
+    """Identifies the edited scenario: the source's key plus the edits (those ``only`` keeps)."""
+    chosen = [edit for edit in edits() if only is None or only(edit)]
+    edits_text = json.dumps(chosen, sort_keys=True, separators=(",", ":"))
     return f"{source().key}|{content_key(edits_text)}"
 
 

@@ -63,6 +63,11 @@ class WhatIf:
         return bool(self.changes)
 
 
+def is_shaping(edit: Edit) -> bool:
+    """Whether ``edit`` shapes the "before" (rather than being part of the change)."""
+    return edit.get("op") in SHAPING_OPS
+
+
 def describe(edit: Edit) -> str:
     """One line saying what an edit does, for the list of edits and the undo button."""
     op = edit.get("op")

@@ -1,0 +1,305 @@
+"""Pipeline benchmark: Spark (local mode) against the same work single-process with pandas.
+
+    .venv/bin/python benchmarks/pipeline.py [--sizes 100,1000,10000] [--lag-groups 100]
+        [--master local[2]] [--skip-whatif] [--skip-lag] [--no-drain-search]
+
+1. Fleet what-if: for each size N, a synthetic fleet (``pipeline.synth``: 4 to 1,024 partitions,
+   1 to 64 members, two samples a minute apart), then every group x 4 strategies (range,
+   roundrobin, sticky, cooperative-sticky) x change ``none``, plus the current row and the
+   extra-members-to-drain search. Spark: :func:`pipeline.whatif.fleet_whatif` written to
+   Parquet. pandas: read the same Parquet, rates with ``groupby().diff()``, then
+   :func:`pipeline.scenarios.whatif_rows` per group in one process, written to Parquet. Both
+   outputs are compared row by row (the parity count).
+2. Lag history: 100 groups of 4 to 64 partitions over 24 h at 30 s (2,881 samples). Spark: the
+   four outputs of ``python -m pipeline lag`` (partition, member and group lag, health).
+   pandas: the same four tables single-process; the group verdicts are compared.
+
+Wall times exclude generating the input and Spark's start-up (reported once); the first Spark
+job after start-up runs a tiny warm-up so Python workers exist. Prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pipeline import lag_history, scenarios, tables, whatif
+from pipeline.scenarios import ChangeSpec
+from pipeline.synth import SynthConfig, write_history
+
+STRATEGIES = ["range", "roundrobin", "sticky", "cooperative-sticky"]
+WORK = Path("/tmp/ae-bench-pipeline")
+
+
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    for column in frame.columns:
+        if isinstance(frame[column].dtype, pd.CategoricalDtype):
+            frame[column] = frame[column].astype(object)
+    frame["t"] = frame["time"].astype("int64") // 10**6
+    return frame
+
+
+def pandas_whatif(folder: Path, out: Path, drain_target_s: float | None) -> int:
+    offsets = _plain(pd.read_parquet(folder / "offsets"))
+    members = _plain(pd.read_parquet(folder / "members"))
+    keys = ["cluster", "group_id", "topic", "partition"]
+    offsets = offsets.sort_values([*keys, "t"])
+    offsets["problem"] = None
+    offsets["lag"] = np.where(
+        offsets["committed"].notna(), (offsets["log_end"] - offsets["committed"]).clip(lower=0), 0
+    )
+    step = offsets.groupby(keys, sort=False)
+    seconds = step["t"].diff()
+    offsets["produce_rate"] = step["log_end"].diff() / seconds
+    offsets["consume_rate"] = step["committed"].diff() / seconds
+    latest = offsets.groupby(["cluster", "group_id"])["t"].transform("max")
+    current = offsets[offsets["t"] == latest]
+    member_latest = members.groupby(["cluster", "group_id"])["t"].transform("max")
+    current_members = members[members["t"] == member_latest]
+    by_group = dict(iter(current_members.groupby(["cluster", "group_id"])))
+    rows: list[dict[str, Any]] = []
+    for key, group in current.groupby(["cluster", "group_id"], sort=False):
+        rows += scenarios.whatif_rows(
+            group,
+            by_group.get(key, current_members.iloc[0:0]),
+            strategies=STRATEGIES,
+            change_specs=[ChangeSpec("none")],
+            drain_target_s=drain_target_s,
+        )
+    frame = whatif.rows_frame(rows, scenarios.WHATIF_COLUMNS)
+    frame.to_parquet(out)
+    return len(frame)
+
+
+def pandas_lag(folder: Path, out: Path, window_s: int = 600) -> pd.DataFrame:
+    offsets = _plain(pd.read_parquet(folder / "offsets"))
+    keys = ["cluster", "group_id", "topic", "partition"]
+    offsets = offsets.sort_values([*keys, "t"], kind="stable")
+    offsets["lag"] = np.where(
+        offsets["committed"].notna(), (offsets["log_end"] - offsets["committed"]).clip(lower=0), 0
+    )
+    step = offsets.groupby(keys, sort=False, observed=True)
+    seconds = step["t"].diff()
+    offsets["produce_rate"] = step["log_end"].diff() / seconds
+    offsets["consume_rate"] = step["committed"].diff() / seconds
+    offsets.to_parquet(out / "partition_lag.parquet")
+    offsets["member_id"] = offsets["member_id"].fillna(lag_history.UNOWNED)
+    member = (
+        offsets.groupby(["cluster", "group_id", "t", "member_id"], sort=False)
+        .agg(lag=("lag", "sum"), partitions=("lag", "size"), consume_rate=("consume_rate", "sum"))
+        .reset_index()
+    )
+    member.to_parquet(out / "member_lag.parquet")
+    ordered = member.sort_values(["lag", "member_id"])
+    group = ordered.groupby(["cluster", "group_id", "t"], sort=False).agg(
+        lag_total=("lag", "sum"),
+        members=("lag", "size"),
+        worst_member=("member_id", "last"),
+        worst_member_lag=("lag", "last"),
+    )
+    group.reset_index().to_parquet(out / "group_lag.parquet")
+    at = int(offsets["t"].max())
+    inside = offsets[(offsets["t"] > at - window_s) & (offsets["t"] <= at)].copy()
+    step = inside.groupby(keys, sort=False)
+    inside["committed_step"] = step["committed"].diff()
+    inside["lag_step"] = step["lag"].diff()
+    summary = inside.groupby(keys, sort=False).agg(
+        samples=("lag", "count"),
+        min_lag=("lag", "min"),
+        rewinds=("committed_step", lambda s: int((s < 0).sum())),
+        moves=("committed_step", lambda s: int((s != 0).sum() - s.isna().sum())),
+        lag_drops=("lag_step", lambda s: int((s < 0).sum())),
+        first_lag=("lag", "first"),
+        last_lag=("lag", "last"),
+        owner=("member_id", "last"),
+    )
+    still = (summary["moves"] == 0) & (summary["min_lag"] > 0)
+    unowned = summary["owner"] == lag_history.UNOWNED
+    summary["status"] = np.select(
+        [
+            summary["samples"] < 2,
+            summary["rewinds"] > 0,
+            summary["min_lag"] == 0,
+            still & unowned,
+            still,
+            (summary["lag_drops"] == 0) & (summary["last_lag"] > summary["first_lag"]),
+        ],
+        ["NOTFOUND", "REWIND", "OK", "STOP", "STALL", "WARN"],
+        "OK",
+    )
+    statuses = summary.reset_index()
+    statuses.to_parquet(out / "partition_health.parquet")
+    verdict = statuses.groupby(["cluster", "group_id"])["status"].agg(
+        lambda s: (
+            "ERR"
+            if s.isin(["STOP", "STALL"]).any()
+            else "WARN"
+            if s.isin(["WARN", "REWIND"]).any()
+            else "NOTFOUND"
+            if (s == "NOTFOUND").all()
+            else "OK"
+        )
+    )
+    verdict.reset_index().to_parquet(out / "group_health.parquet")
+    return verdict.reset_index()
+
+
+def spark_whatif(spark: Any, folder: Path, out: Path, drain_target_s: float | None) -> int:
+    offsets = tables.prepare_offsets(tables.read_table(spark, str(folder / "offsets"), "offsets"))
+    members = tables.prepare_members(tables.read_table(spark, str(folder / "members"), "members"))
+    result = whatif.fleet_whatif(
+        offsets,
+        members,
+        strategies=STRATEGIES,
+        change_specs=[ChangeSpec("none")],
+        drain_target_s=drain_target_s,
+    )
+    result.write.mode("overwrite").parquet(str(out))
+    return int(spark.read.parquet(str(out)).count())
+
+
+def spark_lag(spark: Any, folder: Path, out: Path) -> Any:
+    offsets = tables.prepare_offsets(tables.read_table(spark, str(folder / "offsets"), "offsets"))
+    partitions = lag_history.partition_history(offsets)
+    partitions.write.mode("overwrite").parquet(str(out / "partition_lag"))
+    partitions = spark.read.parquet(str(out / "partition_lag"))
+    lag_history.member_history(partitions).write.mode("overwrite").parquet(str(out / "member_lag"))
+    members = spark.read.parquet(str(out / "member_lag"))
+    lag_history.group_history(members).write.mode("overwrite").parquet(str(out / "group_lag"))
+    statuses, verdicts = lag_history.health(partitions)
+    statuses.write.mode("overwrite").parquet(str(out / "partition_health"))
+    verdicts.write.mode("overwrite").parquet(str(out / "group_health"))
+    return spark.read.parquet(str(out / "group_health")).select("group_id", "status").toPandas()
+
+
+def _same_rows(spark_path: Path, pandas_path: Path) -> tuple[int, int]:
+    left = pd.read_parquet(spark_path).sort_values(["group_id", "strategy", "change"])
+    right = pd.read_parquet(pandas_path).sort_values(["group_id", "strategy", "change"])
+    left = left[list(scenarios.WHATIF_COLUMNS)].reset_index(drop=True)
+    right = right[list(scenarios.WHATIF_COLUMNS)].reset_index(drop=True)
+    if len(left) != len(right):
+        return 0, max(len(left), len(right))
+    same = 0
+    for a, b in zip(left.itertuples(index=False), right.itertuples(index=False), strict=True):
+        equal = all(
+            (pd.isna(x) and pd.isna(y))
+            or x == y
+            or (
+                isinstance(x, float)
+                and isinstance(y, float)
+                and abs(x - y) <= 1e-9 * max(1, abs(x))
+            )
+            for x, y in zip(a, b, strict=True)
+        )
+        same += equal
+    return same, len(left)
+
+
+def _timed(label: str, action: Any) -> tuple[float, Any]:
+    print(f"  {label} ...", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    value = action()
+    elapsed = time.perf_counter() - started
+    print(f"  {label}: {elapsed:.1f} s", file=sys.stderr, flush=True)
+    return elapsed, value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="100,1000")
+    parser.add_argument("--lag-groups", type=int, default=100)
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--skip-whatif", action="store_true")
+    parser.add_argument("--skip-lag", action="store_true")
+    parser.add_argument("--no-drain-search", action="store_true")
+    options = parser.parse_args()
+    drain_target = None if options.no_drain_search else 3600.0
+    from pipeline.session import get_session
+
+    started = time.perf_counter()
+    spark = get_session(options.master, conf={"spark.ui.showConsoleProgress": "false"})
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.range(4).mapInPandas(lambda it: it, "id long").count()  # start Python workers
+    startup = time.perf_counter() - started
+    lines = [
+        f"Spark {spark.version}, master {options.master}, start-up {startup:.1f} s (excluded)",
+        "",
+        "| job | groups | input rows | Spark s | Spark ms/group | pandas s | pandas / Spark"
+        " | parity |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    if not options.skip_whatif:
+        for size in [int(s) for s in options.sizes.split(",")]:
+            folder = WORK / f"whatif-{size}"
+            shutil.rmtree(folder, ignore_errors=True)
+            config = SynthConfig(
+                groups=size,
+                hours=1 / 60,
+                interval_s=60,
+                seed=1,
+                min_partitions=4,
+                max_partitions=1024,
+                min_members=1,
+                max_members=64,
+            )
+            rows_in, _ = write_history(config, folder)
+            print(f"what-if {size} groups: {rows_in:,} offsets rows", file=sys.stderr)
+            spark_s, _ = _timed(
+                "spark what-if",
+                lambda f=folder: spark_whatif(spark, f, WORK / "out-spark", drain_target),
+            )
+            pandas_s, _ = _timed(
+                "pandas what-if",
+                lambda f=folder: pandas_whatif(f, WORK / "out-pandas.parquet", drain_target),
+            )
+            same, total = _same_rows(WORK / "out-spark", WORK / "out-pandas.parquet")
+            lines.append(
+                f"| what-if x4 strategies{'' if drain_target else ' (no drain search)'} | {size:,}"
+                f" | {rows_in:,} | {spark_s:.1f} | {1000 * spark_s / size:.1f} | {pandas_s:.1f}"
+                f" | {pandas_s / spark_s:.2f}"
+                f" | {same}/{total} rows equal |"
+            )
+            print(lines[-1], file=sys.stderr)
+    if not options.skip_lag:
+        folder = WORK / f"lag-{options.lag_groups}"
+        shutil.rmtree(folder, ignore_errors=True)
+        config = SynthConfig(
+            groups=options.lag_groups,
+            hours=24,
+            interval_s=30,
+            seed=2,
+            min_partitions=4,
+            max_partitions=64,
+            min_members=1,
+            max_members=16,
+        )
+        rows_in, _ = write_history(config, folder)
+        print(f"lag history: {rows_in:,} offsets rows", file=sys.stderr)
+        out = WORK / "lag-spark"
+        spark_s, spark_verdicts = _timed("spark lag", lambda: spark_lag(spark, folder, out))
+        (WORK / "lag-pandas").mkdir(parents=True, exist_ok=True)
+        pandas_s, pandas_verdicts = _timed(
+            "pandas lag", lambda: pandas_lag(folder, WORK / "lag-pandas")
+        )
+        merged = spark_verdicts.merge(pandas_verdicts, on="group_id", suffixes=("_s", "_p"))
+        agree = int((merged["status_s"] == merged["status_p"]).sum())
+        lines.append(
+            f"| lag history 24 h @ 30 s | {options.lag_groups:,} | {rows_in:,} | {spark_s:.1f}"
+            f" | {1000 * spark_s / options.lag_groups:.0f} | {pandas_s:.1f}"
+            f" | {pandas_s / spark_s:.2f} | {agree}/{len(merged)} verdicts equal |"
+        )
+    spark.stop()
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""The "Fleet" view: the fleet what-if table, sortable, worst first, with a way into the explorer.
+
+``render(whatif_output, input_dir)`` draws the table that ``python -m pipeline whatif --output
+OUT`` wrote (``OUT/whatif``); ``input_dir`` is the snapshot history it read, used to rebuild a
+group's scenario (:func:`pipeline.local.group_scenario`) for the explorer.
+
+1. Filters (strategy, change) and a sort column; rows worst first, flagged groups on top.
+2. A scatter of the groups now (total lag against imbalance).
+3. Each row links into the explorer pre-loaded with that group's scenario, in two ways:
+   a link (query parameters :data:`QUERY_KEYS`, restored by :func:`restore_from_query`, which
+   the app calls at start-up) and, in this session, the "Open in explorer" button, which makes
+   the scenario the explorer's source (:func:`open_in_explorer`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from assignors.errors import AssignmentExplorerError
+from assignors.model import Scenario
+from dashboard import pipeline_charts, state
+
+#: Query parameters of a fleet link: the snapshot directory, the cluster, the group, the time.
+QUERY_KEYS = ("pipeline_input", "cluster", "group", "at")
+SORTABLE = (
+    "worst_member_lag",
+    "lag_total",
+    "lag_cv",
+    "lag_max_min_ratio",
+    "moved",
+    "pause_s",
+    "drain_s",
+    "extra_members_to_drain",
+)
+
+
+def explorer_link(input_dir: str | Path, cluster: str, group_id: str, t: int | None) -> str:
+    """``?pipeline_input=...&cluster=...&group=...&at=...`` for one group's scenario."""
+    params = {"pipeline_input": str(input_dir), "cluster": cluster, "group": group_id}
+    if t is not None:
+        params["at"] = str(int(t))
+    return "?" + urlencode(params)
+
+
+def open_in_explorer(scenario: Scenario, warnings: tuple[str, ...], label: str) -> None:
+    """Make ``scenario`` the explorer's source (the edits start over)."""
+    state.set_source(
+        state.Source(
+            kind="cluster",
+            label=label,
+            key=state.content_key(f"pipeline:{label}"),
+            scenario=scenario,
+            warnings=warnings,
+        )
+    )
+
+
+def _load_group(input_dir: str, cluster: str, group_id: str, at: int | None) -> bool:
+    from pipeline.local import group_scenario
+
+    try:
+        scenario, warnings = group_scenario(input_dir, cluster, group_id, at)
+    except (AssignmentExplorerError, OSError, ValueError) as error:
+        state.report_error(f"Could not rebuild group {group_id!r} from {input_dir}: {error}")
+        return False
+    open_in_explorer(scenario, warnings, f"pipeline snapshot of {group_id} ({cluster})")
+    return True
+
+
+def restore_from_query(params: dict[str, Any]) -> bool:
+    """Load the group a fleet link names; False when the link names none (or it failed)."""
+    if not params.get("pipeline_input") or not params.get("group"):
+        return False
+    at = params.get("at")
+    return _load_group(
+        str(params["pipeline_input"]),
+        str(params.get("cluster") or ""),
+        str(params["group"]),
+        int(str(at)) if at and str(at).lstrip("-").isdigit() else None,
+    )
+
+
+@st.cache_data(show_spinner="Reading the what-if table…", max_entries=8)
+def read_whatif(path: str, _stamp: float) -> pd.DataFrame:
+    frame = pd.read_parquet(path)
+    for column in frame.columns:
+        if isinstance(frame[column].dtype, pd.CategoricalDtype):
+            frame[column] = frame[column].astype(object)
+    return frame
+
+
+def render(whatif_output: str | Path, input_dir: str | Path) -> None:
+    """Steps 1-3 of the module docstring."""
+    path = Path(whatif_output) / "whatif"
+    if not path.exists():
+        st.info(
+            f"No what-if table in {path}. Run `python -m pipeline whatif --input"
+            f" {input_dir} --output {whatif_output}` first."
+        )
+        return
+    stamp = max((p.stat().st_mtime for p in path.rglob("*")), default=0.0)
+    table = read_whatif(str(path), stamp)
+    flagged = table[table["error"].notna()]["group_id"].nunique()
+    groups = table["group_id"].nunique()
+    st.caption(f"{groups:,} groups: {groups - flagged:,} computed, {flagged:,} flagged")
+    strategies = sorted(s for s in table["strategy"].dropna().unique())
+    changes = ["current", *sorted(c for c in table["change"].dropna().unique() if c != "current")]
+    left, middle, right = st.columns(3)
+    change = middle.selectbox("Change", changes, key="fleet.change")
+    options = ["(all)", *strategies]
+    strategy = left.selectbox("Strategy", options, key="fleet.strategy")
+    sort_by = right.selectbox("Worst first by", SORTABLE, key="fleet.sort")
+    view = pipeline_charts.fleet_table(
+        table, None if strategy == "(all)" else strategy, change, sort_by
+    )
+    view = view.assign(
+        explorer=[
+            explorer_link(input_dir, str(r.cluster), str(r.group_id), r.t)
+            for r in view.itertuples(index=False)
+        ]
+    )
+    shown = [
+        "explorer",
+        "group_id",
+        "strategy",
+        "change",
+        "members",
+        "partitions",
+        "lag_total",
+        "worst_member",
+        "worst_member_lag",
+        "lag_cv",
+        "moved",
+        "revoked",
+        "rounds",
+        "pause_s",
+        "drain_s",
+        "extra_members_to_drain",
+        "extra_members_note",
+        "error",
+    ]
+    st.dataframe(
+        view[[c for c in shown if c in view.columns]],
+        hide_index=True,
+        use_container_width=True,
+        column_config={
+            "explorer": st.column_config.LinkColumn("Explorer", display_text="open"),
+        },
+    )
+    current = table[table["change"] == "current"]
+    if not current.empty:
+        st.plotly_chart(pipeline_charts.fleet_scatter_figure(current), use_container_width=True)
+    if view.empty:
+        return
+    picked = st.selectbox("Group to open", view["group_id"].unique(), key="fleet.group")
+    row = view[view["group_id"] == picked].iloc[0]
+    if st.button("Open in explorer", key="fleet.open"):
+        at = None if pd.isna(row["t"]) else int(row["t"])
+        if _load_group(str(input_dir), str(row["cluster"]), str(picked), at):
+            state.report_notice(f"Loaded {picked} from the pipeline snapshot into the explorer.")
+            st.rerun()

@@ -1,0 +1,103 @@
+"""The "History" view: lag over time per member and group, and the health verdicts.
+
+``render(lag_output, replay_output=None)`` draws the view from the directories that
+``python -m pipeline lag --output LAG`` (and optionally ``replay --output REPLAY``) wrote. Reading
+is behind ``st.cache_data`` keyed by the path and its modification time; figures come from
+:mod:`dashboard.pipeline_charts`.
+
+1. Verdict counts and the verdict table, worst first (ERR, WARN, NOTFOUND, OK).
+2. A group picker (worst first): that group's total and worst-member lag, lag per member, and
+   its partitions' statuses with the rule that fired.
+3. With replay output: the worst member's lag under each strategy, and the summary rows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import pipeline_charts
+
+LAG_TABLES = ("group_health", "partition_health", "group_lag")
+
+
+def _stamp(path: Path) -> float:
+    return max((p.stat().st_mtime for p in path.rglob("*")), default=0.0) if path.exists() else 0.0
+
+
+@st.cache_data(show_spinner="Reading the pipeline output…", max_entries=16)
+def read_table(path: str, _stamp: float, group_id: str | None = None) -> pd.DataFrame:
+    """A Parquet output directory as a frame (only ``group_id``'s rows when given)."""
+    filters = [("group_id", "==", group_id)] if group_id else None
+    frame = pd.read_parquet(path, filters=filters)
+    for column in frame.columns:
+        if isinstance(frame[column].dtype, pd.CategoricalDtype):
+            frame[column] = frame[column].astype(object)
+    return frame
+
+
+def _table(root: Path, name: str, group_id: str | None = None) -> pd.DataFrame | None:
+    path = root / name
+    if not path.exists():
+        return None
+    return read_table(str(path), _stamp(path), group_id)
+
+
+def render(lag_output: str | Path, replay_output: str | Path | None = None) -> None:
+    """Steps 1-3 of the module docstring."""
+    root = Path(lag_output)
+    missing = [name for name in LAG_TABLES if not (root / name).exists()]
+    if missing:
+        st.info(
+            f"No lag history in {root} (missing {', '.join(missing)}). Run"
+            f" `python -m pipeline lag --input HISTORY --output {root}` first."
+        )
+        return
+    verdicts = _table(root, "group_health")
+    assert verdicts is not None
+    st.subheader("Health")
+    left, right = st.columns([1, 2])
+    left.plotly_chart(pipeline_charts.verdict_counts_figure(verdicts), use_container_width=True)
+    table = pipeline_charts.verdict_table(verdicts)
+    right.dataframe(table, hide_index=True, use_container_width=True, height=260)
+    if table.empty:
+        return
+    labels = [f"{r.group_id} · {r.status}" for r in table.itertuples(index=False)]
+    picked = st.selectbox("Group", range(len(labels)), format_func=lambda i: labels[i])
+    group_id = str(table.iloc[int(picked or 0)]["group_id"])
+    group_lag = _table(root, "group_lag", group_id)
+    member_lag = _table(root, "member_lag", group_id)
+    if group_lag is not None:
+        st.plotly_chart(
+            pipeline_charts.group_lag_figure(group_lag, [group_id]), use_container_width=True
+        )
+    if member_lag is not None:
+        st.plotly_chart(
+            pipeline_charts.member_lag_figure(member_lag, f"{group_id}: lag per member"),
+            use_container_width=True,
+        )
+    statuses = _table(root, "partition_health", group_id)
+    if statuses is not None:
+        st.caption("Partition statuses over the health window (the first rule that holds)")
+        st.dataframe(
+            statuses.sort_values(["status", "topic", "partition"]),
+            hide_index=True,
+            use_container_width=True,
+        )
+    if replay_output is not None:
+        replay_root = Path(replay_output)
+        worst = _table(replay_root, "replay_worst", group_id)
+        summary = _table(replay_root, "replay_summary", group_id)
+        if worst is not None and not worst.empty:
+            st.subheader("Replay: which strategy kept the worst member's lag lowest")
+            st.plotly_chart(
+                pipeline_charts.replay_worst_figure(worst, group_id), use_container_width=True
+            )
+        if summary is not None:
+            st.dataframe(
+                summary.sort_values(["peak_worst_lag", "mean_worst_lag"]),
+                hide_index=True,
+                use_container_width=True,
+            )

@@ -1,0 +1,43 @@
+"""Reading the Plotly figures the app sent, as the browser would get them.
+
+Plotly 6 sends NumPy arrays as typed arrays (``{"dtype": "f8", "bdata": <base64>}``); the
+browser decodes them, and so does :func:`values` here, so a test reads plain lists either way.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+
+def values(data: Any) -> list[Any]:
+    """A data array of a trace as a plain list (decoding a typed array if it is one)."""
+    if isinstance(data, dict) and "bdata" in data:
+        decoded = np.frombuffer(base64.b64decode(data["bdata"]), dtype=np.dtype(data["dtype"]))
+        shape = data.get("shape")
+        if shape:
+            decoded = decoded.reshape([int(n) for n in str(shape).split(",")])
+        return list(decoded.tolist())
+    return list(data)
+
+
+def specs(app: AppTest) -> list[dict[str, Any]]:
+    """Every Plotly figure on the page, as the JSON the browser receives."""
+    return [json.loads(chart.proto.spec) for chart in app.get("plotly_chart")]
+
+
+def lag_panel(app: AppTest, title: str) -> dict[str, float]:
+    """Member -> lag in the lag-per-consumer panel titled ``title``."""
+    for spec in specs(app):
+        for trace in spec["data"]:
+            if (
+                trace.get("type") == "bar"
+                and trace.get("name") == title
+                and "hovertemplate" in trace
+            ):
+                return dict(zip(values(trace["x"]), values(trace["y"]), strict=True))
+    raise AssertionError(f"no lag panel {title!r}")

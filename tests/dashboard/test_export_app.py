@@ -1,0 +1,250 @@
+"""Share and export, and the walkthrough buttons, driven like a user with AppTest.
+
+Downloads are fetched the way Streamlit serves a click (:mod:`tests.dashboard.downloads`), so
+these check the bytes a user gets. The expected figures come from the core on the same sample.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import sample_data
+from assignors import metrics, rebalance
+from assignors.scenario_io import parse_scenario
+from dashboard import png_export, whatif
+from tests.dashboard import downloads, plotly_spec
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+SAMPLE = sample_data.DEFAULT_SAMPLE
+STRATEGIES = ["range", "cooperative-sticky"]
+EDITS = [{"op": "add_member", "member_id": "newcomer", "topics": None}]
+SECRET = "s3cr3t-pa55word"
+
+
+@pytest.fixture
+def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    with downloads.recording_media(monkeypatch):
+        yield
+
+
+def _start(**query: str) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=120)
+    for name, value in query.items():
+        app.query_params[name] = value
+    app.run()
+    _no_exception(app)
+    return app
+
+
+def _no_exception(app: AppTest) -> None:
+    assert not app.exception, [e.message for e in app.exception]
+
+
+def _with_a_change() -> AppTest:
+    """The default sample, two strategies, one member added (through the form)."""
+    app = _start(sample=SAMPLE)
+    app.multiselect(key="strategies.pick").set_value(STRATEGIES).run()
+    app.text_input(key="shape.add_id").input("newcomer")
+    app.button(key="shape.add_submit").click().run()
+    _no_exception(app)
+    return app
+
+
+def _csv(content: bytes) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(content.decode("utf-8"))))
+
+
+def _expected_plan() -> whatif.WhatIf:
+    scenario = sample_data.load_sample(SAMPLE).scenario
+    assert scenario is not None
+    return whatif.plan(scenario, EDITS)
+
+
+def test_the_scenario_download_is_the_edited_scenario_without_secrets(recording: None) -> None:
+    app = _with_a_change()
+    # A password typed for a cluster connection must never reach a download.
+    app.radio(key="source.kind").set_value("Cluster").run()
+    app.text_input(key="cluster.password").input(SECRET).run()
+    app.radio(key="source.kind").set_value("Sample").run()
+    _no_exception(app)
+    name, content = downloads.download(app, "Scenario (JSON)")
+    assert name.endswith("-edited.json")
+    text = content.decode("utf-8")
+    assert SECRET not in text and "password" not in text.lower()
+    scenario, _ = parse_scenario(json.loads(text), path="")
+    assert scenario == _expected_plan().after
+    assert "newcomer" in [m.member_id for m in scenario.members]
+
+
+def test_the_assignment_csv_lists_current_and_each_strategy(recording: None) -> None:
+    app = _with_a_change()
+    name, content = downloads.download(app, "Assignments (CSV)")
+    assert name == "assignments.csv"
+    rows = _csv(content)
+    assert list(rows[0]) == ["strategy", "member", "topic", "partition"]
+    plan = _expected_plan()
+    assert Counter(r["strategy"] for r in rows) == {
+        "current": sum(len(t) for t in plan.current.partitions.values()),
+        **{
+            name: sum(
+                len(t)
+                for t in rebalance.simulate(
+                    plan.before, plan.after, name, previous=plan.current
+                ).target.partitions.values()
+            )
+            for name in STRATEGIES
+        },
+    }
+    range_rows = {
+        (r["topic"], int(r["partition"])): r["member"] for r in rows if r["strategy"] == "range"
+    }
+    target = rebalance.simulate(plan.before, plan.after, "range", previous=plan.current).target
+    assert range_rows == {(tp.topic, tp.partition): m for tp, m in target.owner_of().items()}
+
+
+def test_the_movement_csv_is_what_the_core_says_moves(recording: None) -> None:
+    app = _with_a_change()
+    name, content = downloads.download(app, "Movement (CSV)")
+    assert name == "movement.csv"
+    rows = _csv(content)
+    assert content.decode().splitlines()[0] == "strategy,topic,partition,from,to"
+    plan = _expected_plan()
+    for strategy in STRATEGIES:
+        target = rebalance.simulate(plan.before, plan.after, strategy, previous=plan.current).target
+        moved = metrics.movement(plan.current, target)
+        expected = {
+            (
+                m.partition.topic,
+                m.partition.partition,
+                m.from_member or "(nobody)",
+                m.to_member or "(nobody)",
+            )
+            for m in moved.moved + moved.newly_assigned + moved.dropped
+        }
+        got = {
+            (r["topic"], int(r["partition"]), r["from"], r["to"])
+            for r in rows
+            if r["strategy"] == strategy
+        }
+        assert got == expected
+
+
+def test_charts_download_as_html(recording: None) -> None:
+    app = _with_a_change()
+    assert "Lag per consumer (HTML)" in downloads.labels(app)
+    assert f"Before → after ({STRATEGIES[0]}) (HTML)" in downloads.labels(app)
+    name, content = downloads.download(app, "Lag per consumer (HTML)")
+    assert name == "lag-per-consumer.html"
+    html = content.decode("utf-8")
+    assert html.lstrip().lower().startswith("<html") and "plotly" in html.lower()
+    assert "newcomer" in html
+
+
+@pytest.mark.skipif(
+    png_export.unavailable_reason() is not None,
+    reason=f"PNG export not available here: {png_export.unavailable_reason()}",
+)
+def test_charts_download_as_png_rendered_by_chromium(recording: None) -> None:
+    app = _with_a_change()
+    assert "Lag per consumer (PNG)" in downloads.labels(app)
+    name, content = downloads.download(app, "Lag per consumer (PNG)")
+    assert name == "lag-per-consumer.png"
+    assert content.startswith(b"\x89PNG\r\n\x1a\n") and len(content) > 5_000
+    assert not any("PNG export on the server needs" in c.value for c in app.caption)
+
+
+def test_without_a_browser_the_page_says_png_export_is_unavailable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BROWSER_PATH", "/nonexistent/chromium")
+    app = _start(sample=SAMPLE)
+    assert not [label for label in downloads.labels(app) if label.endswith("(PNG)")]
+    captions = " ".join(c.value for c in app.caption)
+    assert "BROWSER_PATH points to /nonexistent/chromium" in captions
+    assert "camera icon" in captions
+    assert os.environ["BROWSER_PATH"] == "/nonexistent/chromium"
+
+
+def test_a_share_link_restores_the_view_it_was_made_from() -> None:
+    app = _with_a_change()
+    query = next(c.value for c in app.code if c.value.startswith("?sample="))
+    params = {key: values[0] for key, values in parse_qs(query[1:]).items()}
+    restored = _start(**params)
+    assert restored.multiselect(key="strategies.pick").value == STRATEGIES
+    assert "newcomer" in restored.multiselect(key="shape.remove_ids").options
+
+
+# --- the walkthrough ------------------------------------------------------------------------
+
+WALKTHROUGH = "member-leaves-roundrobin-vs-sticky"
+
+
+def _step_title(app: AppTest) -> str:
+    return next(m.value for m in app.markdown if m.value.startswith("**Step "))
+
+
+def test_walkthrough_buttons_step_through_and_show_a_step() -> None:
+    steps = sample_data.load_sample(WALKTHROUGH).walkthrough
+    app = _start(sample=WALKTHROUGH)
+    assert _step_title(app) == f"**Step 1 of {len(steps)}: {steps[0].title}**"
+    assert app.button(key="teach.back").disabled
+
+    app.button(key="teach.next").click().run()
+    _no_exception(app)
+    assert _step_title(app) == f"**Step 2 of {len(steps)}: {steps[1].title}**"
+    # Step 2: C2 leaves. Showing it removes C2 in the what-if, like the user would.
+    app.button(key="teach.apply").click().run()
+    _no_exception(app)
+    assert "remove member C2" in _markdown(app)
+    assert "C2" not in app.multiselect(key="shape.remove_ids").options
+
+    # Step 3: C2 comes back, one rebalance after it left (not in the same change).
+    app.button(key="teach.next").click().run()
+    app.button(key="teach.apply").click().run()
+    _no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    assert "after walkthrough step 2" in _markdown(app)
+    assert "add member C2" in _markdown(app)
+    assert "C2" in app.multiselect(key="shape.remove_ids").options
+    # The "before" is the group without C2: the current assignment has no C2 column.
+    assert "C2" not in plotly_spec.lag_panel(app, "current")
+    assert "C2" in plotly_spec.lag_panel(app, "roundrobin")
+
+    app.button(key="teach.next").click().run()
+    _no_exception(app)
+    assert _step_title(app) == f"**Step 4 of {len(steps)}: {steps[3].title}**"
+    # Step 4 switches to sticky: showing it picks that strategy, C2 is back in the group.
+    app.button(key="teach.apply").click().run()
+    _no_exception(app)
+    assert app.multiselect(key="strategies.pick").value == ["sticky"]
+    assert "C2" in plotly_spec.lag_panel(app, "current")
+    # The share link carries the step, so it restores this very view.
+    query = next(c.value for c in app.code if c.value.startswith("?sample="))
+    params = {key: values[0] for key, values in parse_qs(query[1:]).items()}
+    assert params["step"] == "3"
+    restored = _start(**params)
+    assert "after walkthrough step 3" in _markdown(restored)
+    assert restored.multiselect(key="strategies.pick").value == ["sticky"]
+
+    app.button(key="teach.back").click().run()
+    assert _step_title(app) == f"**Step 3 of {len(steps)}: {steps[2].title}**"
+
+
+def test_a_link_with_a_bad_step_says_so_and_shows_the_sample() -> None:
+    app = _start(sample=WALKTHROUGH, step="99")
+    assert "walkthrough step was not restored" in " ".join(e.value for e in app.error)
+    assert "after walkthrough step" not in _markdown(app)
+
+
+def _markdown(app: AppTest) -> str:
+    return "\n".join(m.value for m in app.markdown)

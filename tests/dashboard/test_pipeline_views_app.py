@@ -1,0 +1,139 @@
+"""The History and Fleet views inside the app, driven with AppTest on real pipeline output.
+
+The pipeline runs once (a local Spark session) over the small history shipped in
+``sample_data/history`` and writes its lag and what-if tables where the app reads them
+(``AE_PIPELINE_OUTPUT``); the app then shows them through the sidebar's *View* switch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import fleet_view
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+HISTORY = Path(__file__).resolve().parents[2] / "sample_data" / "history"
+
+
+@pytest.fixture(scope="module")
+def pipeline_output(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """``lag/`` and ``whatif/whatif`` of the sample history, as ``python -m pipeline`` writes."""
+    pytest.importorskip("pyspark", reason="the pipeline views need the spark extra")
+    from pipeline import lag_history, tables, whatif
+    from pipeline.session import get_session
+
+    spark = get_session(
+        "local[2]",
+        app_name="dashboard-pipeline-views-test",
+        conf={
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+        },
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    root = tmp_path_factory.mktemp("pipeline-output")
+    try:
+        offsets = tables.prepare_offsets(
+            tables.read_table(spark, str(HISTORY / "offsets"), "offsets")
+        )
+        members = tables.prepare_members(
+            tables.read_table(spark, str(HISTORY / "members"), "members")
+        )
+        partitions = lag_history.partition_history(offsets)
+        member_lag = lag_history.member_history(partitions)
+        member_lag.write.parquet(str(root / "lag" / "member_lag"))
+        lag_history.group_history(member_lag).write.parquet(str(root / "lag" / "group_lag"))
+        statuses, verdicts = lag_history.health(partitions)
+        statuses.write.parquet(str(root / "lag" / "partition_health"))
+        verdicts.write.parquet(str(root / "lag" / "group_health"))
+        rows = whatif.fleet_whatif(offsets, members, strategies=["range", "cooperative-sticky"])
+        rows.write.parquet(str(root / "whatif" / "whatif"))
+    finally:
+        spark.stop()
+    yield root
+
+
+def _start(monkeypatch: pytest.MonkeyPatch, output: Path, **query: str) -> AppTest:
+    monkeypatch.setenv("AE_PIPELINE_OUTPUT", str(output))
+    monkeypatch.setenv("AE_PIPELINE_INPUT", str(HISTORY))
+    app = AppTest.from_file(APP, default_timeout=120)
+    for name, value in query.items():
+        app.query_params[name] = value
+    app.run()
+    _no_exception(app)
+    return app
+
+
+def _no_exception(app: AppTest) -> None:
+    assert not app.exception, [e.message for e in app.exception]
+
+
+def _view(app: AppTest, name: str) -> AppTest:
+    app.radio(key="ae.view").set_value(name).run()
+    _no_exception(app)
+    return app
+
+
+def test_without_pipeline_output_the_views_say_what_to_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    app = _start(monkeypatch, tmp_path / "nothing-here")
+    assert app.radio(key="ae.view").options == ["Explorer", "History", "Fleet"]
+    _view(app, "History")
+    assert "python -m pipeline lag" in app.info[0].value
+    _view(app, "Fleet")
+    assert "python -m pipeline whatif" in app.info[0].value
+    _view(app, "Explorer")
+    assert [m.label for m in app.metric].count("moved") >= 1  # the explorer is back
+
+
+@pytest.mark.spark
+def test_the_history_view_shows_verdicts_and_lag_over_time(
+    monkeypatch: pytest.MonkeyPatch, pipeline_output: Path
+) -> None:
+    app = _view(_start(monkeypatch, pipeline_output), "History")
+    verdicts = pd.read_parquet(pipeline_output / "lag" / "group_health")
+    shown = app.dataframe[0].value
+    assert set(shown["group_id"]) == set(verdicts["group_id"])
+    assert len(app.get("plotly_chart")) >= 3  # verdict counts, group lag, lag per member
+    # The explorer's controls are not part of this view.
+    assert not [m for m in app.metric if m.label == "moved"]
+
+
+@pytest.mark.spark
+def test_the_fleet_view_opens_a_group_in_the_explorer(
+    monkeypatch: pytest.MonkeyPatch, pipeline_output: Path
+) -> None:
+    app = _view(_start(monkeypatch, pipeline_output), "Fleet")
+    table = app.dataframe[0].value
+    assert table["explorer"].str.startswith("?pipeline_input=").all()
+    app.selectbox(key="fleet.group").set_value("group-00003")
+    app.button(key="fleet.open").click().run()
+    _no_exception(app)
+    # Back in the explorer, with that group as the source.
+    assert app.radio(key="ae.view").value == "Explorer"
+    assert "pipeline snapshot of group-00003" in app.markdown[0].value
+    assert [m.label for m in app.metric].count("moved") >= 1
+
+
+@pytest.mark.spark
+def test_a_fleet_link_opens_the_explorer_on_that_group(
+    monkeypatch: pytest.MonkeyPatch, pipeline_output: Path
+) -> None:
+    rows: Any = pd.read_parquet(pipeline_output / "whatif" / "whatif")
+    row = rows[rows["change"] == "current"].iloc[0]
+    link = fleet_view.explorer_link(HISTORY, str(row["cluster"]), str(row["group_id"]), row["t"])
+    params = dict(part.split("=", 1) for part in link[1:].split("&"))
+    from urllib.parse import unquote
+
+    app = _start(monkeypatch, pipeline_output, **{k: unquote(v) for k, v in params.items()})
+    assert f"pipeline snapshot of {row['group_id']}" in app.markdown[0].value
+    assert app.radio(key="ae.view").value == "Explorer"

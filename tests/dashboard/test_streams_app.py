@@ -1,0 +1,145 @@
+"""The Kafka Streams view, driven like a user with AppTest on the shipped Streams sample.
+
+The real app, the registry's ``streams-ha`` assignor and the probing-rebalance simulation run;
+the expected figures come from :func:`assignors.streams_convergence.simulate_convergence` on the
+same sample, so the page must show what the core computes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import sample_data
+from assignors.streams_convergence import simulate_convergence
+from tests.dashboard import plotly_spec
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+STREAMS_SAMPLES = [info.key for info in sample_data.list_samples() if info.kind == "streams"]
+SAMPLE = "streams-new-instance"
+
+
+def _start(**query: str) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=120)
+    for name, value in query.items():
+        app.query_params[name] = value
+    app.run()
+    _no_exception(app)
+    return app
+
+
+def _no_exception(app: AppTest) -> None:
+    assert not app.exception, [e.message for e in app.exception]
+
+
+def _streams_figure(app: AppTest) -> dict[str, Any]:
+    for spec in plotly_spec.specs(app):
+        names = [trace.get("name") for trace in spec["data"]]
+        if names == ["active", "standby", "warm-up"]:
+            return spec
+    raise AssertionError("no Streams tasks figure on the page")
+
+
+def _counts(frame: dict[str, Any]) -> dict[str, int]:
+    """Total active / standby / warm-up tasks over the clients in one frame."""
+    return {trace["name"]: int(sum(plotly_spec.values(trace["y"]))) for trace in frame["data"]}
+
+
+def test_there_is_a_streams_sample_to_show() -> None:
+    assert SAMPLE in STREAMS_SAMPLES
+
+
+def test_streams_samples_are_offered_in_the_picker() -> None:
+    app = _start()
+    shown = app.selectbox(key="source.sample").options  # titles, as the user reads them
+    titles = [info.name for info in sample_data.list_samples() if info.kind == "streams"]
+    assert titles and all(any(label.startswith(t) for label in shown) for t in titles)
+
+
+def test_the_streams_sample_shows_tasks_per_client_and_each_probing_rebalance() -> None:
+    app = _start(sample=SAMPLE)
+    streams = sample_data.load_sample(SAMPLE).streams
+    assert streams is not None
+    expected = simulate_convergence(streams, 1_000.0)
+    figure = _streams_figure(app)
+    labels = [frame["name"] for frame in figure["frames"]]
+    assert labels[:2] == ["before", "rebalance"]
+    assert len(labels) == 2 + expected.probing_rebalances
+    assert labels[2] == "probing 1 (+10 min)"
+    # The first rebalance hands out warm-ups; once they caught up the last one has none.
+    frames = figure["frames"]
+    assert _counts(frames[1])["warm-up"] == expected.steps[0].assignment.warmup_count > 0
+    assert _counts(frames[-1])["warm-up"] == 0
+    every_task = len(streams.tasks)
+    assert all(_counts(frame)["active"] == every_task for frame in frames[1:])
+    successes = " ".join(s.value for s in app.success)
+    assert f"after {expected.probing_rebalances} probing rebalance(s)" in successes
+    # No consumer-group controls for a Streams application.
+    assert not [m for m in app.metric if m.label == "moved"]
+    assert len(app.dataframe[0].value) == len(expected.steps)
+
+
+def test_restore_speed_and_interval_change_the_sequence() -> None:
+    app = _start(sample=SAMPLE)
+    before = len(_streams_figure(app)["frames"])
+    app.number_input(key="streams.restore_speed").set_value(100.0).run()
+    _no_exception(app)
+    slower = _streams_figure(app)["frames"]
+    assert len(slower) > before
+    app.number_input(key="streams.interval_min").set_value(5.0).run()
+    _no_exception(app)
+    labels = [frame["name"] for frame in _streams_figure(app)["frames"]]
+    assert labels[2] == "probing 1 (+5 min)"
+
+
+def test_an_input_rate_above_the_restore_speed_never_converges() -> None:
+    app = _start(sample=SAMPLE)
+    app.number_input(key="streams.restore_speed").set_value(500.0).run()
+    app.number_input(key="streams.input_rate").set_value(600.0).run()
+    _no_exception(app)
+    warnings = " ".join(w.value for w in app.warning)
+    assert "Not converged" in warnings and "never catches up" in warnings
+
+
+def test_loading_a_streams_sample_from_the_picker_and_back() -> None:
+    app = _start()
+    app.selectbox(key="source.sample").set_value(SAMPLE).run()
+    app.button(key="source.load_sample").click().run()
+    _no_exception(app)
+    assert _streams_figure(app)
+    app.selectbox(key="source.sample").set_value(sample_data.DEFAULT_SAMPLE).run()
+    app.button(key="source.load_sample").click().run()
+    _no_exception(app)
+    assert [m.label for m in app.metric].count("moved") >= 1
+
+
+def test_an_uploaded_streams_file_is_shown_and_a_broken_one_is_refused() -> None:
+    raw = json.loads((sample_data.SAMPLE_DIRECTORY / f"{SAMPLE}.json").read_text())
+    raw["name"] = "Uploaded Streams app"
+    app = _start()
+    app.radio(key="source.kind").set_value("Upload").run()
+    app.file_uploader(key="source.upload").upload(
+        "streams.json", json.dumps(raw).encode(), "application/json"
+    ).run()
+    _no_exception(app)
+    assert "Uploaded Streams app" in app.markdown[0].value
+    assert _streams_figure(app)
+
+    broken = dict(raw, clients=[dict(raw["clients"][0], prev_active=["9_9"])])
+    app.file_uploader(key="source.upload").upload(
+        "broken.json", json.dumps(broken).encode(), "application/json"
+    ).run()
+    _no_exception(app)
+    errors = " ".join(e.value for e in app.error)
+    assert "broken.json was not loaded" in errors and "9_9" in errors
+    assert "Uploaded Streams app" in app.markdown[0].value
+
+
+@pytest.mark.parametrize("key", STREAMS_SAMPLES)
+def test_every_streams_sample_renders(key: str) -> None:
+    app = _start(sample=key)
+    assert _streams_figure(app)["frames"]

@@ -1,0 +1,81 @@
+"""What-if edits (JSON, as the dashboard stores and shares them) become the core's changes.
+
+Each edit must give exactly what the matching :mod:`assignors.changes` change gives: the
+dashboard has no second way to change a scenario.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import sample_data
+from assignors import changes
+from assignors.errors import AssignmentExplorerError
+from assignors.lag import partition_lags
+from assignors.model import Scenario
+from dashboard import whatif
+
+
+def _sample(key: str) -> Scenario:
+    scenario = sample_data.load_sample(key).scenario
+    assert scenario is not None
+    return scenario
+
+
+LAGGY = _sample("lag-aware-worked-example")
+FAILOVER = _sample("failover-priorities")
+
+
+def _lags(scenario: Scenario) -> dict[str, list[int]]:
+    return {t.name: partition_lags(t, scenario.auto_offset_reset) for t in scenario.topics}
+
+
+@pytest.mark.parametrize(
+    ("edit", "change"),
+    [
+        ({"op": "skew_lag"}, changes.SkewLag()),
+        (
+            {"op": "set_lags", "topic": LAGGY.topics[0].name, "lags": {"0": 7, "1": 0}},
+            changes.SetLags(LAGGY.topics[0].name, ((0, 7), (1, 0))),
+        ),
+        (
+            {"op": "set_produce_rates", "topic": LAGGY.topics[0].name, "rates": {"2": 12.5}},
+            changes.SetProduceRates(LAGGY.topics[0].name, ((2, 12.5),)),
+        ),
+    ],
+    ids=["skew", "lags", "rates"],
+)
+def test_partition_fact_edits_are_the_core_changes_on_before_and_after(
+    edit: whatif.Edit, change: changes.Change
+) -> None:
+    expected = changes.apply_one(LAGGY, change)
+    plan = whatif.plan(LAGGY, [edit, {"op": "add_member", "member_id": "extra"}])
+    assert plan.before == expected
+    assert _lags(plan.after) == _lags(expected)  # the "after" inherits the facts
+    assert plan.changes == (changes.AddMember("extra"),)
+
+
+def test_an_added_member_carries_its_priority_into_the_after() -> None:
+    plan = whatif.plan(
+        FAILOVER, [{"op": "add_member", "member_id": "standby", "priority": 99, "rack": "a"}]
+    )
+    assert plan.changes == (changes.AddMember("standby", rack="a", priority=99),)
+    added = plan.after.members[-1]
+    assert (added.member_id, added.priority, added.rack) == ("standby", 99, "a")
+    assert plan.current == changes.current_assignment(plan.before)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"op": "set_lags", "topic": "ghost", "lags": {"0": 1}}, "no topic 'ghost'"),
+        ({"op": "set_lags", "topic": LAGGY.topics[0].name, "lags": {"0": -5}}, ">= 0"),
+        ({"op": "set_lags", "topic": LAGGY.topics[0].name, "lags": {"x": 1}}, "malformed"),
+        ({"op": "set_produce_rates", "topic": LAGGY.topics[0].name}, "malformed"),
+        ({"op": "what"}, "unknown operation"),
+    ],
+)
+def test_an_edit_that_does_not_fit_says_why(edit: whatif.Edit, message: str) -> None:
+    with pytest.raises(AssignmentExplorerError) as error:
+        whatif.plan(LAGGY, [edit])
+    assert message in str(error.value)

@@ -1,0 +1,128 @@
+"""The History and Fleet views: pure figures, the explorer hand-off, and the views in AppTest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from assignors import changes, metrics
+from dashboard import pipeline_charts
+from dashboard.fleet_view import explorer_link
+from pipeline import lag_history, tables, whatif
+from pipeline.local import group_scenario
+
+pytestmark = pytest.mark.spark
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "history"
+
+
+@pytest.fixture(scope="module")
+def outputs(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The lag and what-if outputs of the sample history, written once."""
+    root = tmp_path_factory.mktemp("pipeline-out")
+    offsets = tables.prepare_offsets(tables.read_table(spark, str(SAMPLE / "offsets"), "offsets"))
+    members = tables.prepare_members(tables.read_table(spark, str(SAMPLE / "members"), "members"))
+    partitions = lag_history.partition_history(offsets)
+    partitions.write.parquet(str(root / "lag" / "partition_lag"))
+    member_lag = lag_history.member_history(partitions)
+    member_lag.write.parquet(str(root / "lag" / "member_lag"))
+    lag_history.group_history(member_lag).write.parquet(str(root / "lag" / "group_lag"))
+    statuses, verdicts = lag_history.health(partitions)
+    statuses.write.parquet(str(root / "lag" / "partition_health"))
+    verdicts.write.parquet(str(root / "lag" / "group_health"))
+    rows = whatif.fleet_whatif(offsets, members, strategies=["range", "cooperative-sticky"])
+    rows.write.parquet(str(root / "whatif" / "whatif"))
+    return root
+
+
+def test_verdict_table_puts_the_worst_first() -> None:
+    health = pd.DataFrame(
+        {
+            "cluster": ["c"] * 4,
+            "group_id": ["a", "b", "c", "d"],
+            "status": ["OK", "ERR", "WARN", "ERR"],
+            "rule": ["r"] * 4,
+            "lag_total": [5, 10, 99, 20],
+        }
+    )
+    assert list(pipeline_charts.verdict_table(health)["group_id"]) == ["d", "b", "c", "a"]
+    bars = pipeline_charts.verdict_counts_figure(health).data[0]
+    assert list(bars.x) == ["ERR", "WARN", "OK"] and list(bars.y) == [2, 1, 1]
+
+
+def test_member_lag_figure_draws_one_line_per_member() -> None:
+    rows = pd.DataFrame(
+        {"time": [1, 2, 1, 2], "member_id": ["b", "b", "a", "a"], "lag": [4, 5, 1, 0]}
+    )
+    figure = pipeline_charts.member_lag_figure(rows)
+    assert [trace.name for trace in figure.data] == ["a", "b"]
+    assert list(figure.data[1].y) == [4, 5]
+
+
+def test_fleet_table_sorts_worst_first_with_flagged_groups_on_top() -> None:
+    rows = pd.DataFrame(
+        {
+            "group_id": ["a", "b", "c", "d"],
+            "strategy": ["range", "range", "range", None],
+            "change": ["none", "none", "none", None],
+            "moved": [3, 9, 1, None],
+            "error": [None, None, None, "ScenarioError: bad"],
+        }
+    )
+    table = pipeline_charts.fleet_table(rows, "range", "none", sort_by="moved")
+    assert list(table["group_id"]) == ["d", "b", "a", "c"]
+
+
+def test_explorer_scenario_is_the_one_the_what_if_measured(outputs: Path) -> None:
+    table = pd.read_parquet(outputs / "whatif" / "whatif")
+    current = table[table["change"] == "current"]
+    assert len(current) == 6 and table["error"].isna().all()
+    for row in current.itertuples(index=False):
+        scenario, _ = group_scenario(SAMPLE, row.cluster, row.group_id, int(row.t))
+        measured = metrics.assignment_metrics(scenario, changes.current_assignment(scenario))
+        assert measured.lag_total == row.lag_total
+        assert max(measured.lag_by_member.values()) == row.worst_member_lag
+    link = explorer_link(SAMPLE, "cluster-1", "group-00002", 5)
+    assert link.startswith("?pipeline_input=") and "group=group-00002" in link and "at=5" in link
+
+
+def _history_app(lag: str) -> None:
+    from dashboard import history_view
+
+    history_view.render(lag)
+
+
+def _fleet_app(out: str, history: str) -> None:
+    from dashboard import fleet_view
+
+    fleet_view.render(out, history)
+
+
+def test_history_view_renders_verdicts_and_charts(outputs: Path) -> None:
+    app = AppTest.from_function(_history_app, args=(str(outputs / "lag"),), default_timeout=60)
+    app.run()
+    assert not app.exception
+    assert len(app.dataframe) >= 2  # verdicts and the partitions of the picked group
+    verdicts = app.dataframe[0].value
+    assert set(verdicts["group_id"]) == {f"group-{i:05d}" for i in range(6)}
+    assert app.selectbox[0].options[0].startswith(str(verdicts.iloc[0]["group_id"]))
+
+
+def test_fleet_view_opens_a_group_in_the_explorer(outputs: Path) -> None:
+    app = AppTest.from_function(
+        _fleet_app, args=(str(outputs / "whatif"), str(SAMPLE)), default_timeout=60
+    )
+    app.run()
+    assert not app.exception
+    shown = app.dataframe[0].value
+    assert shown["explorer"].str.startswith("?pipeline_input=").all()
+    app.selectbox(key="fleet.group").set_value("group-00003")
+    app.button(key="fleet.open").click().run()
+    assert not app.exception
+    source = app.session_state["ae.source"]
+    assert source.scenario.group_id == "group-00003"
+    assert "pipeline snapshot" in source.label
