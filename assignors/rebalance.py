@@ -276,7 +276,11 @@ class _Timeline:
         self._sorted: dict[int, tuple[frozenset[TopicPartition], tuple[TopicPartition, ...]]] = {}
 
     def remember(self, holders: _Hold, assignment: Assignment) -> _Hold:
-        """Note that ``holders`` (from ``assignment``) are sorted there already; returns them."""
+        """Note that ``holders`` (from ``assignment``) are sorted there already; returns them.
+
+        Relies on :class:`~assignors.model.Assignment`'s invariant (each member's partitions
+        are a sorted tuple, as :meth:`Assignment.of` builds them).
+        """
         for m, tps in holders.items():
             listed = assignment.partitions.get(m, ())
             if len(listed) == len(tps):
