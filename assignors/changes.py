@@ -1,8 +1,9 @@
 """Changes to a consumer group, as pure functions ``Scenario -> Scenario``.
 
-The CLI's ``compare``, the dashboard and the pipeline apply the same changes through this one
-module: a member joins, leaves (or, being static, restarts), changes its subscription, or a topic
-gains partitions. Every function returns a new scenario and never mutates its input.
+The CLI's ``compare``, the dashboard, the pipeline and the samples' walkthroughs
+(:mod:`assignors.walkthrough`) change a scenario through this one module: a member joins, leaves
+(or, being static, restarts), changes its subscription, or a topic gains partitions. Every
+function returns a new scenario and never mutates its input.
 
 How a list of changes is applied (:func:`apply_changes`):
 
@@ -13,10 +14,13 @@ How a list of changes is applied (:func:`apply_changes`):
    the strategy named by the scenario's ``assignor`` field computes, or ``range`` (Kafka's
    default) when it names none.
 2. Every member then owns exactly its part of the current assignment, in generation
-   (highest generation so far, or 0) + 1, which is how the next rebalance looks to the assignor
-   (the same convention as walkthrough steps in :mod:`assignors.scenario_io`).
-3. The changes apply in order, each checked against the scenario left by the ones before it.
-   All of them together are one change to the group: one rebalance follows.
+   (highest generation so far, or 0) + 1, which is how the next rebalance looks to the assignor.
+3. The changes apply in order (:func:`apply_in_order`), each checked against the scenario left
+   by the ones before it. All of them together are one change to the group: one rebalance
+   follows.
+
+A topic grows (:class:`SetPartitions`) with its per-partition arrays padded for the new
+partitions: offsets 0, no commit, lag 0, produce rate 0, no replica racks.
 
 Besides membership and partition counts, three changes edit facts about partitions (what-if
 inputs rather than group events): :class:`SetLags` and :class:`SetProduceRates` set the lag or
@@ -25,27 +29,28 @@ topic hot (``factor`` times its lag, at least ``floor``) to see which strategy s
 :func:`apply_one` applies any single change on its own (no ownership step), e.g. to shape the
 scenario a comparison starts from.
 
-Invariants: member ids stay unique; added members own nothing; removed members' partitions are
-owned by nobody; a topic only grows (Kafka cannot shrink one); lags stay integers >= 0 and
-produce rates finite numbers >= 0; a change that makes no sense (unknown member or topic or
-partition, adding a member twice or one removed by the same change, a no-op, a negative value)
-raises :class:`ChangeError` naming it.
+Invariants: member ids stay unique; added members own nothing unless the change says they do
+(``AddMember.owned_partitions``); removed members' partitions are owned by nobody; a topic only
+grows (Kafka cannot shrink one); lags stay integers >= 0 and produce rates finite numbers >= 0;
+a change that makes no sense (unknown member or topic or partition, adding a member twice or one
+removed by the same change, a no-op, a negative value) raises :class:`ChangeError` naming it.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from typing import TypeVar
 
 from assignors import registry
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
 from assignors.lag import partition_lags
 from assignors.metrics import owned_assignment
-from assignors.model import Assignment, Member, Scenario, Topic
-from assignors.scenario_io import ScenarioChange
-from assignors.scenario_io import apply_change as _grow_topics
+from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
+
+T = TypeVar("T")
 
 #: The strategy that computes the current assignment of a scenario that names none (Kafka's
 #: default ``partition.assignment.strategy`` starts with the RangeAssignor).
@@ -53,12 +58,25 @@ DEFAULT_ASSIGNOR = "range"
 
 
 class ChangeError(AssignmentExplorerError, ValueError):
-    """A change that cannot apply to this scenario; the message says which and why."""
+    """A change that cannot apply to this scenario; the message says which and why.
+
+    ``index`` is the failing change's position in the list given to :func:`apply_in_order` /
+    :func:`apply_changes` (``None`` when raised for a change on its own).
+    """
+
+    def __init__(self, message: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.index = index
 
 
 @dataclass(frozen=True, slots=True)
 class AddMember:
-    """A new member joins. ``topics`` ``None``: it subscribes like the first member."""
+    """A new member joins. ``topics`` ``None``: it subscribes like the first member.
+
+    The other fields are the :class:`~assignors.model.Member` fields of the same name (a
+    walkthrough's ``add_members`` entry may state any of them); by default the member owns
+    nothing and states no generation.
+    """
 
     member_id: str
     topics: tuple[str, ...] | None = None
@@ -67,6 +85,10 @@ class AddMember:
     consume_rate: float | None = None
     priority: int | None = None
     """The member's failover priority (``Member.priority``; ``None``: it states none)."""
+    client_id: str | None = None
+    host: str | None = None
+    owned_partitions: tuple[TopicPartition, ...] = ()
+    generation: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,12 +235,34 @@ def add_member(
     consume_rate: float | None = None,
     priority: int | None = None,
 ) -> Scenario:
-    """``scenario`` with a new member that owns nothing; ``topics`` ``None``: like the first."""
+    """``scenario`` with a new member that owns nothing; ``topics`` ``None``: like the first.
+
+    The member's other fields: :class:`AddMember` with :func:`apply_one`.
+    """
+    change = AddMember(
+        member_id,
+        None if topics is None else tuple(topics),
+        rack=rack,
+        group_instance_id=group_instance_id,
+        consume_rate=consume_rate,
+        priority=priority,
+    )
+    return _join(scenario, change)
+
+
+def joining_member(change: AddMember, topics: Sequence[str]) -> Member:
+    """The member ``change`` adds, subscribed to ``topics`` (AddMember's fields are Member's)."""
+    values = {field.name: getattr(change, field.name) for field in fields(AddMember)}
+    return Member(**{**values, "topics": tuple(topics)})
+
+
+def _join(scenario: Scenario, change: AddMember) -> Scenario:
+    member_id = change.member_id
     if not member_id:
         raise ChangeError("add member: the member id is empty")
     if member_id in _member_ids(scenario):
         raise ChangeError(f"add member: {member_id!r} is already in the group")
-    if topics is None:
+    if change.topics is None:
         if not scenario.members:
             raise ChangeError(
                 f"add member {member_id!r}: the group has no member to copy the subscription"
@@ -226,16 +270,8 @@ def add_member(
             )
         topics = scenario.members[0].topics
     else:
-        topics = _check_topics(scenario, topics, f"add member {member_id!r}")
-    member = Member(
-        member_id=member_id,
-        topics=tuple(topics),
-        rack=rack,
-        group_instance_id=group_instance_id,
-        consume_rate=consume_rate,
-        priority=priority,
-    )
-    return replace(scenario, members=(*scenario.members, member))
+        topics = _check_topics(scenario, change.topics, f"add member {member_id!r}")
+    return replace(scenario, members=(*scenario.members, joining_member(change, topics)))
 
 
 def remove_member(scenario: Scenario, member_id: str, *, static_restart: bool = False) -> Scenario:
@@ -275,7 +311,27 @@ def set_partitions(scenario: Scenario, topic: str, partitions: int) -> Scenario:
         )
     if partitions == counts[topic]:
         raise ChangeError(f"partitions: topic {topic!r} already has {partitions} partitions")
-    return _grow_topics(scenario, ScenarioChange(partitions={topic: partitions}))
+    grown = _grow_topic(scenario.topic_by_name()[topic], partitions)
+    return _with_topic(scenario, grown)
+
+
+def _grow_topic(topic: Topic, count: int) -> Topic:
+    """``topic`` with ``count`` partitions, its per-partition arrays padded for the new ones."""
+    extra = count - topic.partitions
+
+    def pad(values: tuple[T, ...] | None, filler: T) -> tuple[T, ...] | None:
+        return None if values is None else (*values, *([filler] * extra))
+
+    return replace(
+        topic,
+        partitions=count,
+        replica_racks=pad(topic.replica_racks, ()),
+        lags=pad(topic.lags, 0),
+        log_start_offsets=pad(topic.log_start_offsets, 0),
+        log_end_offsets=pad(topic.log_end_offsets, 0),
+        committed_offsets=pad(topic.committed_offsets, None),
+        produce_rates=pad(topic.produce_rates, 0.0),
+    )
 
 
 def _topic(scenario: Scenario, name: str, what: str) -> Topic:
@@ -372,15 +428,7 @@ def skew_lag(
 def apply_one(scenario: Scenario, change: Change) -> Scenario:
     """``scenario`` after ``change`` alone: no ownership step (steps 1-2), only step 3."""
     if isinstance(change, AddMember):
-        return add_member(
-            scenario,
-            change.member_id,
-            change.topics,
-            rack=change.rack,
-            group_instance_id=change.group_instance_id,
-            consume_rate=change.consume_rate,
-            priority=change.priority,
-        )
+        return _join(scenario, change)
     if isinstance(change, RemoveMember):
         return remove_member(scenario, change.member_id, static_restart=change.static_restart)
     if isinstance(change, Subscribe):
@@ -401,16 +449,26 @@ def apply_changes(
 
     ``current`` overrides the current assignment of step 1 (default :func:`current_assignment`).
     """
-    result = with_current_ownership(scenario, current)
+    return apply_in_order(with_current_ownership(scenario, current), changes)
+
+
+def apply_in_order(scenario: Scenario, changes: Iterable[Change]) -> Scenario:
+    """Step 3 alone: ``changes`` one after the other as one change to the group, owners as they
+    are (no ownership step). A :class:`ChangeError` carries the failing change's ``index``."""
+    result = scenario
     removed: set[str] = set()
-    for change in changes:
+    for index, change in enumerate(changes):
         if isinstance(change, AddMember) and change.member_id in removed:
             raise ChangeError(
                 f"add member: {change.member_id!r} is removed by this same change; a consumer that"
                 " leaves and joins again gets a new member id (a static member that comes back"
-                " within the session timeout is a restart)"
+                " within the session timeout is a restart)",
+                index,
             )
-        result = apply_one(result, change)
+        try:
+            result = apply_one(result, change)
+        except ChangeError as error:
+            raise ChangeError(str(error), index) from None
         if isinstance(change, RemoveMember) and not change.static_restart:
             removed.add(change.member_id)
     return result

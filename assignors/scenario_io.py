@@ -24,8 +24,9 @@ How a scenario is checked, in order:
    ``owned_partitions`` and ``generation``. A claim on a topic or partition that does not exist
    is not an error: Kafka ignores it, and so do the strategies; the loader returns a warning
    with the claim's path.
-5. The optional ``walkthrough`` (teaching steps) is checked by applying its changes in order
-   (:func:`parse_walkthrough`, :func:`apply_change`).
+5. The optional ``walkthrough`` (teaching steps) is left as it is: :mod:`assignors.walkthrough`
+   reads and checks it (it needs the parsed scenario and the changes of
+   :mod:`assignors.changes`, which this module does not depend on).
 
 Invariant: :func:`scenario_to_json` followed by :func:`parse_scenario` gives back an equal
 scenario.
@@ -42,8 +43,7 @@ Size limits (memory stays bounded; larger input is refused with a message):
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -58,7 +58,6 @@ MAX_MEMBERS = 100_000
 MAX_TOPICS = 100_000
 MAX_OWNED_PER_MEMBER = 5_000_000
 MAX_NAME_LENGTH = 4_096
-MAX_WALKTHROUGH_STEPS = 200
 #: The largest scenario text :func:`load_scenario_file` / :func:`parse_scenario_text` read, in
 #: bytes. A realistic 100,000-partition snapshot with every offset array is about 10 MiB.
 MAX_FILE_BYTES = 32 * 1024 * 1024
@@ -77,19 +76,16 @@ SCENARIO_FIELDS = frozenset(
         "walkthrough",
     }
 )
-TOPIC_FIELDS = frozenset(
-    {
-        "name",
-        "partitions",
-        "id",
-        "replica_racks",
-        "lags",
-        "log_start_offsets",
-        "log_end_offsets",
-        "committed_offsets",
-        "produce_rates",
-    }
+#: The topic fields that hold one entry per partition (parallel to the partition numbers).
+PER_PARTITION_FIELDS = (
+    "replica_racks",
+    "lags",
+    "log_start_offsets",
+    "log_end_offsets",
+    "committed_offsets",
+    "produce_rates",
 )
+TOPIC_FIELDS = frozenset({"name", "partitions", "id", *PER_PARTITION_FIELDS})
 MEMBER_FIELDS = frozenset(
     {
         "member_id",
@@ -104,10 +100,6 @@ MEMBER_FIELDS = frozenset(
         "host",
     }
 )
-STEP_FIELDS = frozenset({"title", "text", "change"})
-CHANGE_FIELDS = frozenset(
-    {"add_members", "remove_members", "partitions", "assignor", "carry_assignment"}
-)
 _JAVA_INT_MIN = -(2**31)
 _JAVA_INT_MAX = 2**31 - 1
 _JAVA_LONG_MAX = 2**63 - 1
@@ -115,7 +107,11 @@ _JAVA_LONG_MAX = 2**63 - 1
 T = TypeVar("T")
 
 
-def _string(value: object, path: str, problems: Problems, *, nonempty: bool = True) -> str | None:
+def parse_string(
+    value: object, path: str, problems: Problems, *, nonempty: bool = True
+) -> str | None:
+    """``value`` if it is a (non-empty) string of at most ``MAX_NAME_LENGTH`` characters; else
+    record why at ``path`` and return ``None``."""
     if not isinstance(value, str):
         problems.error(path, f"expected a string, got {type_name(value)}")
         return None
@@ -128,11 +124,14 @@ def _string(value: object, path: str, problems: Problems, *, nonempty: bool = Tr
     return value
 
 
-def _optional_string(obj: Mapping[str, Any], key: str, path: str, problems: Problems) -> str | None:
+def parse_optional_string(
+    obj: Mapping[str, Any], key: str, path: str, problems: Problems
+) -> str | None:
+    """``obj[key]`` checked by :func:`parse_string`; ``None`` when absent or ``null``."""
     value = obj.get(key)
     if value is None:
         return None
-    return _string(value, f"{path}.{key}" if path else key, problems)
+    return parse_string(value, f"{path}.{key}" if path else key, problems)
 
 
 def _parallel_array(
@@ -218,7 +217,7 @@ def _parse_topic(raw: object, path: str, problems: Problems) -> Topic | None:
         problems.error(path, f"expected a topic object, got {type_name(raw)}")
         return None
     problems.unknown_fields(raw, TOPIC_FIELDS, path)
-    name = _string(raw.get("name"), f"{path}.name", problems)
+    name = parse_string(raw.get("name"), f"{path}.name", problems)
     count: int | None = None
     if "partitions" not in raw:
         problems.error(f"{path}.partitions", "missing: the partition count is required")
@@ -252,7 +251,7 @@ def _parse_topic(raw: object, path: str, problems: Problems) -> Topic | None:
         if not isinstance(item, list):
             problems.error(where, f"expected a list of rack names, got {type_name(item)}")
             return None
-        names = [_string(rack, f"{where}[{i}]", problems) for i, rack in enumerate(item)]
+        names = [parse_string(rack, f"{where}[{i}]", problems) for i, rack in enumerate(item)]
         return tuple(n for n in names if n is not None) if None not in names else None
 
     replica_racks = _parallel_array(raw, "replica_racks", path, count, problems, racks)
@@ -263,7 +262,7 @@ def _parse_topic(raw: object, path: str, problems: Problems) -> Topic | None:
         raw, "committed_offsets", path, count, problems, offset, nullable=True
     )
     produce_rates = _parallel_array(raw, "produce_rates", path, count, problems, rate)
-    topic_id = _optional_string(raw, "id", path, problems)
+    topic_id = parse_optional_string(raw, "id", path, problems)
     if name is None or count is None:
         return None
     topic = Topic(
@@ -288,7 +287,7 @@ def _parse_member(
         problems.error(path, f"expected a member object, got {type_name(raw)}")
         return None
     problems.unknown_fields(raw, MEMBER_FIELDS, path)
-    member_id = _string(raw.get("member_id"), f"{path}.member_id", problems)
+    member_id = parse_string(raw.get("member_id"), f"{path}.member_id", problems)
     topics_raw = raw.get("topics")
     topics: list[str] = []
     if not isinstance(topics_raw, list):
@@ -297,7 +296,7 @@ def _parse_member(
         )
     else:
         for index, topic in enumerate(topics_raw):
-            name = _string(topic, f"{path}.topics[{index}]", problems)
+            name = parse_string(topic, f"{path}.topics[{index}]", problems)
             if name is not None:
                 topics.append(name)
     owned: list[TopicPartition] = []
@@ -355,10 +354,10 @@ def _parse_member(
             )
         else:
             consume_rate = float(value)
-    rack = _optional_string(raw, "rack", path, problems)
-    group_instance_id = _optional_string(raw, "group_instance_id", path, problems)
-    client_id = _optional_string(raw, "client_id", path, problems)
-    host = _optional_string(raw, "host", path, problems)
+    rack = parse_optional_string(raw, "rack", path, problems)
+    group_instance_id = parse_optional_string(raw, "group_instance_id", path, problems)
+    client_id = parse_optional_string(raw, "client_id", path, problems)
+    host = parse_optional_string(raw, "host", path, problems)
     if member_id is None:
         return None
     return Member(
@@ -375,9 +374,12 @@ def _parse_member(
     )
 
 
-def _parse_members(
+def parse_members(
     members_raw: object, path: str, counts: Mapping[str, int], problems: Problems
 ) -> list[Member]:
+    """A list of member objects (step 4 of the module docstring); ``counts`` (topic ->
+    partitions) decides which ownership claims get a warning. Records problems, returns the
+    members that parsed."""
     members: list[Member] = []
     if not isinstance(members_raw, list):
         problems.error(path, f"expected a list of members, got {type_name(members_raw)}")
@@ -405,8 +407,8 @@ def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple
     """Validate a JSON scenario object; return the scenario and its warnings.
 
     Raises :class:`ScenarioError` listing every problem, each prefixed with its JSON path
-    (relative to ``path``; pass ``""`` for paths like ``members[3].rack``). A ``walkthrough``,
-    when present, is checked too; read it with :func:`parse_walkthrough`.
+    (relative to ``path``; pass ``""`` for paths like ``members[3].rack``). A ``walkthrough``
+    is not read here: :func:`assignors.walkthrough.parse_walkthrough` reads and checks it.
     """
     prefix = f"{path}." if path else ""
     problems = Problems()
@@ -448,7 +450,7 @@ def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple
                 f"{total:,} partitions in all; at most {MAX_TOTAL_PARTITIONS:,}",
             )
     counts = {topic.name: topic.partitions for topic in topics}
-    members = _parse_members(raw.get("members"), f"{prefix}members", counts, problems)
+    members = parse_members(raw.get("members"), f"{prefix}members", counts, problems)
     reset = raw.get("auto_offset_reset", "latest")
     if reset not in AUTO_OFFSET_RESETS:
         problems.error(
@@ -457,7 +459,7 @@ def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple
         )
         reset = "latest"
     texts = {
-        key: _optional_string(raw, key, path, problems)
+        key: parse_optional_string(raw, key, path, problems)
         for key in ("name", "description", "group_id", "assignor")
     }
     if problems.errors:
@@ -468,10 +470,6 @@ def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple
         auto_offset_reset=cast(AutoOffsetReset, reset),
         **texts,
     )
-    if raw.get("walkthrough") is not None:
-        _parse_walkthrough(raw["walkthrough"], scenario, f"{prefix}walkthrough", problems)
-        if problems.errors:
-            raise ScenarioError(problems.errors)
     return scenario, tuple(problems.warnings)
 
 
@@ -482,14 +480,7 @@ def scenario_to_json(scenario: Scenario) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": topic.name, "partitions": topic.partitions}
         if topic.topic_id is not None:
             entry["id"] = topic.topic_id
-        for key in (
-            "replica_racks",
-            "lags",
-            "log_start_offsets",
-            "log_end_offsets",
-            "committed_offsets",
-            "produce_rates",
-        ):
+        for key in PER_PARTITION_FIELDS:
             value = getattr(topic, key)
             if value is not None:
                 entry[key] = [list(v) if isinstance(v, tuple) else v for v in value]
@@ -541,254 +532,6 @@ def member_to_json(member: Member) -> dict[str, Any]:
     if member.generation is not None:
         item["generation"] = member.generation
     return item
-
-
-# --- walkthroughs: teaching steps stored beside a scenario -------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ScenarioChange:
-    """What one walkthrough step changes, applied by :func:`apply_change`.
-
-    ``partitions`` maps a topic to its new, larger partition count (Kafka never shrinks a
-    topic). ``assignor`` switches the strategy shown from this step on. With
-    ``carry_assignment`` (the default) the members that stay own, in a new generation, what the
-    previous step assigned them, which is how a rebalance looks to the assignor.
-    """
-
-    add_members: tuple[Member, ...] = ()
-    remove_members: tuple[str, ...] = ()
-    partitions: Mapping[str, int] | None = None
-    assignor: str | None = None
-    carry_assignment: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class WalkthroughStep:
-    """One teaching step: a title, a paragraph, and the change it makes (``None``: none)."""
-
-    title: str
-    text: str
-    change: ScenarioChange | None = None
-
-
-def apply_change(
-    scenario: Scenario,
-    change: ScenarioChange,
-    previous: Mapping[str, Iterable[TopicPartition]] | None = None,
-) -> Scenario:
-    """The scenario after ``change``; ``previous`` is the assignment shown before it.
-
-    Steps: (1) drop ``remove_members``; (2) with ``carry_assignment`` and a ``previous``
-    assignment, every remaining member owns its previous partitions, in generation (highest
-    generation so far, or 0) + 1; (3) grow topics to their new counts, padding per-partition
-    arrays (offsets 0, no commit, lag 0, rate 0, no racks); (4) append ``add_members`` (they own
-    what their JSON says); (5) switch ``assignor``. Raises :class:`ScenarioError` when the change
-    names a member that is not there, adds one that is, or shrinks or names an unknown topic.
-    """
-    problems: list[str] = []
-    present = {member.member_id for member in scenario.members}
-    for member_id in change.remove_members:
-        if member_id not in present:
-            problems.append(f"remove_members: no member {member_id!r} at this step")
-    for member in change.add_members:
-        if member.member_id in present - set(change.remove_members):
-            problems.append(f"add_members: member {member.member_id!r} is already in the group")
-    counts = scenario.partition_counts()
-    for topic_name, count in (change.partitions or {}).items():
-        if topic_name not in counts:
-            problems.append(f"partitions: no topic {topic_name!r}")
-        elif count < counts[topic_name]:
-            problems.append(
-                f"partitions: topic {topic_name!r} has {counts[topic_name]} partitions;"
-                f" Kafka cannot shrink it to {count}"
-            )
-    if problems:
-        raise ScenarioError(problems)
-    removed = set(change.remove_members)
-    members = [member for member in scenario.members if member.member_id not in removed]
-    if change.carry_assignment and previous is not None:
-        generation = max((m.generation or 0 for m in scenario.members), default=0) + 1
-        members = [
-            replace(
-                member,
-                owned_partitions=tuple(sorted(previous.get(member.member_id, ()))),
-                generation=generation,
-            )
-            for member in members
-        ]
-    topics = tuple(
-        _grow_topic(topic, (change.partitions or {}).get(topic.name, topic.partitions))
-        for topic in scenario.topics
-    )
-    return replace(
-        scenario,
-        topics=topics,
-        members=(*members, *change.add_members),
-        assignor=change.assignor if change.assignor is not None else scenario.assignor,
-    )
-
-
-def _grow_topic(topic: Topic, count: int) -> Topic:
-    extra = count - topic.partitions
-    if extra <= 0:
-        return topic
-
-    def pad(values: tuple[T, ...] | None, filler: T) -> tuple[T, ...] | None:
-        return None if values is None else (*values, *([filler] * extra))
-
-    return replace(
-        topic,
-        partitions=count,
-        replica_racks=pad(topic.replica_racks, ()),
-        lags=pad(topic.lags, 0),
-        log_start_offsets=pad(topic.log_start_offsets, 0),
-        log_end_offsets=pad(topic.log_end_offsets, 0),
-        committed_offsets=pad(topic.committed_offsets, None),
-        produce_rates=pad(topic.produce_rates, 0.0),
-    )
-
-
-def _parse_change(
-    raw: object, scenario: Scenario, path: str, problems: Problems
-) -> ScenarioChange | None:
-    if not isinstance(raw, dict):
-        problems.error(path, f"expected a change object, got {type_name(raw)}")
-        return None
-    problems.unknown_fields(raw, CHANGE_FIELDS, path)
-    before = len(problems.errors)
-    add_members: list[Member] = []
-    if raw.get("add_members") is not None:
-        add_members = _parse_members(
-            raw["add_members"], f"{path}.add_members", scenario.partition_counts(), problems
-        )
-    remove: list[str] = []
-    remove_raw = raw.get("remove_members")
-    if remove_raw is not None:
-        if not isinstance(remove_raw, list):
-            problems.error(
-                f"{path}.remove_members",
-                f"expected a list of member ids, got {type_name(remove_raw)}",
-            )
-        else:
-            for index, item in enumerate(remove_raw):
-                member_id = _string(item, f"{path}.remove_members[{index}]", problems)
-                if member_id is not None:
-                    remove.append(member_id)
-    partitions: dict[str, int] | None = None
-    partitions_raw = raw.get("partitions")
-    if partitions_raw is not None:
-        if not isinstance(partitions_raw, dict):
-            problems.error(
-                f"{path}.partitions",
-                f"expected an object topic -> new partition count, got {type_name(partitions_raw)}",
-            )
-        else:
-            partitions = {}
-            for topic_name, count in partitions_raw.items():
-                parsed = problems.integer(
-                    count, f"{path}.partitions.{topic_name}",
-                    minimum=0, maximum=MAX_PARTITIONS_PER_TOPIC,
-                )  # fmt: skip
-                if parsed is not None:
-                    partitions[topic_name] = parsed
-    assignor = _optional_string(raw, "assignor", path, problems)
-    carry = raw.get("carry_assignment", True)
-    if not isinstance(carry, bool):
-        problems.error(
-            f"{path}.carry_assignment", f"expected true or false, got {type_name(carry)}"
-        )
-        carry = True
-    if len(problems.errors) > before:
-        return None
-    return ScenarioChange(
-        add_members=tuple(add_members),
-        remove_members=tuple(remove),
-        partitions=partitions,
-        assignor=assignor,
-        carry_assignment=carry,
-    )
-
-
-def _parse_walkthrough(
-    raw: object, scenario: Scenario, path: str, problems: Problems
-) -> tuple[WalkthroughStep, ...]:
-    if not isinstance(raw, list):
-        problems.error(path, f"expected a list of steps, got {type_name(raw)}")
-        return ()
-    if len(raw) > MAX_WALKTHROUGH_STEPS:
-        problems.error(path, f"{len(raw):,} steps; at most {MAX_WALKTHROUGH_STEPS}")
-        return ()
-    steps: list[WalkthroughStep] = []
-    current = scenario
-    for index, step_raw in enumerate(raw):
-        here = f"{path}[{index}]"
-        if not isinstance(step_raw, dict):
-            problems.error(
-                here, f"expected a step object with title and text, got {type_name(step_raw)}"
-            )
-            continue
-        problems.unknown_fields(step_raw, STEP_FIELDS, here)
-        title = _string(step_raw.get("title"), f"{here}.title", problems)
-        text = _string(step_raw.get("text"), f"{here}.text", problems)
-        change = None
-        if step_raw.get("change") is not None:
-            change = _parse_change(step_raw["change"], current, f"{here}.change", problems)
-            if change is None:
-                continue
-            try:
-                # No previous assignment here: checking needs only membership and counts.
-                current = apply_change(current, change)
-            except ScenarioError as error:
-                for problem in error.problems:
-                    problems.error(
-                        f"{here}.change.{problem.split(':', 1)[0]}", problem.split(": ", 1)[1]
-                    )
-                continue
-        if title is not None and text is not None:
-            steps.append(WalkthroughStep(title, text, change))
-    return tuple(steps)
-
-
-def parse_walkthrough(raw: object, scenario: Scenario | None = None) -> tuple[WalkthroughStep, ...]:
-    """The ``walkthrough`` steps of a JSON scenario object (``()`` when it has none).
-
-    ``scenario`` is the parsed ``raw`` (parsed here when not given). Raises
-    :class:`ScenarioError` with every problem, including a change that cannot apply at its step
-    (removing a member that is not there, shrinking a topic).
-    """
-    if scenario is None:
-        scenario, _ = parse_scenario(raw, path="")
-    if not isinstance(raw, dict) or raw.get("walkthrough") is None:
-        return ()
-    problems = Problems()
-    steps = _parse_walkthrough(raw["walkthrough"], scenario, "walkthrough", problems)
-    if problems.errors:
-        raise ScenarioError(problems.errors)
-    return steps
-
-
-def walkthrough_to_json(steps: Iterable[WalkthroughStep]) -> list[dict[str, Any]]:
-    """The JSON form of walkthrough steps; :func:`parse_walkthrough` reads it back."""
-    result: list[dict[str, Any]] = []
-    for step in steps:
-        item: dict[str, Any] = {"title": step.title, "text": step.text}
-        change = step.change
-        if change is not None:
-            entry: dict[str, Any] = {}
-            if change.add_members:
-                entry["add_members"] = [member_to_json(m) for m in change.add_members]
-            if change.remove_members:
-                entry["remove_members"] = list(change.remove_members)
-            if change.partitions:
-                entry["partitions"] = dict(change.partitions)
-            if change.assignor is not None:
-                entry["assignor"] = change.assignor
-            if not change.carry_assignment:
-                entry["carry_assignment"] = False
-            item["change"] = entry
-        result.append(item)
-    return result
 
 
 # --- files, text and the schema ------------------------------------------------------------------

@@ -25,8 +25,8 @@ from typing import Any, Literal
 import streamlit as st
 
 from assignors.model import Scenario
-from assignors.scenario_io import WalkthroughStep
 from assignors.streams_model import StreamsScenario
+from assignors.walkthrough import WalkthroughStep
 
 SourceKind = Literal["sample", "upload", "cluster"]
 Edit = dict[str, Any]

@@ -20,55 +20,56 @@ from typing import Any
 
 import streamlit as st
 
+from assignors import changes
 from assignors.errors import AssignmentExplorerError
-from assignors.scenario_io import WalkthroughStep
+from assignors.walkthrough import WalkthroughStep
 from dashboard import source_panel, state
 
 _STEP = "ae.walkthrough_step"
 
 
-def step_edits(step: WalkthroughStep) -> list[dict[str, Any]]:
-    """The what-if edits that make ``step``'s change (none for a step without one)."""
-    change = step.change
-    if change is None:
-        return []
-    edits: list[dict[str, Any]] = []
-    for member_id in change.remove_members:
-        edits.append({"op": "remove_member", "member_id": member_id})
-    for member in change.add_members:
-        edit: dict[str, Any] = {
-            "op": "add_member",
-            "member_id": member.member_id,
-            "topics": list(member.topics),
+def _edit(change: changes.Change) -> dict[str, Any]:
+    """The what-if edit (:mod:`dashboard.whatif`) that makes one walkthrough change."""
+    if isinstance(change, changes.RemoveMember):
+        return {
+            "op": "remove_member",
+            "member_id": change.member_id,
+            **({"static_restart": True} if change.static_restart else {}),
         }
+    if isinstance(change, changes.AddMember):
+        edit: dict[str, Any] = {"op": "add_member", "member_id": change.member_id}
+        if change.topics is not None:
+            edit["topics"] = list(change.topics)
         for field in ("rack", "priority", "consume_rate", "group_instance_id"):
-            if getattr(member, field) is not None:
-                edit[field] = getattr(member, field)
-        edits.append(edit)
-    for topic, count in (change.partitions or {}).items():
-        edits.append({"op": "set_partitions", "topic": topic, "partitions": count})
-    return edits
+            if getattr(change, field) is not None:
+                edit[field] = getattr(change, field)
+        return edit
+    if isinstance(change, changes.SetPartitions):
+        return {"op": "set_partitions", "topic": change.topic, "partitions": change.partitions}
+    raise AssignmentExplorerError(f"a walkthrough step cannot show: {changes.describe(change)}")
+
+
+def step_edits(step: WalkthroughStep) -> list[dict[str, Any]]:
+    """The what-if edits that make ``step``'s changes, in order (none for a step without)."""
+    return [_edit(change) for change in step.changes]
 
 
 def step_strategy(steps: Sequence[WalkthroughStep], upto: int, default: str | None) -> str | None:
     """The strategy in force at step ``upto`` (the last switch so far, else ``default``)."""
     chosen = default
     for step in steps[: upto + 1]:
-        if step.change is not None and step.change.assignor is not None:
-            chosen = step.change.assignor
+        if step.assignor is not None:
+            chosen = step.assignor
     return chosen
 
 
 def where_to_look(step: WalkthroughStep) -> str:
     """Which view shows what this step is about."""
-    change = step.change
-    if change is None:
-        return "Look at the lag per consumer and the assignment matrix."
-    if change.remove_members or change.add_members or change.partitions:
+    if step.changes:
         return "Play the animation: outlined tiles change owner; then compare the moved cards."
-    if change.assignor is not None:
-        return f"Compare {change.assignor} with the current assignment in the animation."
-    return "Look at the animation and the metrics cards."
+    if step.assignor is not None:
+        return f"Compare {step.assignor} with the current assignment in the animation."
+    return "Look at the lag per consumer and the assignment matrix."
 
 
 def render(source: state.Source) -> None:

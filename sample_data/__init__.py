@@ -16,7 +16,8 @@ How a sample is loaded:
    the known keys.
 2. Read it with the project's one JSON reader (size-limited, every failure a ScenarioError).
 3. A Streams sample (``tasks`` / ``clients``) goes through ``parse_streams_scenario``; anything
-   else through ``parse_scenario`` and ``parse_walkthrough``.
+   else through ``parse_scenario`` and then :func:`assignors.walkthrough.parse_walkthrough`
+   (the sample's warnings are both's).
 """
 
 from __future__ import annotations
@@ -29,15 +30,10 @@ from typing import Literal
 from assignors import registry
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
 from assignors.model import Assignment, Scenario
-from assignors.scenario_io import (
-    WalkthroughStep,
-    apply_change,
-    parse_scenario,
-    parse_walkthrough,
-    read_json_file,
-)
+from assignors.scenario_io import parse_scenario, read_json_file
 from assignors.strategy import PartitionStrategy
 from assignors.streams_model import StreamsScenario, parse_streams_scenario
+from assignors.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
 
 SampleKind = Literal["consumer-group", "streams"]
 
@@ -128,7 +124,8 @@ def load_sample(name: str = DEFAULT_SAMPLE) -> Sample:
         streams = parse_streams_scenario(raw, path="")
         return Sample(info, None, streams, streams.warnings, ())
     scenario, warnings = parse_scenario(raw, path="")
-    return Sample(info, scenario, None, warnings, parse_walkthrough(raw, scenario))
+    steps, step_warnings = parse_walkthrough(raw, scenario)
+    return Sample(info, scenario, None, (*warnings, *step_warnings), steps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +158,8 @@ def replay_walkthrough(
     The strategy of a step is ``strategy`` when given (the same one throughout, ignoring the
     steps' ``assignor`` switches), else the scenario's ``assignor`` as the steps change it, else
     :data:`DEFAULT_STRATEGY`. Before each change the current answer is the "previous assignment"
-    that :func:`~assignors.scenario_io.apply_change` carries into owned partitions.
+    that :func:`~assignors.walkthrough.apply_step` carries into owned partitions; a step that
+    does not rebalance keeps the scenario and the answer of the step before.
     """
     current = scenario
 
@@ -171,8 +169,8 @@ def replay_walkthrough(
     assignment = _partition_strategy(chosen()).assign(current)
     states: list[StepState] = []
     for step in steps:
-        if step.change is not None:
-            current = apply_change(current, step.change, assignment.partitions)
+        if step.rebalances:
+            current = apply_step(current, step, assignment)
             assignment = _partition_strategy(chosen()).assign(current)
         states.append(StepState(step, current, chosen(), assignment))
     return states

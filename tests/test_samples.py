@@ -5,7 +5,8 @@ Specification:
 * There are at least eight samples; each has a title and a one-line description, loads without
   a single warning, and the default one loads with no argument.
 * Every consumer-group sample validates against ``assignors/scenario.schema.json``, and the
-  schema and the loader agree: both accept every sample, both reject structural mistakes.
+  schema and the loader (the scenario loader plus the walkthrough reader) agree: both accept
+  every sample, both reject structural mistakes.
 * Every consumer-group sample, and every step of its walkthrough, is a valid input for every
   registered partition strategy (each partition assigned at most once, only to a subscriber).
 * The worked examples say what the strategies do: the tests check each claim the texts make
@@ -29,6 +30,7 @@ from assignors.lag import partition_lags
 from assignors.model import Assignment, Scenario, TopicPartition
 from assignors.scenario_io import parse_scenario, read_json_file, schema
 from assignors.streams_model import parse_streams_scenario
+from assignors.walkthrough import parse_walkthrough
 from sample_data import make_large
 
 SAMPLES = sample_data.list_samples()
@@ -45,6 +47,12 @@ def _strategy(name: str) -> Any:
 
 def _owned(assignment: Assignment) -> dict[str, set[TopicPartition]]:
     return {member: set(tps) for member, tps in assignment.partitions.items()}
+
+
+def _load(raw: object) -> None:
+    """What :func:`sample_data.load_sample` does with a group sample: scenario, then walkthrough."""
+    scenario, _ = parse_scenario(raw, path="")
+    parse_walkthrough(raw, scenario)
 
 
 def _check_valid(scenario: Scenario, assignment: Assignment) -> None:
@@ -101,7 +109,7 @@ def test_unknown_sample_names_the_known_ones() -> None:
 def test_schema_and_loader_both_accept_every_sample(info: sample_data.SampleInfo) -> None:
     raw = read_json_file(info.path)
     VALIDATOR.validate(raw)
-    parse_scenario(raw, path="")
+    _load(raw)
 
 
 @pytest.mark.parametrize(
@@ -114,6 +122,11 @@ def test_schema_and_loader_both_accept_every_sample(info: sample_data.SampleInfo
         ("bad owned pair", lambda s: s["members"][0].update(owned_partitions=[["t0"]])),
         ("bad reset policy", lambda s: s.update(auto_offset_reset="smallest")),
         ("step without text", lambda s: s["walkthrough"][0].pop("text")),
+        ("change not an object", lambda s: s["walkthrough"][1].update(change=["roundrobin"])),
+        (
+            "removed ids not a list",
+            lambda s: s["walkthrough"][1].update(change={"remove_members": "C0"}),
+        ),
         ("negative rate", lambda s: s["members"][0].update(consume_rate=-1)),
         ("no members", lambda s: s.pop("members")),
     ],
@@ -123,7 +136,7 @@ def test_schema_and_loader_both_reject_structural_mistakes(mistake: str, apply: 
     apply(raw)
     assert not VALIDATOR.is_valid(raw), mistake
     with pytest.raises(ScenarioError):
-        parse_scenario(raw, path="")
+        _load(raw)
 
 
 @pytest.mark.parametrize("info", GROUP_SAMPLES, ids=lambda info: info.key)
@@ -142,8 +155,8 @@ def _replay(key: str) -> list[sample_data.StepState]:
     sample = sample_data.load_sample(key)
     assert sample.scenario is not None
     for step in sample.walkthrough:
-        if step.change is not None and step.change.assignor is not None:
-            _strategy(step.change.assignor)
+        if step.assignor is not None:
+            _strategy(step.assignor)
     _strategy(sample.scenario.assignor or sample_data.DEFAULT_STRATEGY)
     return sample_data.replay_walkthrough(sample.scenario, sample.walkthrough)
 

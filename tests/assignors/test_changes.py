@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,6 +20,7 @@ from assignors.changes import (
     Subscribe,
     apply_change,
     apply_changes,
+    apply_in_order,
     apply_one,
     current_assignment,
     describe,
@@ -120,6 +123,47 @@ def test_changes_that_make_no_sense_are_refused(changes: list[Change], message: 
     with pytest.raises(ChangeError) as error:
         apply_changes(GROUP, changes)
     assert message in str(error.value)
+    assert error.value.index == len(changes) - 1  # which change failed: the last one here
+
+
+def test_a_topic_grows_with_every_per_partition_array_padded() -> None:
+    topic = Topic(
+        "orders",
+        2,
+        replica_racks=(("r1",), ("r2",)),
+        lags=(5, 6),
+        log_start_offsets=(1, 2),
+        log_end_offsets=(10, 20),
+        committed_offsets=(8, None),
+        produce_rates=(1.5, 2.5),
+    )
+    grown = apply_one(Scenario((topic,), ()), SetPartitions("orders", 4)).topics[0]
+    assert grown == Topic(
+        "orders",
+        4,
+        replica_racks=(("r1",), ("r2",), (), ()),
+        lags=(5, 6, 0, 0),
+        log_start_offsets=(1, 2, 0, 0),
+        log_end_offsets=(10, 20, 0, 0),
+        committed_offsets=(8, None, None, None),
+        produce_rates=(1.5, 2.5, 0.0, 0.0),
+    )
+    # A topic that states no arrays still states none.
+    assert apply_one(GROUP, SetPartitions("payments", 3)).topics[1] == Topic("payments", 3)
+
+
+def test_in_order_alone_changes_nobody_s_ownership() -> None:
+    members = (Member("A", ("orders",), owned_partitions=(tp("orders-3"),), generation=2),)
+    scenario = Scenario(GROUP.topics, members)
+    after = apply_in_order(scenario, [SetPartitions("orders", 5), AddMember("B")])
+    assert after.members[0] == members[0]
+    assert [m.member_id for m in after.members] == ["A", "B"]
+    assert apply_changes(scenario, [SetPartitions("orders", 5), AddMember("B")]) == (
+        apply_in_order(
+            Scenario(GROUP.topics, (dataclasses.replace(members[0], generation=3),)),
+            [SetPartitions("orders", 5), AddMember("B")],
+        )
+    )
 
 
 def test_add_like_the_first_member_needs_a_first_member() -> None:
@@ -209,6 +253,34 @@ def test_an_added_member_keeps_its_priority() -> None:
     added = after.members[-1]
     assert (added.member_id, added.priority, added.consume_rate) == ("C", 7, 50.0)
     assert apply_change(GROUP, AddMember("D")).members[-1].priority is None
+
+
+def test_an_added_member_keeps_every_member_field_it_states() -> None:
+    change = AddMember(
+        "C",
+        ("orders",),
+        rack="r1",
+        group_instance_id="host-c",
+        consume_rate=5.0,
+        priority=1,
+        client_id="app",
+        host="/10.0.0.3",
+        owned_partitions=(tp("orders-1"),),
+        generation=9,
+    )
+    added = apply_change(GROUP, change).members[-1]
+    assert added == Member(
+        "C",
+        ("orders",),
+        rack="r1",
+        group_instance_id="host-c",
+        owned_partitions=(tp("orders-1"),),
+        generation=9,
+        priority=1,
+        consume_rate=5.0,
+        client_id="app",
+        host="/10.0.0.3",
+    )
 
 
 @pytest.mark.parametrize(
