@@ -181,3 +181,30 @@ def test_conformance_cases_through_the_cli_match_kafka() -> None:
             assert {m: {tuple(p) for p in ps} for m, ps in got.items()} == {
                 m: {tuple(p) for p in ps} for m, ps in case.expected.items()
             }, case.id
+
+
+def test_every_sample_answers_in_the_batch_cli_under_every_strategy() -> None:
+    """Issue promise: each shipped sample, fed as-is, gets an assignment from each strategy."""
+    from assignors import registry
+    from sample_data import list_samples
+
+    lines: list[str] = []
+    expected_members: list[set[str]] = []
+    for sample in list_samples():
+        raw = json.loads(sample.path.read_text(encoding="utf-8"))
+        for name, strategy in registry.strategies().items():
+            if (strategy.kind == "tasks") != (sample.kind == "streams"):
+                continue
+            lines.append(request(name, raw, case_id=f"{sample.key}/{name}"))
+            if sample.kind == "streams":
+                expected_members.append({c["process_id"] for c in raw["clients"]})
+            else:
+                expected_members.append({m["member_id"] for m in raw["members"]})
+    answers, stderr, code = run_batch(lines)
+    assert code == 0 and "Traceback" not in stderr
+    assert len(answers) == len(lines) > 9 * 9
+    for answer, members in zip(answers, expected_members, strict=True):
+        assert "assignment" in answer, (answer["id"], answer.get("error"))
+        got = answer["assignment"]
+        assert isinstance(got, dict)
+        assert set(got.get("clients", got)) == members, answer["id"]
