@@ -40,27 +40,36 @@ Where this departs from the prototype the design document links to (a Java
 
 from __future__ import annotations
 
+import heapq
+
 from assignors.lag import partition_lags
 from assignors.model import Scenario, TopicPartition
 from assignors.strategy import PartitionStrategy
 
 
 def assign_lag_aware(scenario: Scenario) -> dict[str, list[TopicPartition]]:
-    """Member id -> partitions under the lag-aware rules (see the module docstring)."""
+    """Member id -> partitions under the lag-aware rules (see the module docstring).
+
+    Per topic, a heap of ``(partitions of this topic so far, lag so far, member id)`` finds the
+    subscriber each partition goes to in O(log members): the tuple order is exactly the rule's
+    order (fewest partitions, then least lag, then the smallest id in code-point order).
+    """
     assignment: dict[str, list[TopicPartition]] = {m.member_id: [] for m in scenario.members}
+    counts = scenario.partition_counts()
+    subscribers_by_topic: dict[str, list[str]] = {}
+    for member in scenario.members:
+        for topic_name in set(member.topics):
+            if topic_name in counts:
+                subscribers_by_topic.setdefault(topic_name, []).append(member.member_id)
     topics = scenario.topic_by_name()
-    for topic_name in scenario.subscribed_existing_topics():
-        topic = topics[topic_name]
-        subscribers = sorted(m.member_id for m in scenario.members if topic_name in m.topics)
-        lags = partition_lags(topic, scenario.auto_offset_reset)
-        count_by_member = dict.fromkeys(subscribers, 0)
-        lag_by_member = dict.fromkeys(subscribers, 0)
-        for partition in sorted(range(topic.partitions), key=lambda p: (-lags[p], p)):
-            # ``subscribers`` is sorted, so min() keeps the smallest id among exact ties.
-            chosen = min(subscribers, key=lambda m: (count_by_member[m], lag_by_member[m]))
-            assignment[chosen].append(TopicPartition(topic_name, partition))
-            count_by_member[chosen] += 1
-            lag_by_member[chosen] += lags[partition]
+    for topic_name in sorted(subscribers_by_topic):
+        lags = partition_lags(topics[topic_name], scenario.auto_offset_reset)
+        # A sorted list is a valid heap: everyone starts at no partitions and no lag.
+        heap = [(0, 0, member_id) for member_id in sorted(subscribers_by_topic[topic_name])]
+        for partition in sorted(range(counts[topic_name]), key=lambda p: (-lags[p], p)):
+            count, lag, member_id = heap[0]
+            assignment[member_id].append(TopicPartition(topic_name, partition))
+            heapq.heapreplace(heap, (count + 1, lag + lags[partition], member_id))
     return assignment
 
 
