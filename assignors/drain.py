@@ -47,6 +47,9 @@ from assignors.rebalance import RebalanceSimulation
 DEFAULT_CONSUME_RATE = 1000.0
 #: Records per second produced to a partition of a topic without ``produce_rates``.
 DEFAULT_PRODUCE_RATE = 0.0
+#: Relative slack when comparing summed rates: a member that consumes what it is produced keeps
+#: up even when float sums in different orders differ in the last bits (about 1e-16 relative).
+_RATE_TOLERANCE = 1e-9
 
 
 class DrainError(AssignmentExplorerError, ValueError):
@@ -313,9 +316,11 @@ def project_drain(
         series = tuple(samples[m])
         if backlog <= 0:
             clears_at: float | None = settled if max(series, default=0.0) > 0 else 0.0
-            deficit = max(produced - consume[m], 0.0)
-            if produced > consume[m]:
+            deficit = produced - consume[m]
+            if deficit > _RATE_TOLERANCE * max(produced, consume[m], 1.0):
                 clears_at = None
+            else:  # keeping up exactly, up to the rounding of rates summed in another order
+                deficit = 0.0
         elif consume[m] > produced:
             clears_at = settled + backlog / (consume[m] - produced)
             deficit = 0.0

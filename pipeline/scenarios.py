@@ -242,9 +242,7 @@ def scenario_from_frames(
         if member_id not in capacities and member_id in observed:
             # Caught up: it reads at least what it read; at most what a busy member reads.
             fallback = default_consume_rate if rate is None else rate
-            # Keeping up exactly must not read as a deficit of 1e-13 records/s after the core
-            # sums the same rates in another order.
-            rate = max(observed[member_id] * (1 + 1e-9), fallback)
+            rate = max(observed[member_id], fallback)
         if rate is not None:
             item["consume_rate"] = rate
         member_items.append(item)
