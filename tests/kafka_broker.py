@@ -51,6 +51,9 @@ Quirks of noida-db 0.2.3 seen with kafka-python 3.0.12 (worth knowing before you
   ~1 s in ``on_partitions_revoked`` avoided it in 10 of 10 joins (see
   tests/assignors/test_kafka_python_adapters.py). kafka-python's own range and cooperative-sticky
   assignors show the same, so it is not an adapter problem.
+- Rarely (seen once in a CI run, with the lag-aware leader reading offsets while it assigned), a
+  member ends up in a Stable group whose leader assigned without it: it holds nothing and no
+  rebalance follows. The adapter tests detect exactly that state and make the member rejoin.
 - ``KafkaAdminClient.describe_groups`` answers with the members' subscription metadata and
   assignment decoded as kafka-python's ConsumerProtocol (``member_metadata.topics``,
   ``member_metadata.user_data`` as a str, ``member_assignment.assigned_partitions``), for custom
