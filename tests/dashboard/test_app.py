@@ -7,7 +7,6 @@ nothing is mocked.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -15,24 +14,11 @@ from streamlit.testing.v1 import AppTest
 import sample_data
 from dashboard import share
 from tests.dashboard import plotly_spec
+from tests.dashboard.app_session import assert_no_exception, start_app
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 CONSUMER_SAMPLES = [
     info.key for info in sample_data.list_samples() if info.kind == "consumer-group"
 ]
-
-
-def _start(**query: str) -> AppTest:
-    app = AppTest.from_file(APP, default_timeout=120)
-    for name, value in query.items():
-        app.query_params[name] = value
-    app.run()
-    _no_exception(app)
-    return app
-
-
-def _no_exception(app: AppTest) -> None:
-    assert not app.exception, [e.message for e in app.exception]
 
 
 def _texts(app: AppTest) -> str:
@@ -48,7 +34,7 @@ def _headline(app: AppTest) -> str:
 
 
 def test_opens_on_the_default_sample_with_two_strategies() -> None:
-    app = _start()
+    app = start_app()
     title = sample_data.load_sample(sample_data.DEFAULT_SAMPLE).info.name
     assert title in _headline(app)
     picked = app.multiselect(key="strategies.pick").value
@@ -59,11 +45,11 @@ def test_opens_on_the_default_sample_with_two_strategies() -> None:
 
 @pytest.mark.parametrize("key", CONSUMER_SAMPLES)
 def test_each_sample_loads_and_shows_its_description(key: str) -> None:
-    app = _start()
+    app = start_app()
     app.selectbox(key="source.sample").set_value(key).run()
     if key != sample_data.DEFAULT_SAMPLE:
         app.button(key="source.load_sample").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     info = sample_data.load_sample(key).info
     assert info.name in _headline(app)
     assert info.description in _texts(app)
@@ -71,24 +57,24 @@ def test_each_sample_loads_and_shows_its_description(key: str) -> None:
 
 
 def test_choosing_strategies_adds_a_row_per_strategy() -> None:
-    app = _start()
+    app = start_app()
     app.multiselect(key="strategies.pick").set_value(["range", "roundrobin", "sticky"]).run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert [m.label for m in app.metric].count("moved") == 4
     assert app.radio(key="view.animate").options == ["range", "roundrobin", "sticky"]
 
 
 def test_add_then_remove_a_member_and_undo() -> None:
-    app = _start()
+    app = start_app()
     app.text_input(key="shape.add_id").input("new-consumer")
     app.button(key="shape.add_submit").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert "add member new-consumer" in _texts(app)
     assert "new-consumer" in app.multiselect(key="shape.remove_ids").options
 
     app.multiselect(key="shape.remove_ids").set_value(["new-consumer"]).run()
     app.button(key="shape.remove").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert "remove member new-consumer" in _texts(app)
     assert "new-consumer" not in app.multiselect(key="shape.remove_ids").options
 
@@ -99,11 +85,11 @@ def test_add_then_remove_a_member_and_undo() -> None:
 
 
 def test_adding_a_member_changes_the_lag_per_consumer() -> None:
-    app = _start(sample="lag-aware-worked-example")
+    app = start_app(sample="lag-aware-worked-example")
     before = _lag_panel(app, "current")
     app.text_input(key="shape.add_id").input("extra")
     app.button(key="shape.add_submit").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     picked = app.multiselect(key="strategies.pick").value
     after = _lag_panel(app, picked[0])
     assert "extra" in after and "extra" not in before
@@ -114,7 +100,7 @@ def _lag_panel(app: AppTest, title: str) -> dict[str, float]:
 
 
 def test_a_malformed_upload_shows_the_error_and_keeps_the_scenario() -> None:
-    app = _start()
+    app = start_app()
     headline = _headline(app)
     app.radio(key="source.kind").set_value("Upload").run()
     app.file_uploader(key="source.upload").upload(
@@ -122,14 +108,14 @@ def test_a_malformed_upload_shows_the_error_and_keeps_the_scenario() -> None:
         b'{"topics": [{"name": "t", "partitions": -1}], "members": 3}',
         "application/json",
     ).run()
-    _no_exception(app)
+    assert_no_exception(app)
     errors = [e.value for e in app.error]
     assert any("broken.json was not loaded" in e and "members" in e for e in errors), errors
     assert _headline(app) == headline
 
 
 def test_a_valid_upload_replaces_the_scenario() -> None:
-    app = _start()
+    app = start_app()
     scenario = {
         "name": "Uploaded group",
         "topics": [{"name": "orders", "partitions": 4}],
@@ -142,7 +128,7 @@ def test_a_valid_upload_replaces_the_scenario() -> None:
     app.file_uploader(key="source.upload").upload(
         "mine.json", json.dumps(scenario).encode(), "application/json"
     ).run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert "Uploaded group" in _headline(app)
 
 
@@ -152,15 +138,15 @@ def test_a_shared_link_restores_sample_strategies_and_edits() -> None:
         ["sticky", "range"],
         [{"op": "add_member", "member_id": "C3", "topics": ["t1"]}],
     )
-    app = _start(**params)
+    app = start_app(**params)
     assert "Sticky" in _headline(app)
     assert app.multiselect(key="strategies.pick").value == ["sticky", "range"]
     assert "add member C3" in _texts(app)
 
 
 def test_skew_the_lag_raises_the_lag_spread() -> None:
-    app = _start(sample="lag-aware-worked-example")
+    app = start_app(sample="lag-aware-worked-example")
     total_before = sum(_lag_panel(app, "current").values())
     app.button(key="shape.skew").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert sum(_lag_panel(app, "current").values()) > total_before

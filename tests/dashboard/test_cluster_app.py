@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.cluster.groups import running_group
 from tests.dashboard import plotly_spec
+from tests.dashboard.app_session import assert_no_exception, start_app
 from tests.kafka_broker import KafkaBroker, free_port
-
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
 def _start() -> AppTest:
-    app = AppTest.from_file(APP, default_timeout=120)
-    app.run()
+    app = start_app()
     app.radio(key="source.kind").set_value("Cluster").run()
-    assert not app.exception, [e.message for e in app.exception]
+    assert_no_exception(app)
     return app
 
 

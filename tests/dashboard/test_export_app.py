@@ -12,7 +12,6 @@ import json
 import os
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
@@ -23,8 +22,8 @@ from assignors import metrics, rebalance
 from assignors.scenario_io import parse_scenario
 from dashboard import png_export, whatif
 from tests.dashboard import downloads, plotly_spec
+from tests.dashboard.app_session import assert_no_exception, start_app
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 SAMPLE = sample_data.DEFAULT_SAMPLE
 STRATEGIES = ["range", "cooperative-sticky"]
 EDITS = [{"op": "add_member", "member_id": "newcomer", "topics": None}]
@@ -37,26 +36,13 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         yield
 
 
-def _start(**query: str) -> AppTest:
-    app = AppTest.from_file(APP, default_timeout=120)
-    for name, value in query.items():
-        app.query_params[name] = value
-    app.run()
-    _no_exception(app)
-    return app
-
-
-def _no_exception(app: AppTest) -> None:
-    assert not app.exception, [e.message for e in app.exception]
-
-
 def _with_a_change() -> AppTest:
     """The default sample, two strategies, one member added (through the form)."""
-    app = _start(sample=SAMPLE)
+    app = start_app(sample=SAMPLE)
     app.multiselect(key="strategies.pick").set_value(STRATEGIES).run()
     app.text_input(key="shape.add_id").input("newcomer")
     app.button(key="shape.add_submit").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     return app
 
 
@@ -76,7 +62,7 @@ def test_the_scenario_download_is_the_edited_scenario_without_secrets(recording:
     app.radio(key="source.kind").set_value("Cluster").run()
     app.text_input(key="cluster.password").input(SECRET).run()
     app.radio(key="source.kind").set_value("Sample").run()
-    _no_exception(app)
+    assert_no_exception(app)
     name, content = downloads.download(app, "Scenario (JSON)")
     assert name.endswith("-edited.json")
     text = content.decode("utf-8")
@@ -167,7 +153,7 @@ def test_without_a_browser_the_page_says_png_export_is_unavailable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("BROWSER_PATH", "/nonexistent/chromium")
-    app = _start(sample=SAMPLE)
+    app = start_app(sample=SAMPLE)
     assert not [label for label in downloads.labels(app) if label.endswith("(PNG)")]
     captions = " ".join(c.value for c in app.caption)
     assert "BROWSER_PATH points to /nonexistent/chromium" in captions
@@ -179,7 +165,7 @@ def test_a_share_link_restores_the_view_it_was_made_from() -> None:
     app = _with_a_change()
     query = next(c.value for c in app.code if c.value.startswith("?sample="))
     params = {key: values[0] for key, values in parse_qs(query[1:]).items()}
-    restored = _start(**params)
+    restored = start_app(**params)
     assert restored.multiselect(key="strategies.pick").value == STRATEGIES
     assert "newcomer" in restored.multiselect(key="shape.remove_ids").options
 
@@ -195,23 +181,23 @@ def _step_title(app: AppTest) -> str:
 
 def test_walkthrough_buttons_step_through_and_show_a_step() -> None:
     steps = sample_data.load_sample(WALKTHROUGH).walkthrough
-    app = _start(sample=WALKTHROUGH)
+    app = start_app(sample=WALKTHROUGH)
     assert _step_title(app) == f"**Step 1 of {len(steps)}: {steps[0].title}**"
     assert app.button(key="teach.back").disabled
 
     app.button(key="teach.next").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert _step_title(app) == f"**Step 2 of {len(steps)}: {steps[1].title}**"
     # Step 2: C2 leaves. Showing it removes C2 in the what-if, like the user would.
     app.button(key="teach.apply").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert "remove member C2" in _markdown(app)
     assert "C2" not in app.multiselect(key="shape.remove_ids").options
 
     # Step 3: C2 comes back, one rebalance after it left (not in the same change).
     app.button(key="teach.next").click().run()
     app.button(key="teach.apply").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert not app.error, [e.value for e in app.error]
     assert "after walkthrough step 2" in _markdown(app)
     assert "add member C2" in _markdown(app)
@@ -221,18 +207,18 @@ def test_walkthrough_buttons_step_through_and_show_a_step() -> None:
     assert "C2" in plotly_spec.lag_panel(app, "roundrobin")
 
     app.button(key="teach.next").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert _step_title(app) == f"**Step 4 of {len(steps)}: {steps[3].title}**"
     # Step 4 switches to sticky: showing it picks that strategy, C2 is back in the group.
     app.button(key="teach.apply").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert app.multiselect(key="strategies.pick").value == ["sticky"]
     assert "C2" in plotly_spec.lag_panel(app, "current")
     # The share link carries the step, so it restores this very view.
     query = next(c.value for c in app.code if c.value.startswith("?sample="))
     params = {key: values[0] for key, values in parse_qs(query[1:]).items()}
     assert params["step"] == "3"
-    restored = _start(**params)
+    restored = start_app(**params)
     assert "after walkthrough step 3" in _markdown(restored)
     assert restored.multiselect(key="strategies.pick").value == ["sticky"]
 
@@ -241,7 +227,7 @@ def test_walkthrough_buttons_step_through_and_show_a_step() -> None:
 
 
 def test_a_link_with_a_bad_step_says_so_and_shows_the_sample() -> None:
-    app = _start(sample=WALKTHROUGH, step="99")
+    app = start_app(sample=WALKTHROUGH, step="99")
     assert "walkthrough step was not restored" in " ".join(e.value for e in app.error)
     assert "after walkthrough step" not in _markdown(app)
 

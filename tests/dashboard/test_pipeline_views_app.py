@@ -16,8 +16,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import fleet_view
+from tests.dashboard.app_session import assert_no_exception, start_app
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 HISTORY = Path(__file__).resolve().parents[2] / "sample_data" / "history"
 
 
@@ -25,8 +25,8 @@ HISTORY = Path(__file__).resolve().parents[2] / "sample_data" / "history"
 def pipeline_output(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """``lag/`` and ``whatif/whatif`` of the sample history, as ``python -m pipeline`` writes."""
     pytest.importorskip("pyspark", reason="the pipeline views need the spark extra")
-    from pipeline import lag_history, tables, whatif
     from pipeline.session import get_session
+    from tests.pipeline.sample_outputs import write_sample_outputs
 
     spark = get_session(
         "local[2]",
@@ -41,21 +41,7 @@ def pipeline_output(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     spark.sparkContext.setLogLevel("ERROR")
     root = tmp_path_factory.mktemp("pipeline-output")
     try:
-        offsets = tables.prepare_offsets(
-            tables.read_table(spark, str(HISTORY / "offsets"), "offsets")
-        )
-        members = tables.prepare_members(
-            tables.read_table(spark, str(HISTORY / "members"), "members")
-        )
-        partitions = lag_history.partition_history(offsets)
-        member_lag = lag_history.member_history(partitions)
-        member_lag.write.parquet(str(root / "lag" / "member_lag"))
-        lag_history.group_history(member_lag).write.parquet(str(root / "lag" / "group_lag"))
-        statuses, verdicts = lag_history.health(partitions)
-        statuses.write.parquet(str(root / "lag" / "partition_health"))
-        verdicts.write.parquet(str(root / "lag" / "group_health"))
-        rows = whatif.fleet_whatif(offsets, members, strategies=["range", "cooperative-sticky"])
-        rows.write.parquet(str(root / "whatif" / "whatif"))
+        write_sample_outputs(spark, root)
     finally:
         spark.stop()
     yield root
@@ -64,21 +50,12 @@ def pipeline_output(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def _start(monkeypatch: pytest.MonkeyPatch, output: Path, **query: str) -> AppTest:
     monkeypatch.setenv("AE_PIPELINE_OUTPUT", str(output))
     monkeypatch.setenv("AE_PIPELINE_INPUT", str(HISTORY))
-    app = AppTest.from_file(APP, default_timeout=120)
-    for name, value in query.items():
-        app.query_params[name] = value
-    app.run()
-    _no_exception(app)
-    return app
-
-
-def _no_exception(app: AppTest) -> None:
-    assert not app.exception, [e.message for e in app.exception]
+    return start_app(**query)
 
 
 def _view(app: AppTest, name: str) -> AppTest:
     app.radio(key="ae.view").set_value(name).run()
-    _no_exception(app)
+    assert_no_exception(app)
     return app
 
 
@@ -117,7 +94,7 @@ def test_the_fleet_view_opens_a_group_in_the_explorer(
     assert table["explorer"].str.startswith("?pipeline_input=").all()
     app.selectbox(key="fleet.group").set_value("group-00003")
     app.button(key="fleet.open").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     # Back in the explorer, with that group as the source.
     assert app.radio(key="ae.view").value == "Explorer"
     assert "pipeline snapshot of group-00003" in app.markdown[0].value

@@ -8,7 +8,6 @@ same sample, so the page must show what the core computes.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,23 +16,10 @@ from streamlit.testing.v1 import AppTest
 import sample_data
 from assignors.streams_convergence import simulate_convergence
 from tests.dashboard import plotly_spec
+from tests.dashboard.app_session import assert_no_exception, start_app
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 STREAMS_SAMPLES = [info.key for info in sample_data.list_samples() if info.kind == "streams"]
 SAMPLE = "streams-new-instance"
-
-
-def _start(**query: str) -> AppTest:
-    app = AppTest.from_file(APP, default_timeout=120)
-    for name, value in query.items():
-        app.query_params[name] = value
-    app.run()
-    _no_exception(app)
-    return app
-
-
-def _no_exception(app: AppTest) -> None:
-    assert not app.exception, [e.message for e in app.exception]
 
 
 def _streams_figure(app: AppTest) -> dict[str, Any]:
@@ -54,14 +40,14 @@ def test_there_is_a_streams_sample_to_show() -> None:
 
 
 def test_streams_samples_are_offered_in_the_picker() -> None:
-    app = _start()
+    app = start_app()
     shown = app.selectbox(key="source.sample").options  # titles, as the user reads them
     titles = [info.name for info in sample_data.list_samples() if info.kind == "streams"]
     assert titles and all(any(label.startswith(t) for label in shown) for t in titles)
 
 
 def test_the_streams_sample_shows_tasks_per_client_and_each_probing_rebalance() -> None:
-    app = _start(sample=SAMPLE)
+    app = start_app(sample=SAMPLE)
     streams = sample_data.load_sample(SAMPLE).streams
     assert streams is not None
     expected = simulate_convergence(streams, 1_000.0)
@@ -84,48 +70,48 @@ def test_the_streams_sample_shows_tasks_per_client_and_each_probing_rebalance() 
 
 
 def test_restore_speed_and_interval_change_the_sequence() -> None:
-    app = _start(sample=SAMPLE)
+    app = start_app(sample=SAMPLE)
     before = len(_streams_figure(app)["frames"])
     app.number_input(key="streams.restore_speed").set_value(100.0).run()
-    _no_exception(app)
+    assert_no_exception(app)
     slower = _streams_figure(app)["frames"]
     assert len(slower) > before
     app.number_input(key="streams.interval_min").set_value(5.0).run()
-    _no_exception(app)
+    assert_no_exception(app)
     labels = [frame["name"] for frame in _streams_figure(app)["frames"]]
     assert labels[2] == "probing 1 (+5 min)"
 
 
 def test_an_input_rate_above_the_restore_speed_never_converges() -> None:
-    app = _start(sample=SAMPLE)
+    app = start_app(sample=SAMPLE)
     app.number_input(key="streams.restore_speed").set_value(500.0).run()
     app.number_input(key="streams.input_rate").set_value(600.0).run()
-    _no_exception(app)
+    assert_no_exception(app)
     warnings = " ".join(w.value for w in app.warning)
     assert "Not converged" in warnings and "never catches up" in warnings
 
 
 def test_loading_a_streams_sample_from_the_picker_and_back() -> None:
-    app = _start()
+    app = start_app()
     app.selectbox(key="source.sample").set_value(SAMPLE).run()
     app.button(key="source.load_sample").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert _streams_figure(app)
     app.selectbox(key="source.sample").set_value(sample_data.DEFAULT_SAMPLE).run()
     app.button(key="source.load_sample").click().run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert [m.label for m in app.metric].count("moved") >= 1
 
 
 def test_an_uploaded_streams_file_is_shown_and_a_broken_one_is_refused() -> None:
     raw = json.loads((sample_data.SAMPLE_DIRECTORY / f"{SAMPLE}.json").read_text())
     raw["name"] = "Uploaded Streams app"
-    app = _start()
+    app = start_app()
     app.radio(key="source.kind").set_value("Upload").run()
     app.file_uploader(key="source.upload").upload(
         "streams.json", json.dumps(raw).encode(), "application/json"
     ).run()
-    _no_exception(app)
+    assert_no_exception(app)
     assert "Uploaded Streams app" in app.markdown[0].value
     assert _streams_figure(app)
 
@@ -133,7 +119,7 @@ def test_an_uploaded_streams_file_is_shown_and_a_broken_one_is_refused() -> None
     app.file_uploader(key="source.upload").upload(
         "broken.json", json.dumps(broken).encode(), "application/json"
     ).run()
-    _no_exception(app)
+    assert_no_exception(app)
     errors = " ".join(e.value for e in app.error)
     assert "broken.json was not loaded" in errors and "9_9" in errors
     assert "Uploaded Streams app" in app.markdown[0].value
@@ -141,5 +127,5 @@ def test_an_uploaded_streams_file_is_shown_and_a_broken_one_is_refused() -> None
 
 @pytest.mark.parametrize("key", STREAMS_SAMPLES)
 def test_every_streams_sample_renders(key: str) -> None:
-    app = _start(sample=key)
+    app = start_app(sample=key)
     assert _streams_figure(app)["frames"]

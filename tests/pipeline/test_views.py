@@ -12,30 +12,17 @@ from streamlit.testing.v1 import AppTest
 from assignors import changes, metrics
 from dashboard import pipeline_charts
 from dashboard.fleet_view import explorer_link
-from pipeline import lag_history, tables, whatif
 from pipeline.local import group_scenario
+from tests.pipeline.sample_outputs import SAMPLE_HISTORY, write_sample_outputs
 
 pytestmark = pytest.mark.spark
-
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "history"
 
 
 @pytest.fixture(scope="module")
 def outputs(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The lag and what-if outputs of the sample history, written once."""
     root = tmp_path_factory.mktemp("pipeline-out")
-    offsets = tables.prepare_offsets(tables.read_table(spark, str(SAMPLE / "offsets"), "offsets"))
-    members = tables.prepare_members(tables.read_table(spark, str(SAMPLE / "members"), "members"))
-    partitions = lag_history.partition_history(offsets)
-    partitions.write.parquet(str(root / "lag" / "partition_lag"))
-    member_lag = lag_history.member_history(partitions)
-    member_lag.write.parquet(str(root / "lag" / "member_lag"))
-    lag_history.group_history(member_lag).write.parquet(str(root / "lag" / "group_lag"))
-    statuses, verdicts = lag_history.health(partitions)
-    statuses.write.parquet(str(root / "lag" / "partition_health"))
-    verdicts.write.parquet(str(root / "lag" / "group_health"))
-    rows = whatif.fleet_whatif(offsets, members, strategies=["range", "cooperative-sticky"])
-    rows.write.parquet(str(root / "whatif" / "whatif"))
+    write_sample_outputs(spark, root)
     return root
 
 
@@ -82,11 +69,11 @@ def test_explorer_scenario_is_the_one_the_what_if_measured(outputs: Path) -> Non
     current = table[table["change"] == "current"]
     assert len(current) == 6 and table["error"].isna().all()
     for row in current.itertuples(index=False):
-        scenario, _ = group_scenario(SAMPLE, row.cluster, row.group_id, int(row.t))
+        scenario, _ = group_scenario(SAMPLE_HISTORY, row.cluster, row.group_id, int(row.t))
         measured = metrics.assignment_metrics(scenario, changes.current_assignment(scenario))
         assert measured.lag_total == row.lag_total
         assert max(measured.lag_by_member.values()) == row.worst_member_lag
-    link = explorer_link(SAMPLE, "cluster-1", "group-00002", 5)
+    link = explorer_link(SAMPLE_HISTORY, "cluster-1", "group-00002", 5)
     assert link.startswith("?pipeline_input=") and "group=group-00002" in link and "at=5" in link
 
 
@@ -114,7 +101,7 @@ def test_history_view_renders_verdicts_and_charts(outputs: Path) -> None:
 
 def test_fleet_view_opens_a_group_in_the_explorer(outputs: Path) -> None:
     app = AppTest.from_function(
-        _fleet_app, args=(str(outputs / "whatif"), str(SAMPLE)), default_timeout=60
+        _fleet_app, args=(str(outputs / "whatif"), str(SAMPLE_HISTORY)), default_timeout=60
     )
     app.run()
     assert not app.exception
