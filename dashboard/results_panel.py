@@ -234,8 +234,14 @@ def _lag(
                 charts.spread_sentence(_with_partitions(o.metrics), o.metrics.lag_max_min_ratio),
             )
         )
-    figure = lag_figure(key, current, outcomes, colours, order)
     st.subheader("Lag per consumer")
+    if current.metrics.lag_total == 0:
+        # Bars of height zero read as a broken chart; say why and how to get some.
+        st.info(
+            "This scenario carries no lag (no offsets or lags are given, or every member is "
+            "caught up). Edit the lag under *Shape the what-if*, or press *Skew the lag*."
+        )
+    figure = lag_figure(key, current, outcomes, colours, order)
     st.plotly_chart(figure, width="stretch", key="view.lag")
     for name, sentence in sentences:
         st.markdown(f"**{name}**: {sentence}.")

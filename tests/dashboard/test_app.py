@@ -150,3 +150,11 @@ def test_skew_the_lag_raises_the_lag_spread() -> None:
     app.button(key="shape.skew").click().run()
     assert_no_exception(app)
     assert sum(_lag_panel(app, "current").values()) > total_before
+
+
+def test_a_scenario_without_lag_says_so_next_to_the_lag_chart() -> None:
+    app = start_app(sample="range-vs-roundrobin")
+    assert_no_exception(app)
+    assert any("carries no lag" in info.value for info in app.info)
+    lagging = start_app(sample="lag-aware-worked-example")
+    assert not any("carries no lag" in info.value for info in lagging.info)
