@@ -65,11 +65,15 @@ the same subscriptions (overlapping subscriptions may leave a larger spread, as 
 
 from __future__ import annotations
 
+import gc
 import uuid
-from collections.abc import Mapping, Sequence
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import compress, groupby, repeat
 from operator import itemgetter
+from typing import cast
 
 from assignors.errors import ScenarioError
 from assignors.java_order import (
@@ -314,7 +318,8 @@ class _LoadTiers:
     def reset(self, subscribers: Sequence[int]) -> int:
         """Sort ``subscribers`` lightest first; answer the spread of their loads."""
         sizes = self.sizes
-        self.members = sorted(subscribers, key=lambda index: (sizes[index], index))
+        # ``subscribers`` is ascending: a stable sort by load orders by (load, number).
+        self.members = sorted(subscribers, key=sizes.__getitem__)
         count = len(self.members)
         lightest, heaviest = sizes[self.members[0]], sizes[self.members[-1]]
         self.light_end, self.light_level, self.light_next = 0, lightest - 1, 0
@@ -365,29 +370,48 @@ class _LoadTiers:
         return self.heavy_level - self.light_level <= 1
 
 
+_MISSING = -1
+
+
+def _scatter(target: list[int], keys: Iterable[int], values: Iterable[int]) -> None:
+    """``target[key] = value`` pairwise, looped in C."""
+    deque(map(target.__setitem__, keys, values), maxlen=0)
+
+
+def _topic_partitions(topic: str, numbers: Iterable[int]) -> list[TopicPartition]:
+    """``TopicPartition(topic, n)`` for each of ``numbers``, built without a Python-level call."""
+    made = map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), numbers))
+    return cast(list[TopicPartition], list(made))
+
+
 class _HeterogeneousBuilder:
+    """Steps 1-4 over flat state: ``owners[topic][partition]`` is the holding member's number
+    (-1 for none) and ``sizes[member]`` its partition count; no per-partition objects until the
+    result is built."""
+
     def __init__(self, group: GroupSpec) -> None:
         self.group = group
         self.members = group.member_ids
-        index_of = {member_id: index for index, member_id in enumerate(self.members)}
         self.counts = group.partition_counts
+        # Members are appended in ascending number, so every subscriber list is ascending and a
+        # stable sort by load alone orders it by (load, number).
         self.subscribers: dict[str, list[int]] = {}
         for index, member_id in enumerate(self.members):
             for topic in group.subscriptions[member_id]:
                 self.subscribers.setdefault(topic, []).append(index)
         self.sizes = [0] * len(self.members)
         self.owners = {topic: [-1] * self.counts[topic] for topic in self.subscribers}
-        self.held: list[dict[str, set[int]]] = [{} for _ in self.members]
-        for member_id in self.members:
-            index = index_of[member_id]
+        sizes, all_owners = self.sizes, self.owners
+        for index, member_id in enumerate(self.members):
+            claims = group.current[member_id]
+            if not claims:
+                continue
             subscribed = set(group.subscriptions[member_id])
-            for topic, partitions in group.current[member_id].items():
+            for topic, partitions in claims.items():
                 if topic in subscribed:
-                    numbers = [tp[1] for tp in partitions]
-                    self.held[index][topic] = set(numbers)
-                    self.sizes[index] += len(numbers)
-                    owners = self.owners[topic]
-                    for partition in numbers:
+                    sizes[index] += len(partitions)
+                    owners = all_owners[topic]
+                    for _, partition in partitions:
                         owners[partition] = index
 
     def topic_order_key(self, topic: str) -> tuple[float, int, tuple[int, int]]:
@@ -402,42 +426,74 @@ class _HeterogeneousBuilder:
         owners = self.owners[topic]
         previous = owners[partition]
         if previous != -1:
-            partitions = self.held[previous].get(topic)
-            if partitions is not None:
-                partitions.discard(partition)
-                if not partitions:
-                    del self.held[previous][topic]
             self.sizes[previous] -= 1
-        self.held[member].setdefault(topic, set()).add(partition)
         owners[partition] = member
         self.sizes[member] += 1
 
     def build(self) -> dict[str, list[TopicPartition]]:
         if not self.subscribers:
             return {}
-        tiers = _LoadTiers(self.sizes)
-        unheld = {
-            topic: [p for p, owner in enumerate(owners) if owner == -1]
-            for topic, owners in self.owners.items()
-        }
+        unheld: dict[str, Sequence[int]] = {}
+        for topic, owners in self.owners.items():
+            if owners.count(-1) == len(owners):
+                unheld[topic] = range(len(owners))
+            else:
+                unheld[topic] = list(compress(range(len(owners)), map(_MISSING.__eq__, owners)))
         for topic in sorted((t for t in unheld if unheld[t]), key=self.topic_order_key):
-            tiers.reset(self.subscribers[topic])
-            for partition in unheld[topic]:
-                self.move(topic, partition, tiers.next_lightest())
+            self.fill(topic, unheld[topic])
         shared = sorted(
             (t for t in self.subscribers if len(self.subscribers[t]) >= 2),
             key=self.topic_order_key,
         )
         if shared:
-            self.balance(shared, tiers)
-        return {
-            member_id: [
-                TopicPartition(topic, p)
-                for topic, partitions in self.held[index].items()
-                for p in partitions
-            ]
-            for index, member_id in enumerate(self.members)
-        }
+            self.balance(shared, _LoadTiers(self.sizes))
+        return self.result()
+
+    def fill(self, topic: str, unheld: Sequence[int]) -> None:
+        """Step 3 for one topic, a whole round of the lightest tier at a time.
+
+        Every member of the tier holds ``level`` partitions at the start of a round; the tier
+        widens when ``level`` reaches the next subscriber's load, so the rounds before that are
+        given in one batch.
+        """
+        sizes = self.sizes
+        owners = self.owners[topic]
+        order = sorted(self.subscribers[topic], key=sizes.__getitem__)
+        count = len(order)
+        level = sizes[order[0]]
+        width = 0
+        position = 0
+        total = len(unheld)
+        partial = 0
+        while position < total:
+            while width < count and sizes[order[width]] == level:
+                width += 1
+            rounds = (total - position) // width
+            if width < count:
+                rounds = min(rounds, sizes[order[width]] - level)
+            if rounds == 0:
+                partial = total - position
+                _scatter(owners, unheld[position:], order[:partial])
+                break
+            end = position + rounds * width
+            _scatter(owners, unheld[position:end], order[:width] * rounds)
+            position = end
+            level += rounds
+        for slot in range(width):
+            sizes[order[slot]] = level + 1 if slot < partial else level
+
+    def result(self) -> dict[str, list[TopicPartition]]:
+        """Member id -> partitions, topic by topic in name order, partitions ascending."""
+        assigned: list[list[TopicPartition]] = [[] for _ in self.members]
+        for topic in sorted(self.owners):
+            owners = self.owners[topic]
+            by_owner = sorted(range(len(owners)), key=owners.__getitem__)
+            partitions = _topic_partitions(topic, by_owner)
+            start = 0
+            for owner, held in sorted(Counter(owners).items()):
+                assigned[owner].extend(partitions[start : start + held])
+                start += held
+        return dict(zip(self.members, assigned, strict=True))
 
     def balance(self, topics: list[str], tiers: _LoadTiers) -> None:
         last_moved_at = -1
@@ -453,13 +509,15 @@ class _HeterogeneousBuilder:
         if tiers.reset(self.subscribers[topic]) <= 1:
             return 0
         owners = self.owners[topic]
-        by_owner = sorted(range(len(owners)), key=lambda p: (owners[p], p))
+        # Partitions by (owner, partition): a stable sort of the ascending numbers by owner.
+        by_owner = sorted(range(len(owners)), key=owners.__getitem__)
         start: dict[int, int] = {}
         end: dict[int, int] = {}
-        for position, partition in enumerate(by_owner):
-            owner = owners[partition]
-            start.setdefault(owner, position)
-            end[owner] = position + 1
+        position = 0
+        for owner, held in sorted(Counter(owners).items()):
+            start[owner] = position
+            position += held
+            end[owner] = position
         moved = 0
         while not tiers.balanced():
             while True:
@@ -488,10 +546,23 @@ def compute(scenario: Scenario) -> dict[str, list[TopicPartition]]:
     """Member id -> target partitions, as Kafka's ``UniformAssignor`` computes them."""
     if not scenario.members:
         return {}
-    group = GroupSpec.of(scenario)
-    if group.homogeneous:
-        return assign_homogeneous(group)
-    return assign_heterogeneous(group)
+    with _gc_paused():
+        group = GroupSpec.of(scenario)
+        if group.homogeneous:
+            return assign_homogeneous(group)
+        return assign_heterogeneous(group)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic collector: a large group makes millions of tuples and no cycles."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 STRATEGY = PartitionStrategy(
