@@ -63,12 +63,6 @@ def integer_hash(value: int) -> int:
     return to_int32(value)
 
 
-def long_hash(value: int) -> int:
-    """Java's ``Long.hashCode()``: ``(int)(value ^ (value >>> 32))``."""
-    value &= 0xFFFFFFFFFFFFFFFF
-    return to_int32(value ^ (value >> 32))
-
-
 def topic_partition_hash(topic: str, partition: int) -> int:
     """Kafka's ``TopicPartition.hashCode()``: ``31 * (31 + partition) + topic.hashCode()``."""
     return to_int32(31 * (31 + partition) + string_hash(topic))
@@ -270,9 +264,6 @@ class JavaPriorityQueue(Generic[E]):
 
     def __iter__(self) -> Iterator[E]:
         return iter(list(self._heap))
-
-    def peek(self) -> E | None:
-        return self._heap[0] if self._heap else None
 
     def offer(self, element: E) -> None:
         self._heap.append(element)

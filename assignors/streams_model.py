@@ -121,10 +121,6 @@ class StreamsClient:
     prev_standby: tuple[TaskId, ...] = ()
     task_lags: Mapping[TaskId, int] = field(default_factory=lambda: MappingProxyType({}))
 
-    def lag_for(self, task: TaskId) -> int:
-        """The client's lag on a stateful task (``KeyError`` for a stateless one)."""
-        return self.task_lags[task]
-
 
 @dataclass(frozen=True, slots=True)
 class StreamsConfig:

@@ -187,8 +187,3 @@ def plan(source: Scenario, edits: Sequence[Edit]) -> WhatIf:
         restarted=tuple(changes.restarted_members(change_list)),
         current=current,
     )
-
-
-def remove_edits_for(edits: Sequence[Edit], member_id: str) -> list[Edit]:
-    """The edits without those that only concern ``member_id`` (used when it is removed again)."""
-    return [edit for edit in edits if edit.get("member_id") != member_id]

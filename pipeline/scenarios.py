@@ -40,7 +40,7 @@ import pandas as pd
 
 from assignors import changes, compare, drain, metrics, rebalance, registry
 from assignors.errors import AssignmentExplorerError
-from assignors.model import Assignment, Scenario, TopicPartition
+from assignors.model import Assignment, Scenario
 from assignors.scenario_io import parse_scenario
 from assignors.strategy import PartitionStrategy
 
@@ -637,8 +637,3 @@ def _carried(assigned: pd.DataFrame, members: pd.DataFrame, strategy: str) -> pd
     merged["partitions"] = merged["partitions"].fillna(0).astype("int64")
     merged["strategy"] = strategy
     return merged
-
-
-def lag_by_owner(assignment: Assignment, lags: dict[TopicPartition, int]) -> dict[str, int]:
-    """Total lag per member of ``assignment`` (helper for tests and the baseline)."""
-    return {m: sum(lags.get(tp, 0) for tp in tps) for m, tps in assignment.partitions.items()}

@@ -1,0 +1,27 @@
+"""Open the real dashboard script under Streamlit's AppTest, as a user opening a link would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+
+
+def start_app(**query: str) -> AppTest:
+    """Run ``dashboard/app.py`` once with ``query`` as the URL's query parameters.
+
+    Fails the test if the first run raised; the first run can be slow (strategies, simulation).
+    """
+    app = AppTest.from_file(APP, default_timeout=120)
+    for name, value in query.items():
+        app.query_params[name] = value
+    app.run()
+    assert_no_exception(app)
+    return app
+
+
+def assert_no_exception(app: AppTest) -> None:
+    """Fail with the messages of every exception the last run showed."""
+    assert not app.exception, [e.message for e in app.exception]
