@@ -81,17 +81,17 @@ newly in a member's target that some member claimed and no longer gets.
 
 from __future__ import annotations
 
-import gc
 from bisect import bisect_left, insort
 from collections import Counter, deque
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
 from itertools import compress, repeat
 from operator import itemgetter
 
 from assignors.errors import AssignmentExplorerError
+from assignors.gc_pause import paused_gc
 from assignors.java_order import (
     JavaHashMapOrder,
     hash_order,
@@ -145,18 +145,6 @@ class StickyOutcome:
 
     assignment: dict[str, list[TopicPartition]]
     transferring: dict[TopicPartition, str]
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic collector: the engine builds millions of tuples and no cycles."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _java_sorted(names: Sequence[str]) -> list[str]:
@@ -354,7 +342,7 @@ def _rack_info(
 
 def sticky_assign(scenario: Scenario, rules: ClaimRules = STICKY_RULES) -> StickyOutcome:
     """Run Kafka's sticky assignment on ``scenario`` (see the module docstring)."""
-    with _gc_paused():
+    with paused_gc():
         return _sticky_assign(scenario, rules)
 
 

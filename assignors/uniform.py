@@ -65,17 +65,16 @@ the same subscriptions (overlapping subscriptions may leave a larger spread, as 
 
 from __future__ import annotations
 
-import gc
 import uuid
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, groupby, repeat
 from operator import itemgetter
 from typing import cast
 
 from assignors.errors import ScenarioError
+from assignors.gc_pause import paused_gc
 from assignors.java_order import (
     hash_order,
     hash_set_copy_capacity,
@@ -546,23 +545,11 @@ def compute(scenario: Scenario) -> dict[str, list[TopicPartition]]:
     """Member id -> target partitions, as Kafka's ``UniformAssignor`` computes them."""
     if not scenario.members:
         return {}
-    with _gc_paused():
+    with paused_gc():
         group = GroupSpec.of(scenario)
         if group.homogeneous:
             return assign_homogeneous(group)
         return assign_heterogeneous(group)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic collector: a large group makes millions of tuples and no cycles."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 STRATEGY = PartitionStrategy(
