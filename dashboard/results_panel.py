@@ -239,7 +239,7 @@ def _lag(
         # Bars of height zero read as a broken chart; say why and how to get some.
         st.info(
             "This scenario carries no lag (no offsets or lags are given, or every member is "
-            "caught up). Edit the lag under *Shape the what-if*, or press *Skew the lag*."
+            "caught up). Give partitions some lag in the what-if panel above to compare it."
         )
     figure = lag_figure(key, current, outcomes, colours, order)
     st.plotly_chart(figure, width="stretch", key="view.lag")
