@@ -218,22 +218,14 @@ def _lag(
     colours: Mapping[str, str],
     order: Sequence[str],
 ) -> None:
-    sentences = [
-        (
-            "current",
-            charts.spread_sentence(
-                _with_partitions(current.metrics), current.metrics.lag_max_min_ratio
-            ),
-        )
-    ]
+    measured: list[tuple[str, AssignmentMetrics]] = [("current", current.metrics)]
     for o in outcomes:
         assert o.metrics is not None
-        sentences.append(
-            (
-                o.name,
-                charts.spread_sentence(_with_partitions(o.metrics), o.metrics.lag_max_min_ratio),
-            )
-        )
+        measured.append((o.name, o.metrics))
+    sentences = [
+        (name, charts.spread_sentence(_with_partitions(m), m.lag_max_min_ratio))
+        for name, m in measured
+    ]
     st.subheader("Lag per consumer")
     if current.metrics.lag_total == 0:
         # Bars of height zero read as a broken chart; say why and how to get some.
