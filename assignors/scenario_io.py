@@ -1,6 +1,6 @@
 """The one loader: JSON scenario objects -> :class:`~assignors.model.Scenario`, and back.
 
-The format is the conformance format (see ``../shared/conformance/README.md``) plus optional
+The format is the one of the conformance cases (``tests/conformance/``) plus optional
 fields documented in ``docs/scenario-format.md`` and described by the JSON Schema shipped beside
 this module (``scenario.schema.json``, see :func:`schema`). :func:`parse_scenario` checks
 everything and reports *every* problem at once as a :class:`~assignors.errors.ScenarioError`,

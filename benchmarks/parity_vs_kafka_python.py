@@ -16,7 +16,7 @@ answers the scenario three ways and counts the cases whose answer equals Kafka's
   with Java members, or with our adapter, it cannot read the claims).
 
 Run: ``.venv/bin/python benchmarks/parity_vs_kafka_python.py`` (about half a minute; prints a
-Markdown table). Set ``AE_CONFORMANCE_DIR`` if the cases are not in ``../shared/conformance``.
+Markdown table). Set ``AE_CONFORMANCE_DIR`` if the cases are not in ``tests/conformance``.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from assignors.model import Member, Scenario, TopicPartition  # noqa: E402
 from assignors.scenario_io import parse_scenario  # noqa: E402
 from assignors.strategy import PartitionStrategy  # noqa: E402
 
-CONFORMANCE_DIR = Path(os.environ.get("AE_CONFORMANCE_DIR", REPO.parent / "shared" / "conformance"))
+CONFORMANCE_DIR = Path(os.environ.get("AE_CONFORMANCE_DIR", REPO / "tests" / "conformance"))
 FILES = ("client.jsonl", "lag-aware.jsonl", "failover.jsonl", "stream-join-sticky.jsonl")
 KAFKA_PYTHON: dict[str, Callable[[], Any]] = {
     "range": RangePartitionAssignor,

@@ -1,7 +1,7 @@
-"""Loading the shared conformance cases and comparing an answer with Kafka's.
+"""Loading the conformance cases and comparing an answer with Kafka's.
 
-The cases live in ``../shared/conformance`` beside the repository (override with the
-``AE_CONFORMANCE_DIR`` environment variable). :func:`run_case` runs one case through the same
+The cases live in ``tests/conformance/`` (override with the ``AE_CONFORMANCE_DIR`` environment
+variable); ``tests/conformance/versions.json`` says which Kafka version produced each file. :func:`run_case` runs one case through the same
 path the batch CLI takes: the scenario loader, the registry, the strategy.
 """
 
@@ -19,7 +19,7 @@ from assignors.scenario_io import parse_scenario
 from assignors.strategy import PartitionStrategy
 
 REPO = Path(__file__).resolve().parent.parent
-CONFORMANCE_DIR = Path(os.environ.get("AE_CONFORMANCE_DIR", REPO.parent / "shared" / "conformance"))
+CONFORMANCE_DIR = Path(os.environ.get("AE_CONFORMANCE_DIR", REPO / "tests" / "conformance"))
 
 
 @dataclass(frozen=True)
@@ -36,8 +36,8 @@ def load_cases(file_name: str) -> list[Case]:
     path = CONFORMANCE_DIR / file_name
     if not path.exists():
         raise FileNotFoundError(
-            f"conformance file {path} not found: clone the repository beside ../shared "
-            "or set AE_CONFORMANCE_DIR"
+            f"conformance file {path} not found: it ships in tests/conformance/ "
+            "(or set AE_CONFORMANCE_DIR)"
         )
     cases = []
     with path.open(encoding="utf-8") as lines:
