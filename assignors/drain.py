@@ -47,9 +47,10 @@ from assignors.rebalance import RebalanceSimulation
 DEFAULT_CONSUME_RATE = 1000.0
 #: Records per second produced to a partition of a topic without ``produce_rates``.
 DEFAULT_PRODUCE_RATE = 0.0
-#: Relative slack when comparing summed rates: a member that consumes what it is produced keeps
-#: up even when float sums in different orders differ in the last bits (about 1e-16 relative).
-_RATE_TOLERANCE = 1e-9
+#: Relative slack when comparing rates and backlogs (see :func:`settled_outcome`): a member that
+#: consumes what it is produced keeps up even when its rates were summed elsewhere in another
+#: order (float sums then differ in the last bits, about 1e-16 relative).
+RATE_TOLERANCE = 1e-9
 
 
 class DrainError(AssignmentExplorerError, ValueError):
@@ -162,6 +163,55 @@ def _grid(horizon_s: float, step_s: float) -> list[float]:
     return times
 
 
+def exact_sum(values: Iterable[float]) -> float:
+    """The correctly rounded sum of ``values`` (:func:`math.fsum`).
+
+    Invariant: the same float whatever the order of ``values``, so a rate summed here and the
+    same rates summed by a caller (or on another executor) in another order are equal.
+    """
+    return math.fsum(values)
+
+
+def records_read(can_read: float, available: float) -> float:
+    """Records a member reads in an interval: ``min(can_read, available)``, where reading all but
+    :data:`RATE_TOLERANCE` (relative) of ``available`` counts as reading it all.
+
+    A member that reads exactly what is produced reads it all whatever order its rates were
+    summed in: no residue of 1e-12 records grows into a backlog that "clears" later.
+    """
+    if can_read >= available * (1.0 - RATE_TOLERANCE):
+        return available
+    return can_read
+
+
+def settled_outcome(
+    backlog: float, produced: float, consume: float, settled_s: float, peak: float
+) -> tuple[float | None, float]:
+    """``(clears_at_s, deficit)`` of one member once the target holds (model step 6).
+
+    ``backlog``: records left when the target starts holding at ``settled_s``; ``produced`` and
+    ``consume``: records/s produced to its partitions and read at most; ``peak``: its largest
+    backlog on the grid. Rates within :data:`RATE_TOLERANCE` (relative) of each other are equal
+    and a backlog within ``RATE_TOLERANCE * max(peak, 1)`` of zero is zero, so that rates summed
+    in another order never turn "keeps up" into "never" or into ``backlog / 1e-13`` seconds.
+
+    Invariants: ``deficit >= 0``; ``clears_at_s`` is None (never), 0.0 (never had a backlog),
+    ``settled_s`` (empty when the target holds), or ``settled_s + backlog / (consume -
+    produced)`` with ``consume - produced`` above the tolerance (a finite, meaningful time).
+    """
+    gap = consume - produced
+    if abs(gap) <= RATE_TOLERANCE * max(abs(produced), abs(consume), 1.0):
+        gap = 0.0
+    deficit = max(-gap, 0.0)
+    if backlog <= RATE_TOLERANCE * max(peak, 1.0):
+        if deficit > 0:
+            return None, deficit
+        return (settled_s if peak > RATE_TOLERANCE else 0.0), 0.0
+    if gap > 0:
+        return settled_s + backlog / gap, 0.0
+    return None, deficit
+
+
 _Cell = tuple[str | None, str | None]  # (reader in this segment, owner in the target)
 
 
@@ -247,18 +297,20 @@ def project_drain(
                 reader_of[tp] = member_id
         readers = [reader_of.get(tp) for tp in universe]
         cell_lag: dict[_Cell, float] = {}
-        cell_rate: dict[_Cell, float] = {}
+        cell_rates: dict[_Cell, list[float]] = {}
         group_lag: dict[str, float] = {}
-        group_rate: dict[str, float] = {}
+        group_rates: dict[str, list[float]] = {}
         for key, backlog, produced in zip(
             zip(readers, owners, strict=True), lag, rate, strict=True
         ):
             cell_lag[key] = cell_lag.get(key, 0.0) + backlog
-            cell_rate[key] = cell_rate.get(key, 0.0) + produced
+            cell_rates.setdefault(key, []).append(produced)
             who = key[0]
             if who is not None:
                 group_lag[who] = group_lag.get(who, 0.0) + backlog
-                group_rate[who] = group_rate.get(who, 0.0) + produced
+                group_rates.setdefault(who, []).append(produced)
+        cell_rate = {key: exact_sum(values) for key, values in cell_rates.items()}
+        group_rate = {who: exact_sum(values) for who, values in group_rates.items()}
         scale = dict.fromkeys(group_lag, 1.0)  # A: multiplies the lag at the segment start
         inflow = dict.fromkeys(group_lag, 0.0)  # B: multiplies the produce rate
         cells = list(cell_lag)
@@ -273,7 +325,7 @@ def project_drain(
                 total = backlog + group_rate[who] * d
                 if total <= 0:
                     continue
-                read = min(consume[who] * d, total)
+                read = records_read(consume[who] * d, total)
                 keep = 1.0 - read / total
                 group_lag[who] = total * keep
                 scale[who] *= keep
@@ -303,10 +355,11 @@ def project_drain(
     for start, end, consuming in segments:
         run_segment(start, end, consuming)
     at_settle: dict[str | None, float] = {}
-    settled_rate: dict[str | None, float] = {}
+    settled_rates: dict[str | None, list[float]] = {}
     for target_owner, backlog, produced in zip(owners, lag, rate, strict=True):
         at_settle[target_owner] = at_settle.get(target_owner, 0.0) + backlog
-        settled_rate[target_owner] = settled_rate.get(target_owner, 0.0) + produced
+        settled_rates.setdefault(target_owner, []).append(produced)
+    settled_rate = {key: exact_sum(values) for key, values in settled_rates.items()}
     run_segment(settled, max(settled, times[-1]), target.partitions)
 
     member_results: list[MemberDrain] = []
@@ -314,19 +367,9 @@ def project_drain(
         backlog = at_settle.get(m, 0.0)
         produced = settled_rate.get(m, 0.0)
         series = tuple(samples[m])
-        if backlog <= 0:
-            clears_at: float | None = settled if max(series, default=0.0) > 0 else 0.0
-            deficit = produced - consume[m]
-            if deficit > _RATE_TOLERANCE * max(produced, consume[m], 1.0):
-                clears_at = None
-            else:  # keeping up exactly, up to the rounding of rates summed in another order
-                deficit = 0.0
-        elif consume[m] > produced:
-            clears_at = settled + backlog / (consume[m] - produced)
-            deficit = 0.0
-        else:
-            clears_at = None
-            deficit = produced - consume[m]
+        clears_at, deficit = settled_outcome(
+            backlog, produced, consume[m], settled, max(series, default=0.0)
+        )
         member_results.append(
             MemberDrain(
                 member_id=m,
@@ -358,7 +401,7 @@ def project_drain(
         group_clears_at_s=None
         if never
         else max((r.clears_at_s or 0.0 for r in member_results), default=0.0),
-        group_deficit=sum(r.deficit for r in member_results) + unowned_rate,
+        group_deficit=exact_sum([*(r.deficit for r in member_results), unowned_rate]),
         settled_at_s=settled,
         default_consume_rate=default_consume_rate,
         members_using_default_rate=using_default,

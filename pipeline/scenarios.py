@@ -185,7 +185,11 @@ def member_capacities(offsets: pd.DataFrame) -> tuple[dict[str, float], dict[str
         }
     ).groupby("member_id", sort=True)
     lag = by_member["lag"].sum()
-    rate = by_member["rate"].sum(min_count=1)
+    # Exact sums: the same capacity whatever order the rows arrive in (drain compares it with
+    # the produce rate, summed by the core in its own order).
+    rate = by_member["rate"].agg(
+        lambda s: drain.exact_sum(s.dropna()) if s.notna().any() else math.nan
+    )
     observed = {str(m): float(r) for m, r in rate.items() if not math.isnan(r)}
     capacities = {m: r for m, r in observed.items() if lag[m] > 0}
     return capacities, observed
