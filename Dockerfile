@@ -14,6 +14,7 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY assignors ./assignors
+COPY adapters ./adapters
 COPY cluster ./cluster
 COPY dashboard ./dashboard
 COPY pipeline ./pipeline
