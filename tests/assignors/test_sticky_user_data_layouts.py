@@ -171,4 +171,3 @@ class _Assignment:
 
     def partitions(self) -> list[KafkaTopicPartition]:
         return [KafkaTopicPartition(tp.topic, tp.partition) for tp in self._owned]
-
