@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 from kafka.coordinator.assignors.sticky.user_data import StickyAssignorUserData
@@ -135,6 +135,7 @@ claims = st.lists(
 generations = st.integers(min_value=-1, max_value=2**31 - 1)
 
 
+@settings(deadline=None)  # a loaded 2-core CI machine is slow, not wrong
 @given(claims, generations, st.sampled_from(adapters.STICKY_LAYOUTS))
 def test_either_layout_round_trips(
     owned: list[TopicPartition], generation: int, layout: adapters.StickyLayout
@@ -143,6 +144,7 @@ def test_either_layout_round_trips(
     assert adapters.decode_sticky_user_data(data) == (sorted(owned), generation)
 
 
+@settings(deadline=None)  # a loaded 2-core CI machine is slow, not wrong
 @given(claims, generations)
 def test_kafka_python_reads_our_kafka_python_layout_as_we_meant_it(
     owned: list[TopicPartition], generation: int
@@ -153,6 +155,7 @@ def test_kafka_python_reads_our_kafka_python_layout_as_we_meant_it(
     assert (read, decoded.generation) == (set(owned), generation)
 
 
+@settings(deadline=None)  # a loaded 2-core CI machine is slow, not wrong
 @given(st.binary(max_size=64))
 def test_any_bytes_decode_or_raise_user_data_error(data: bytes) -> None:
     try:
