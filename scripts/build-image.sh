@@ -29,7 +29,7 @@ TAG=${1:-localhost/assignment-explorer:latest}
 $CI && TAG=${1:-localhost/assignment-explorer:ci-$$}
 SUITE=bookworm
 PACKAGES=python3,python3-venv,ca-certificates
-CACHE=${AE_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/assignment-explorer/image}
+CACHE=${AE_IMAGE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/assignment-explorer/image}
 HOST_CA=${AE_HOST_CA:-/etc/ssl/certs/ca-certificates.crt}
 IMAGE_CA=/etc/ssl/certs/ca-certificates.crt
 
@@ -51,7 +51,13 @@ if [ -n "$(missing_tools)" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/n
 fi
 MISSING=$(missing_tools)
 if [ -n "$MISSING" ]; then
-  if [ "$(id -u)" != 0 ]; then why="not root"; else why="apt-get could not install them"; fi
+  if [ "$(id -u)" != 0 ]; then
+    why="this user is not root (apt-get install -y podman mmdebstrap)"
+  elif ! command -v apt-get >/dev/null 2>&1; then
+    why="there is no apt-get"
+  else
+    why="apt-get could not install them"
+  fi
   reason="$MISSING not installed and $why"
   if $CI; then
     echo "image build skipped: $reason"
