@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from assignors.errors import AssignmentExplorerError
+from assignors import AssignmentExplorerError
 from pipeline.progress import Progress
 
 EXIT_FAILURE = 2

@@ -1,0 +1,413 @@
+"""``python -m assignors compare``: what one change to a group costs under each strategy.
+
+Usage::
+
+    python -m assignors compare SCENARIO.json --strategy range --strategy cooperative-sticky \\
+        [--add-member ID[:topic,topic]] [--remove-member ID] [--restart-member ID] \\
+        [--subscribe ID:topic,topic] [--partitions topic:N] [--json] \\
+        [--horizon S] [--step S] [--default-consume-rate R] [timing options]
+
+Steps:
+
+1. Load the scenario; its current assignment is
+   :func:`assignors.simulate.changes.current_assignment` (the members' owned partitions; with no
+   ownership yet, what the scenario's ``assignor`` field strategy, or ``range``, computes).
+2. Apply the changes in the order given (:func:`assignors.simulate.changes.apply_changes`); together
+   they are one change followed by one rebalance. ``--add-member`` without topics subscribes like
+   the first member; ``--restart-member`` restarts a static member within the session timeout (no
+   rebalance if nothing else changes).
+3. Per strategy: simulate the rebalance (:func:`assignors.simulate.rebalance.simulate`), measure the
+   target against the current assignment (:func:`assignors.simulate.metrics.assignment_metrics`) and
+   project the backlog (:func:`assignors.simulate.drain.project_drain`).
+4. Print a table with one column per strategy, or JSON with ``--json``.
+
+JSON (``--json``), one object::
+
+    {"scenario": name or null, "changes": [one line per change], "warnings": [...],
+     "timings": {Timings fields}, "horizon_s", "step_s", "default_consume_rate",
+     "current": {member: [[topic, partition], ...]},
+     "strategies": [{
+        "strategy", "protocol",
+        "moved", "kept", "newly_assigned", "revoked", "dropped"   (partition counts),
+        "lag": {"total", "by_member", "max_min_ratio", "stddev", "cv"},
+        "partitions": {"min", "max", "spread"}, "idle_members", "unassigned",
+        "cross_rack", "cross_rack_share", "split_partitions",
+        "rounds", "pause_s", "partition_pauses", "stopped_members", "group_stop_s",
+        "rebalance_s",
+        "drain_s"            (seconds until the group's backlog is zero for good; null: never),
+        "drain_deficit"      (records/s the group falls behind for good),
+        "assignment"         (the target, member -> partitions),
+        "metrics"            (AssignmentMetrics.to_json()),
+        "notes"              ([one line each]),
+        "phases"             ([{"name", "reason", "start_s", "duration_s", "paused", "revoked",
+                                "assigned", "waiting"}], counts of partitions),
+        "drain"              ({"times_s", "group_lag", "members": [{"member_id",
+                                "consume_rate", "rate_is_default", "initial_lag", "peak_lag",
+                                "clears_at_s", "deficit"}]})}]}
+
+Exit codes: 0 done; 2 bad input (unknown file, member, topic or strategy, a change that makes no
+sense), reported as one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from assignors import registry
+from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
+from assignors.io.scenario import load_scenario_file
+from assignors.model import Assignment, Scenario
+from assignors.simulate.changes import (
+    AddMember,
+    Change,
+    ChangeError,
+    RemoveMember,
+    SetPartitions,
+    Subscribe,
+    apply_changes,
+    current_assignment,
+    describe,
+    restarted_members,
+)
+from assignors.simulate.drain import DEFAULT_CONSUME_RATE, DrainProjection, project_drain
+from assignors.simulate.metrics import AssignmentMetrics, assignment_metrics, lag_by_partition
+from assignors.simulate.rebalance import RebalanceSimulation, Timings, simulate
+from assignors.strategy import PartitionStrategy
+
+
+class _UsageError(Exception):
+    """A command-line problem, reported as one line and exit code 2."""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(message)
+
+
+def _split_topics(text: str, option: str) -> tuple[str, ...]:
+    topics = tuple(topic.strip() for topic in text.split(","))
+    if not text or any(not topic for topic in topics):
+        raise _UsageError(f"{option}: expected topic,topic after the colon, got {text!r}")
+    return topics
+
+
+def _parse_change(option: str, value: str) -> Change:
+    if option == "--add-member":
+        member_id, colon, topics = value.partition(":")
+        if not member_id:
+            raise _UsageError("--add-member: expected ID or ID:topic,topic")
+        return AddMember(member_id, _split_topics(topics, option) if colon else None)
+    if option in ("--remove-member", "--restart-member"):
+        if not value:
+            raise _UsageError(f"{option}: expected a member id")
+        return RemoveMember(value, static_restart=option == "--restart-member")
+    if option == "--subscribe":
+        member_id, colon, topics = value.partition(":")
+        if not member_id or not colon:
+            raise _UsageError(f"--subscribe: expected ID:topic,topic, got {value!r}")
+        return Subscribe(member_id, _split_topics(topics, option))
+    topic, colon, count = value.rpartition(":")
+    if not topic or not colon or not count.isdigit():
+        raise _UsageError(f"--partitions: expected topic:N with N a whole number, got {value!r}")
+    return SetPartitions(topic, int(count))
+
+
+class _ChangeAction(argparse.Action):
+    """Collects every change option into one list, in command-line order."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        changes: list[Change] = list(getattr(namespace, "changes", None) or [])
+        changes.append(_parse_change(option_string or "", str(values)))
+        namespace.changes = changes
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _ArgumentParser(
+        prog="python -m assignors compare",
+        description="What a change to a consumer group costs under one or more strategies.",
+    )
+    parser.add_argument("file", help="scenario JSON file")
+    parser.add_argument(
+        "--strategy", action="append", required=True, help="strategy name (repeatable)"
+    )
+    for option, meta, text in (
+        ("--add-member", "ID[:T,T]", "a member joins (without topics: like the first member)"),
+        ("--remove-member", "ID", "a member leaves"),
+        ("--restart-member", "ID", "a static member restarts within the session timeout"),
+        ("--subscribe", "ID:T,T", "a member's new subscription"),
+        ("--partitions", "TOPIC:N", "a topic grows to N partitions"),
+    ):
+        parser.add_argument(option, metavar=meta, action=_ChangeAction, dest="changes", help=text)
+    parser.add_argument("--json", action="store_true", help="print JSON (keys in compare.py)")
+    parser.add_argument("--horizon", type=float, default=3600.0, help="projection seconds")
+    parser.add_argument("--step", type=float, default=10.0, help="projection step seconds")
+    parser.add_argument(
+        "--default-consume-rate",
+        type=float,
+        default=DEFAULT_CONSUME_RATE,
+        help="records/s for members without consume_rate",
+    )
+    defaults = Timings()
+    for name, text in (
+        ("session_timeout_s", "session.timeout.ms in seconds"),
+        ("rebalance_timeout_s", "max.poll.interval.ms in seconds"),
+        ("heartbeat_interval_s", "heartbeat interval in seconds"),
+        ("revoke_s", "seconds to commit and revoke"),
+        ("warmup_s", "seconds before a new owner reads a partition"),
+        ("rejoin_delay_s", "extra seconds the slowest member takes to rejoin"),
+        ("restart_s", "seconds a restarting static member is down"),
+    ):
+        option = "--" + name.removesuffix("_s").replace("_", "-")
+        parser.add_argument(
+            option, dest=name, type=float, default=getattr(defaults, name), help=text
+        )
+    parser.set_defaults(changes=[])
+    return parser
+
+
+def _strategy(name: str) -> PartitionStrategy:
+    strategy = registry.get(name)
+    if not isinstance(strategy, PartitionStrategy):
+        raise StrategyNotApplicableError(
+            f"strategy {name!r} assigns Kafka Streams tasks; compare works on consumer groups"
+        )
+    return strategy
+
+
+def _entry(
+    strategy: PartitionStrategy,
+    simulation: RebalanceSimulation,
+    metrics: AssignmentMetrics,
+    drain: DrainProjection,
+) -> dict[str, Any]:
+    movement = metrics.movement
+    return {
+        "strategy": strategy.name,
+        "protocol": simulation.protocol,
+        "moved": movement.moved_count,
+        "kept": movement.kept_count,
+        "newly_assigned": movement.newly_assigned_count,
+        "revoked": movement.revoked_count,
+        "dropped": movement.dropped_count,
+        "lag": {
+            "total": metrics.lag_total,
+            "by_member": metrics.lag_by_member,
+            "max_min_ratio": metrics.lag_max_min_ratio,
+            "stddev": metrics.lag_stddev,
+            "cv": metrics.lag_cv,
+        },
+        "partitions": {
+            "min": metrics.partitions_min,
+            "max": metrics.partitions_max,
+            "spread": metrics.partitions_spread,
+        },
+        "idle_members": list(metrics.idle_members),
+        "unassigned": len(metrics.unassigned_partitions),
+        "cross_rack": metrics.cross_rack_assignments,
+        "cross_rack_share": metrics.cross_rack_share,
+        "split_partitions": metrics.split_partition_count,
+        "rounds": simulation.rounds,
+        "pause_s": simulation.pause_s,
+        "partition_pauses": simulation.partition_pauses,
+        "stopped_members": list(simulation.stopped_members),
+        "group_stop_s": simulation.group_stop_s,
+        "rebalance_s": simulation.duration_s,
+        "drain_s": drain.group_clears_at_s,
+        "drain_deficit": drain.group_deficit,
+        "assignment": simulation.target.to_json(),
+        "metrics": metrics.to_json(),
+        "phases": [
+            {
+                "name": phase.name,
+                "reason": phase.reason,
+                "start_s": phase.start_s,
+                "duration_s": phase.duration_s,
+                "paused": len(phase.paused),
+                "revoked": len(phase.revoked),
+                "assigned": len(phase.assigned),
+                "waiting": len(phase.waiting),
+            }
+            for phase in simulation.phases
+        ],
+        "notes": list(simulation.notes),
+        "drain": {
+            "times_s": list(drain.times_s),
+            "group_lag": list(drain.group_lag),
+            "members": [
+                {
+                    "member_id": member.member_id,
+                    "consume_rate": member.consume_rate,
+                    "rate_is_default": member.rate_is_default,
+                    "initial_lag": member.initial_lag,
+                    "peak_lag": member.peak_lag,
+                    "clears_at_s": member.clears_at_s,
+                    "deficit": member.deficit,
+                }
+                for member in drain.members
+            ],
+        },
+    }
+
+
+def compare(
+    scenario: Scenario,
+    strategies: Sequence[str],
+    changes: Sequence[Change],
+    *,
+    timings: Timings | None = None,
+    horizon_s: float = 3600.0,
+    step_s: float = 10.0,
+    default_consume_rate: float = DEFAULT_CONSUME_RATE,
+) -> dict[str, Any]:
+    """The comparison as the JSON object documented in the module docstring (no warnings key)."""
+    repeated = sorted({name for name in strategies if list(strategies).count(name) > 1})
+    if repeated:
+        raise ChangeError(f"strategy {repeated[0]!r} is given twice")
+    chosen = [_strategy(name) for name in strategies]
+    timings = Timings() if timings is None else timings
+    current: Assignment = current_assignment(scenario)
+    after = apply_changes(scenario, changes, current)
+    restarted = restarted_members(changes)
+    lags = lag_by_partition(after)
+    entries = []
+    for strategy in chosen:
+        simulation = simulate(
+            scenario, after, strategy, timings=timings, restarted=restarted, previous=current
+        )
+        metrics = assignment_metrics(after, simulation.target, current, lags=lags)
+        drain = project_drain(
+            after,
+            simulation,
+            horizon_s=horizon_s,
+            step_s=step_s,
+            default_consume_rate=default_consume_rate,
+            lags=lags,
+        )
+        entries.append(_entry(strategy, simulation, metrics, drain))
+    return {
+        "scenario": scenario.name,
+        "changes": [describe(change) for change in changes],
+        "timings": timings.to_json(),
+        "horizon_s": horizon_s,
+        "step_s": step_s,
+        "default_consume_rate": default_consume_rate,
+        "current": current.to_json(),
+        "strategies": entries,
+    }
+
+
+def _seconds(value: float | None, deficit: float = 0.0) -> str:
+    if value is None:
+        return f"never (-{deficit:g} rec/s)" if deficit > 0 else "never"
+    return f"{value:,.1f} s"
+
+
+def _number(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def render_table(report: dict[str, Any]) -> str:
+    """The comparison as a plain-text table, one column per strategy."""
+    entries: list[dict[str, Any]] = report["strategies"]
+    rows: list[tuple[str, list[str]]] = [
+        ("protocol", [e["protocol"] for e in entries]),
+        ("partitions kept", [str(e["kept"]) for e in entries]),
+        ("partitions moved", [str(e["moved"]) for e in entries]),
+        ("newly assigned", [str(e["newly_assigned"]) for e in entries]),
+        ("revoked", [str(e["revoked"]) for e in entries]),
+        ("partitions/member min-max", [
+            f"{e['partitions']['min']}-{e['partitions']['max']}" for e in entries
+        ]),
+        ("idle members", [str(len(e["idle_members"])) for e in entries]),
+        ("unassigned partitions", [str(e["unassigned"]) for e in entries]),
+        ("lag total", [f"{e['lag']['total']:,}" for e in entries]),
+        ("lag max/min", [_number(e["lag"]["max_min_ratio"]) for e in entries]),
+        ("lag coeff. of variation", [_number(e["lag"]["cv"]) for e in entries]),
+        ("cross-rack share", [_number(e["cross_rack_share"]) for e in entries]),
+        ("co-partitions split", [str(e["split_partitions"]) for e in entries]),
+        ("rebalance rounds", [str(e["rounds"]) for e in entries]),
+        ("partition-pauses", [str(e["partition_pauses"]) for e in entries]),
+        ("members stopped", [str(len(e["stopped_members"])) for e in entries]),
+        ("longest pause", [_seconds(e["pause_s"]) for e in entries]),
+        ("whole group stopped", [_seconds(e["group_stop_s"]) for e in entries]),
+        ("backlog cleared after", [_seconds(e["drain_s"], e["drain_deficit"]) for e in entries]),
+    ]  # fmt: skip
+    header = ["", *(e["strategy"] for e in entries)]
+    label_width = max(len(label) for label, _ in rows)
+    widths = [
+        max(len(header[i + 1]), *(len(values[i]) for _, values in rows))
+        for i in range(len(entries))
+    ]
+    lines = []
+    title = report["scenario"] or "scenario"
+    changes = "; ".join(report["changes"]) or "no change (a rebalance as the strategy runs it)"
+    lines.append(f"{title}: {changes}")
+    lines.append(
+        "  ".join(
+            [" " * label_width, *(h.rjust(w) for h, w in zip(header[1:], widths, strict=True))]
+        )
+    )
+    for label, values in rows:
+        cells = (v.rjust(w) for v, w in zip(values, widths, strict=True))
+        lines.append("  ".join([label.ljust(label_width), *cells]))
+    defaulted = {
+        m["member_id"] for e in entries for m in e["drain"]["members"] if m["rate_is_default"]
+    }
+    if defaulted:
+        lines.append(
+            f"consume rate {report['default_consume_rate']:g} records/s assumed for"
+            f" {len(defaulted)} member(s) without consume_rate"
+        )
+    for e in entries:
+        for note in e["notes"]:
+            lines.append(f"{e['strategy']}: {note}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    """Run ``compare`` with ``argv`` (the arguments after ``compare``); returns the exit code."""
+    try:
+        options = _parser().parse_args(argv)
+        seconds = {name: getattr(options, name) for name in Timings.__dataclass_fields__}
+        bad = [n for n, v in seconds.items() if not (math.isfinite(v) and v >= 0)]
+        if bad:
+            option = bad[0].removesuffix("_s").replace("_", "-")
+            raise _UsageError(f"--{option} must be a number of seconds >= 0")
+        timings = Timings(**seconds)
+        scenario, warnings = load_scenario_file(options.file)
+        report = compare(
+            scenario,
+            options.strategy,
+            options.changes,
+            timings=timings,
+            horizon_s=options.horizon,
+            step_s=options.step,
+            default_consume_rate=options.default_consume_rate,
+        )
+    except _UsageError as error:
+        print(f"compare: {error}", file=sys.stderr)
+        return 2
+    except (AssignmentExplorerError, ChangeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except SystemExit as exit_:  # --help
+        return int(exit_.code or 0)
+    if options.json:
+        report["warnings"] = list(warnings)
+        print(json.dumps(report))
+    else:
+        print(render_table(report))
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+    return 0

@@ -1,0 +1,981 @@
+"""Kafka's client-side sticky assignment (``StickyAssignor``, eager) and its shared machinery.
+
+The same engine serves :mod:`assignors.client.cooperative_sticky`; only how a member's previous
+ownership reaches the assignor differs (see :class:`ClaimRules`). It follows Kafka's
+``AbstractStickyAssignor`` (trunk of October 2024) decision for decision, including where
+Kafka walks a Java ``HashMap`` (:mod:`assignors.java_order`).
+
+Inputs: topics (partition counts, optional replica racks) and members (subscription, rack,
+``owned_partitions`` with the ``generation`` they were owned in). Only topics that exist and that
+someone subscribes to are assigned.
+
+Step 0, the claims. Members are visited in the iteration order of Kafka's subscription map (a
+``HashMap`` keyed by member id). Every member's generation (absent: -1) raises the group's
+maximum generation. Each claim on a partition of an assignable topic is checked against the
+partition's earlier claimant, whose generation Kafka reads from its *subscription*: none, the
+claim stands; the same generation, the partition is taken from both and remembered as *doubly
+claimed*; a newer generation takes it over; an older one is ignored. Cooperative-sticky sends
+the generation in the subscription, so the newest claim wins. The eager sticky assignor sends it
+in user data only, so the earlier claimant counts as generation -1 and any later claim with a
+generation takes the partition over (:class:`ClaimRules`). Claims on topics nobody subscribes
+to, or on partitions that do not exist, are dropped. Older-generation claims that meet no
+conflict still stand (Kafka keeps them).
+
+Step 1, the choice: when every member's subscription (as sent, existing or not) is the same set,
+the *constrained* algorithm runs; otherwise the *general* one.
+
+Rack awareness (KIP-881): used when some member has a non-empty rack, member racks meet
+partition replica racks, and not every partition has replicas on every rack. Then a member's
+claim on a partition with no replica on its rack is not kept, and new partitions go to
+same-rack members first, as long as that costs no balance.
+
+Constrained algorithm (``P`` partitions, ``N`` members; floor ``P // N``, ceiling
+``ceil(P / N)``, and ``P % N`` members may end at the ceiling):
+
+1. In subscription-map order, each member keeps its claims (rack-matching, not doubly claimed),
+   sorted by partition number then topic: all of them when fewer than the floor; the first
+   ceiling-many when it has at least that many and ceiling slots remain; else the first
+   floor-many. What it does not keep (over quota, or off its rack) it *gives up*. Members
+   below the floor are *unfilled*; members kept at the floor while ceiling slots remain may
+   take one more.
+2. The unassigned partitions, in topic-then-partition order (stably re-sorted by how many
+   members share their replicas' racks, when any member has a rack), are handed out:
+   a. rack-aware only: each partition to the next unfilled member on one of its racks
+      (round-robin), else to the first floor member on one of its racks; a member reaching the
+      floor may take one more only while ceiling slots remain, and reaching the ceiling uses
+      up a slot; partitions with no such member wait for step b;
+   b. round-robin over the unfilled members sorted by id until each has the floor; any
+      partitions left go one each to the floor members in queue order (sorted by id first,
+      then in the order they reached the floor).
+
+General algorithm:
+
+1. Keep every claim that is still subscribed (and rack-matching); sort all partitions by how
+   many members subscribe to their topic, then topic, then partition.
+2. Hand each unassigned partition to the member with the fewest partitions (then smallest id)
+   that subscribes to its topic (rack-matching first, when rack-aware).
+3. Topics with one subscriber and members that can neither gain nor lose are set aside.
+4. Reassignment loop, until balanced (no member could take a partition from one with two more):
+   for each partition (first the newly assigned ones, unless a subscription change already
+   forces revocations, then all), give it back to its previous-generation owner if that owner
+   has two fewer; else, if some subscriber has two fewer, move it to the least-loaded
+   subscriber. Kafka's movement ledger may swap in an earlier-moved partition instead, to
+   avoid moving partitions back and forth (the first in its hash-set order).
+5. If the loop ran on a non-fresh group and did not lower the balance score (sum over member
+   pairs of the count difference), undo it.
+
+Invariants: every partition of an assignable topic goes to exactly one member that subscribes
+to its topic (one Kafka exception: general step 4 gives a partition back to its
+previous-generation claimant without checking that it still subscribes); with equal
+subscriptions counts differ by at most one; a member keeps as many of its valid claims as the
+balance allows; deterministic. Member order: Kafka fills its subscription map in the order
+members arrive, and walks it in hash order, so the listing order of the scenario matters only
+between member ids that land in the same bucket of that map
+(:func:`subscription_order`); reordering members any other way never changes the answer.
+
+For the cooperative protocol the engine also reports which partitions are *transferring
+ownership*: after the constrained algorithm, those a member gave up (or that were doubly
+claimed) and the fill steps handed to a different member; after the general algorithm, those
+newly in a member's target that some member claimed and no longer gets.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections import Counter, deque
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from functools import partial
+from itertools import compress, repeat
+from operator import itemgetter
+
+from assignors.errors import AssignmentExplorerError
+from assignors.gc_pause import paused_gc
+from assignors.java_order import (
+    JavaHashMapOrder,
+    hash_order,
+    java_string_key,
+    string_hash,
+    topic_partition_hash,
+)
+from assignors.model import Member, Scenario, TopicPartition
+from assignors.strategy import PartitionStrategy
+
+#: Kafka's generation for a member that states none.
+DEFAULT_GENERATION = -1
+
+# TopicPartition((topic, partition)) without the Python-level ``_make``: a C call per partition
+_new_partition = partial(tuple.__new__, TopicPartition)
+_by_partition_then_topic = itemgetter(1, 0)
+_topic_of = itemgetter(0)
+_partition_of = itemgetter(1)
+_FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
+
+
+class StickyAssignmentError(AssignmentExplorerError, RuntimeError):
+    """Kafka's sticky assignor would fail on this input (it raises ``IllegalStateException``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRules:
+    """How a strategy reads a member's previous ownership.
+
+    ``conflict_uses_claim_generation``: when two claims on one partition meet, Kafka compares the
+    new claim's generation with the *subscription* generation of the earlier claimant. For
+    cooperative-sticky that is the claim's generation; the eager sticky assignor carries its
+    generation in user data only, so the earlier claimant's subscription states none (-1).
+    """
+
+    conflict_uses_claim_generation: bool
+
+
+STICKY_RULES = ClaimRules(conflict_uses_claim_generation=False)
+COOPERATIVE_RULES = ClaimRules(conflict_uses_claim_generation=True)
+
+
+@dataclass(frozen=True, slots=True)
+class StickyOutcome:
+    """The engine's answer.
+
+    ``assignment``: member id -> partitions (every member, possibly empty): the target.
+    ``transferring``: partition -> new owner, for partitions the target moves away from a member
+    that owned them (what the cooperative protocol withholds for one round).
+    """
+
+    assignment: dict[str, list[TopicPartition]]
+    transferring: dict[TopicPartition, str]
+
+
+def _java_sorted(names: Sequence[str]) -> list[str]:
+    """Names in Java ``String.compareTo`` order."""
+    if all(name.isascii() for name in names):
+        return sorted(names)
+    return sorted(names, key=java_string_key)
+
+
+def subscription_order(member_ids: Sequence[str]) -> list[str]:
+    """The iteration order of Kafka's subscription map (a default ``HashMap`` by member id).
+
+    Members enter the map in the order given (the scenario's listing order). Only member ids
+    that share a hash bucket keep that relative order; every other pair is ordered by bucket.
+    """
+    return hash_order(member_ids, string_hash)
+
+
+# --------------------------------------------------------------------------------------------
+# Step 0: the claims
+
+
+@dataclass(slots=True)
+class _Claims:
+    """Claims after conflict resolution (Kafka's ``allSubscriptionsEqual``)."""
+
+    owned: dict[str, list[TopicPartition]]  # member -> surviving claims, subscription-map order
+    doubly_claimed: set[TopicPartition]
+    all_equal: bool
+    max_generation: int
+
+
+def _resolve_claims(
+    order: Sequence[str],
+    members: Mapping[str, Member],
+    partition_counts: Mapping[str, int],
+    rules: ClaimRules,
+) -> _Claims:
+    owned: dict[str, list[TopicPartition]] = {}
+    previous_owner: dict[TopicPartition, str] = {}
+    doubly_claimed: set[TopicPartition] = set()
+    subscribed: set[str] = set()
+    all_equal = True
+    max_generation = DEFAULT_GENERATION
+    smallest_count = min(partition_counts.values(), default=0)
+    for member_id in order:
+        member = members[member_id]
+        if not subscribed:
+            subscribed.update(member.topics)
+        elif all_equal and not (
+            len(member.topics) == len(subscribed) and subscribed.issuperset(member.topics)
+        ):
+            all_equal = False
+        generation = DEFAULT_GENERATION if member.generation is None else member.generation
+        max_generation = max(max_generation, generation)
+        mine = _valid_claims(member.owned_partitions, partition_counts, smallest_count)
+        owned[member_id] = mine
+        # Fast path, in bulk: no claim meets an earlier one (nor repeats within the member).
+        if previous_owner.keys().isdisjoint(mine):
+            before = len(previous_owner)
+            previous_owner.update(zip(mine, repeat(member_id)))
+            if len(previous_owner) - before == len(mine):
+                continue
+            for tp in mine:
+                previous_owner.pop(tp, None)
+        # Kafka's claim-by-claim resolution.
+        claims, mine = mine, []
+        owned[member_id] = mine
+        for tp in claims:
+            other = previous_owner.get(tp)
+            if other is None:
+                mine.append(tp)
+                previous_owner[tp] = member_id
+                continue
+            other_generation = DEFAULT_GENERATION
+            if rules.conflict_uses_claim_generation:
+                other_generation = _generation(members[other])
+            if generation == other_generation:
+                doubly_claimed.add(tp)
+                _remove_first(owned[other], tp)
+                previous_owner[tp] = member_id
+            elif generation > other_generation:
+                mine.append(tp)
+                _remove_first(owned[other], tp)
+                previous_owner[tp] = member_id
+    return _Claims(owned, doubly_claimed, all_equal, max_generation)
+
+
+def _valid_claims(
+    claims: Sequence[TopicPartition], partition_counts: Mapping[str, int], smallest_count: int
+) -> list[TopicPartition]:
+    """The claims on partitions that exist in an assignable topic, in claim order.
+
+    ``smallest_count`` is the smallest partition count: claims below it need no lookup.
+    """
+    if not claims:
+        return []
+    if max(map(_partition_of, claims)) < smallest_count and partition_counts.keys() >= set(
+        map(_topic_of, claims)
+    ):
+        return list(claims)
+    return [tp for tp in claims if partition_counts.get(tp.topic, 0) > tp.partition]
+
+
+def _generation(member: Member) -> int:
+    return DEFAULT_GENERATION if member.generation is None else member.generation
+
+
+def _remove_first(items: list[TopicPartition], tp: TopicPartition) -> None:
+    with suppress(ValueError):
+        items.remove(tp)
+
+
+# --------------------------------------------------------------------------------------------
+# Racks (KIP-881)
+
+
+@dataclass(slots=True)
+class _Racks:
+    """Kafka's ``RackInfo``: empty maps when rack-aware assignment is off."""
+
+    member_rack: dict[str, str]  # only when rack-aware
+    partition_racks: dict[TopicPartition, frozenset[str]]  # only when rack-aware
+    members_sharing: dict[TopicPartition, int]  # whenever some member has a rack
+
+    @property
+    def aware(self) -> bool:
+        return bool(self.member_rack)
+
+    def mismatch(self, member_id: str, tp: TopicPartition) -> bool:
+        rack = self.member_rack.get(member_id)
+        if rack is None:
+            return False
+        racks = self.partition_racks.get(tp)
+        return racks is None or rack not in racks
+
+    def sort_by_members_sharing(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+        if not self.members_sharing:
+            return partitions
+        sharing = self.members_sharing
+        return sorted(partitions, key=lambda tp: sharing.get(tp, 0))
+
+    def next_rack_member(self, tp: TopicPartition, candidates: Sequence[str], first: int) -> int:
+        racks = self.partition_racks.get(tp)
+        if not racks:
+            return -1
+        size = len(candidates)
+        for step in range(size):
+            index = (first + step) % size
+            rack = self.member_rack.get(candidates[index])
+            if rack is not None and rack in racks:
+                return index
+        return -1
+
+
+_NO_RACKS = _Racks({}, {}, {})
+
+
+def _rack_info(
+    scenario: Scenario, order: Sequence[str], members: Mapping[str, Member], topics: list[str]
+) -> _Racks:
+    members_by_rack: dict[str, list[str]] = {}
+    for member_id in order:
+        rack = members[member_id].rack
+        if rack:
+            members_by_rack.setdefault(rack, []).append(member_id)
+    if not members_by_rack:
+        return _NO_RACKS
+    by_name = scenario.topic_by_name()
+    partition_racks: dict[TopicPartition, frozenset[str]] = {}
+    all_partition_racks: set[str] = set()
+    for name in topics:
+        topic = by_name[name]
+        replica_racks = topic.replica_racks
+        for partition in range(topic.partitions):
+            racks = frozenset(replica_racks[partition]) if replica_racks else frozenset()
+            all_partition_racks |= racks
+            partition_racks[TopicPartition(name, partition)] = racks
+    members_sharing = {
+        tp: sum(len(members_by_rack.get(rack, ())) for rack in racks)
+        for tp, racks in partition_racks.items()
+    }
+    aware = not all_partition_racks.isdisjoint(members_by_rack) and not all(
+        racks == all_partition_racks for racks in partition_racks.values()
+    )
+    if not aware:
+        return _Racks({}, {}, members_sharing)
+    member_rack = {m: rack for rack, ids in members_by_rack.items() for m in ids}
+    return _Racks(member_rack, partition_racks, members_sharing)
+
+
+# --------------------------------------------------------------------------------------------
+# The engine
+
+
+def sticky_assign(scenario: Scenario, rules: ClaimRules = STICKY_RULES) -> StickyOutcome:
+    """Run Kafka's sticky assignment on ``scenario`` (see the module docstring)."""
+    with paused_gc():
+        return _sticky_assign(scenario, rules)
+
+
+def _sticky_assign(scenario: Scenario, rules: ClaimRules) -> StickyOutcome:
+    members = {member.member_id: member for member in scenario.members}
+    if not members:
+        return StickyOutcome({}, {})
+    counts = scenario.partition_counts()
+    subscribed = set[str]().union(*(member.topics for member in scenario.members))
+    partition_counts = {
+        topic: count for topic, count in counts.items() if count > 0 and topic in subscribed
+    }
+    order = subscription_order(list(members))
+    claims = _resolve_claims(order, members, partition_counts, rules)
+    racks = _rack_info(scenario, order, members, list(partition_counts))
+    if claims.all_equal:
+        return _constrained(partition_counts, claims, racks)
+    assignment = _GeneralAssignment(order, members, partition_counts, claims, racks).build()
+    return StickyOutcome(assignment, _transferring_from_claims(members, assignment))
+
+
+def _transferring_from_claims(
+    members: Mapping[str, Member], assignment: Mapping[str, list[TopicPartition]]
+) -> dict[TopicPartition, str]:
+    """Partitions newly given to a member that another member claimed and no longer gets.
+
+    Kafka's ``CooperativeStickyAssignor`` computes this from the members' raw claims whenever
+    the general algorithm ran.
+    """
+    added: dict[TopicPartition, str] = {}
+    revoked: set[TopicPartition] = set()
+    for member_id, assigned in assignment.items():
+        claimed = members[member_id].owned_partitions
+        claimed_set = set(claimed)
+        for tp in assigned:
+            if tp not in claimed_set:
+                added[tp] = member_id
+        assigned_set = set(assigned)
+        revoked.update(tp for tp in claimed if tp not in assigned_set)
+    return {tp: member_id for tp, member_id in added.items() if tp in revoked}
+
+
+# --------------------------------------------------------------------------------------------
+# The constrained algorithm (all subscriptions equal)
+
+
+def _constrained(
+    partition_counts: Mapping[str, int], claims: _Claims, racks: _Racks
+) -> StickyOutcome:
+    total = sum(partition_counts.values())
+    member_count = len(claims.owned)
+    floor_quota = total // member_count
+    ceiling_quota = -(-total // member_count)
+    ceiling_slots = total % member_count
+    at_ceiling = 0
+
+    assignment: dict[str, list[TopicPartition]] = {}
+    kept_marks = {topic: bytearray(count) for topic, count in partition_counts.items()}
+    under_floor: list[str] = []
+    at_floor: list[str] = []
+    given_up: dict[TopicPartition, str] = {}  # partition -> the member that gave it up
+    doubly_claimed = claims.doubly_claimed
+
+    # Step 1: keep owned partitions up to the quotas, in subscription-map order.
+    for member_id, claimed in claims.owned.items():
+        owned = claimed
+        if racks.aware:
+            owned = []
+            for tp in claimed:
+                if racks.mismatch(member_id, tp):
+                    given_up[tp] = member_id
+                else:
+                    owned.append(tp)
+        if doubly_claimed:
+            owned = [tp for tp in owned if tp not in doubly_claimed]
+        if len(owned) < floor_quota:
+            keep = len(owned)
+            under_floor.append(member_id)
+        elif len(owned) >= ceiling_quota and at_ceiling < ceiling_slots:
+            keep = ceiling_quota
+            at_ceiling += 1
+            if at_ceiling == ceiling_slots:
+                at_floor.clear()
+        else:
+            keep = floor_quota
+            if at_ceiling < ceiling_slots:
+                at_floor.append(member_id)
+        if keep < len(owned):
+            owned = sorted(owned, key=_by_partition_then_topic)
+            given_up.update(zip(owned[keep:], repeat(member_id)))
+            owned = owned[:keep]
+        else:
+            owned = list(owned)
+        assignment[member_id] = owned
+        for tp in owned:
+            kept_marks[tp.topic][tp.partition] = 1
+
+    unassigned = _unassigned_partitions(partition_counts, kept_marks)
+    under_floor = _java_sorted(under_floor)
+    at_floor = _java_sorted(at_floor)
+    unassigned = racks.sort_by_members_sharing(unassigned)
+
+    given: dict[str, list[TopicPartition]] = {member_id: [] for member_id in assignment}
+    if racks.aware:
+        quotas = _Quotas(floor_quota, ceiling_quota, ceiling_slots, at_ceiling)
+        unassigned = _fill_same_rack(
+            unassigned, under_floor, at_floor, assignment, given, racks, quotas
+        )
+    _fill_round_robin(unassigned, under_floor, deque(at_floor), assignment, given, floor_quota)
+
+    # A partition changes hands when a member gave it up (or its claim was void) and the fill
+    # steps handed it to a different member.
+    watched = given_up.keys() | doubly_claimed
+    transferring: dict[TopicPartition, str] = {}
+    for member_id, new_partitions in given.items():
+        if new_partitions:
+            assignment[member_id].extend(new_partitions)
+            if watched:
+                for tp in watched.intersection(new_partitions):
+                    if given_up.get(tp) != member_id or tp in doubly_claimed:
+                        transferring[tp] = member_id
+    return StickyOutcome(assignment, transferring)
+
+
+@dataclass(slots=True)
+class _Quotas:
+    floor: int
+    ceiling: int
+    ceiling_slots: int  # how many members may end at the ceiling
+    at_ceiling: int  # how many are there (or promised) so far
+
+
+def _unassigned_partitions(
+    partition_counts: Mapping[str, int], kept_marks: Mapping[str, bytearray]
+) -> list[TopicPartition]:
+    """Every partition not kept, topics in Java string order, partitions by number."""
+    unassigned: list[TopicPartition] = []
+    for topic in _java_sorted(list(partition_counts)):
+        marks = kept_marks[topic]
+        numbers = range(len(marks))
+        free = numbers if not any(marks) else compress(numbers, marks.translate(_FLIP))
+        unassigned.extend(map(_new_partition, zip(repeat(topic), free)))
+    return unassigned
+
+
+def _fill_same_rack(
+    unassigned: list[TopicPartition],
+    under_floor: list[str],
+    at_floor: list[str],
+    assignment: Mapping[str, list[TopicPartition]],
+    given: Mapping[str, list[TopicPartition]],
+    racks: _Racks,
+    quotas: _Quotas,
+) -> list[TopicPartition]:
+    """Step 2a: round-robin within racks; returns the partitions still unassigned."""
+    left: list[TopicPartition] = []
+    next_index = 0
+    for tp in unassigned:
+        receiver: str | None = None
+        index = racks.next_rack_member(tp, under_floor, next_index)
+        if index >= 0:
+            receiver = under_floor[index]
+            count = len(assignment[receiver]) + len(given[receiver]) + 1
+            if count >= quotas.floor:
+                under_floor.remove(receiver)
+                if count < quotas.ceiling and quotas.at_ceiling < quotas.ceiling_slots:
+                    at_floor.append(receiver)
+            else:
+                index += 1
+            next_index = index % len(under_floor) if under_floor else 0
+        elif at_floor:
+            first = racks.next_rack_member(tp, at_floor, 0)
+            if first >= 0:
+                receiver = at_floor[first]
+                if len(assignment[receiver]) + len(given[receiver]) + 1 == quotas.ceiling:
+                    del at_floor[first]
+                    quotas.at_ceiling += 1
+                    if quotas.at_ceiling == quotas.ceiling_slots:
+                        at_floor.clear()
+        if receiver is None:
+            left.append(tp)
+        else:
+            given[receiver].append(tp)
+    return left
+
+
+def _fill_round_robin(
+    unassigned: list[TopicPartition],
+    under_floor: list[str],
+    at_floor: deque[str],
+    assignment: Mapping[str, list[TopicPartition]],
+    given: Mapping[str, list[TopicPartition]],
+    floor_quota: int,
+) -> None:
+    """Step 2b, computed in bulk.
+
+    Kafka deals one partition at a time round the unfilled members, dropping a member from the
+    circle when it reaches the floor. Between two drops the circle is fixed, so its ``j``-th
+    member receives every ``len(circle)``-th partition from the ``j``-th on: one slice each.
+    """
+    deficits = {m: floor_quota - len(assignment[m]) - len(given[m]) for m in under_floor}
+    if sum(deficits.values()) > len(unassigned):
+        _fill_round_robin_one_by_one(
+            unassigned, under_floor, at_floor, assignment, given, floor_quota
+        )
+        return
+    position = 0
+    circle = under_floor
+    while circle:
+        passes = min(deficits[m] for m in circle)
+        width = len(circle)
+        end = position + width * passes
+        for offset, member_id in enumerate(circle):
+            given[member_id].extend(unassigned[position + offset : end : width])
+        position = end
+        at_floor.extend(m for m in circle if deficits[m] == passes)
+        circle = [m for m in circle if deficits[m] > passes]
+        for member_id in circle:
+            deficits[member_id] -= passes
+    for tp in unassigned[position:]:
+        if not at_floor:
+            raise StickyAssignmentError(
+                "some partitions are unassigned but every member is at its maximum quota"
+            )
+        given[at_floor.popleft()].append(tp)
+
+
+def _fill_round_robin_one_by_one(
+    unassigned: list[TopicPartition],
+    under_floor: list[str],
+    at_floor: deque[str],
+    assignment: Mapping[str, list[TopicPartition]],
+    given: Mapping[str, list[TopicPartition]],
+    floor_quota: int,
+) -> None:
+    """Step 2b partition by partition, as Kafka writes it (used when partitions run short)."""
+    circle = list(under_floor)
+    cursor = 0
+    for tp in unassigned:
+        if cursor < len(circle):
+            receiver = circle[cursor]
+            cursor += 1
+        elif not circle and not at_floor:
+            raise StickyAssignmentError("no more unfilled members to assign partitions to")
+        elif not circle:
+            receiver = at_floor.popleft()
+        else:
+            receiver = circle[0]
+            cursor = 1
+        given[receiver].append(tp)
+        if len(assignment[receiver]) + len(given[receiver]) == floor_quota:
+            cursor -= 1
+            del circle[cursor]
+            at_floor.append(receiver)
+    for member_id in circle:
+        if len(assignment[member_id]) + len(given[member_id]) != floor_quota:
+            raise StickyAssignmentError(
+                f"member {member_id!r} does not reach its minimum quota of {floor_quota} "
+                "partitions and no partitions are left (Kafka fails this assignment)"
+            )
+
+
+# --------------------------------------------------------------------------------------------
+# The general algorithm (subscriptions differ)
+
+
+class _MembersByLoad:
+    """Kafka's ``sortedCurrentSubscriptions``: members by (partition count, id).
+
+    A member's key is read when it enters; remove it before its count changes.
+    """
+
+    __slots__ = ("_entries", "_key_of")
+
+    def __init__(self, key_of: dict[str, str]) -> None:
+        self._entries: list[tuple[int, str, str]] = []
+        self._key_of = key_of
+
+    def add(self, member_id: str, count: int) -> None:
+        insort(self._entries, (count, self._key_of[member_id], member_id))
+
+    def remove(self, member_id: str, count: int) -> None:
+        entry = (count, self._key_of[member_id], member_id)
+        index = bisect_left(self._entries, entry)
+        if index < len(self._entries) and self._entries[index] == entry:
+            del self._entries[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return (entry[2] for entry in self._entries)
+
+    def first(self) -> str:
+        return self._entries[0][2]
+
+    def last(self) -> str:
+        return self._entries[-1][2]
+
+
+class _MovementLedger:
+    """Kafka's ``PartitionMovements``: where each moved partition came from.
+
+    Partitions that moved between the same two members (per topic) sit in a Java ``HashSet``;
+    when a partition would move back along such a pair, Kafka moves the first partition of
+    that set (hash order) instead.
+    """
+
+    __slots__ = ("_by_topic", "_moves")
+
+    def __init__(self) -> None:
+        self._moves: dict[TopicPartition, tuple[str, str]] = {}
+        self._by_topic: dict[str, dict[tuple[str, str], JavaHashMapOrder[TopicPartition]]] = {}
+
+    def _forget(self, tp: TopicPartition) -> tuple[str, str]:
+        pair = self._moves.pop(tp)
+        pairs = self._by_topic[tp.topic]
+        moved = pairs[pair]
+        moved.remove(tp)
+        if not len(moved):
+            del pairs[pair]
+        if not pairs:
+            del self._by_topic[tp.topic]
+        return pair
+
+    def _record(self, tp: TopicPartition, pair: tuple[str, str]) -> None:
+        self._moves[tp] = pair
+        pairs = self._by_topic.setdefault(tp.topic, {})
+        moved = pairs.get(pair)
+        if moved is None:
+            moved = pairs[pair] = JavaHashMapOrder(_tp_hash)
+        moved.put(tp)
+
+    def move(self, tp: TopicPartition, old_owner: str, new_owner: str) -> None:
+        if tp in self._moves:
+            source, _ = self._forget(tp)
+            if source != new_owner:
+                self._record(tp, (source, new_owner))
+        else:
+            self._record(tp, (old_owner, new_owner))
+
+    def partition_to_move(
+        self, tp: TopicPartition, old_owner: str, new_owner: str
+    ) -> TopicPartition:
+        pairs = self._by_topic.get(tp.topic)
+        if pairs is None:
+            return tp
+        if tp in self._moves:
+            old_owner = self._moves[tp][0]
+        moved_back = pairs.get((new_owner, old_owner))
+        if moved_back is None:
+            return tp
+        return next(iter(moved_back))
+
+
+def _tp_hash(tp: TopicPartition) -> int:
+    return topic_partition_hash(tp.topic, tp.partition)
+
+
+class _GeneralAssignment:
+    """Kafka's ``GeneralAssignmentBuilder``, one instance per assignment."""
+
+    def __init__(
+        self,
+        order: Sequence[str],
+        members: Mapping[str, Member],
+        partition_counts: Mapping[str, int],
+        claims: _Claims,
+        racks: _Racks,
+    ) -> None:
+        self.order = order
+        self.members = members
+        self.partition_counts = partition_counts
+        self.claims = claims
+        self.racks = racks
+        self.topic_members: dict[str, list[str]] = {topic: [] for topic in partition_counts}
+        self.member_topics: dict[str, list[str]] = {}
+        for member_id in order:
+            topics: list[str] = []
+            for topic in dict.fromkeys(members[member_id].topics):
+                if topic in partition_counts:
+                    topics.append(topic)
+                    self.topic_members[topic].append(member_id)
+            self.member_topics[member_id] = topics
+        self.member_topic_set = {m: frozenset(t) for m, t in self.member_topics.items()}
+        self.max_size = {
+            m: sum(partition_counts[t] for t in topics) for m, topics in self.member_topics.items()
+        }
+        self.current: dict[str, list[TopicPartition]] = {
+            m: list(owned) for m, owned in claims.owned.items()
+        }
+        self.owner: dict[TopicPartition, str] = {
+            tp: m for m, owned in self.current.items() for tp in owned
+        }
+        sorted_topics = sorted(
+            partition_counts, key=lambda t: (len(self.topic_members[t]), java_string_key(t))
+        )
+        self.sorted_partitions = [
+            TopicPartition(topic, p)
+            for topic in sorted_topics
+            for p in range(partition_counts[topic])
+        ]
+        self.by_load = _MembersByLoad({m: java_string_key(m) for m in order})
+        self.ledger = _MovementLedger()
+        self.revocation_required = False
+        # topic -> member -> how many of the topic's partitions it holds (for _is_balanced)
+        self.topic_holders: dict[str, Counter[str]] = {t: Counter() for t in partition_counts}
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def size(self, member_id: str) -> int:
+        return len(self.current[member_id])
+
+    def _give(self, tp: TopicPartition, member_id: str) -> None:
+        self.by_load.remove(member_id, self.size(member_id))
+        self.current[member_id].append(tp)
+        self.owner[tp] = member_id
+        self.topic_holders[tp.topic][member_id] += 1
+        self.by_load.add(member_id, self.size(member_id))
+
+    # -- the steps -----------------------------------------------------------------------
+
+    def build(self) -> dict[str, list[TopicPartition]]:
+        previous = self._previous_generation_owners()
+        assigned = self._keep_owned()
+        assigned_set = set(assigned)
+        unassigned = [tp for tp in self.sorted_partitions if tp not in assigned_set]
+        for member_id in self.current:
+            self.by_load.add(member_id, self.size(member_id))
+        self._balance(previous, unassigned)
+        return {m: self.current.get(m, []) for m in self.order}
+
+    def _previous_generation_owners(self) -> dict[TopicPartition, tuple[str, int]]:
+        """Claims from older generations: partition -> (member, generation), newest kept."""
+        previous: dict[TopicPartition, tuple[str, int]] = {}
+        max_generation = self.claims.max_generation
+        for member_id in self.order:
+            member = self.members[member_id]
+            if member.generation is not None and member.generation < max_generation:
+                generation = member.generation
+            elif member.generation is None and max_generation > DEFAULT_GENERATION:
+                generation = DEFAULT_GENERATION
+            else:
+                continue
+            for tp in member.owned_partitions:
+                known = previous.get(tp)
+                if known is None or generation > known[1]:
+                    previous[tp] = (member_id, generation)
+        return previous
+
+    def _keep_owned(self) -> list[TopicPartition]:
+        assigned: list[TopicPartition] = []
+        for member_id, owned in self.current.items():
+            subscription = set(self.members[member_id].topics)
+            kept: list[TopicPartition] = []
+            for tp in owned:
+                if tp.topic not in subscription or self.racks.mismatch(member_id, tp):
+                    # Kafka leaves the stale owner entry; the partition is reassigned below.
+                    self.revocation_required = True
+                else:
+                    kept.append(tp)
+            self.current[member_id] = kept
+            assigned.extend(kept)
+            for tp in kept:
+                self.topic_holders[tp.topic][member_id] += 1
+        return assigned
+
+    def _assign_one(self, tp: TopicPartition, rack_aware: bool) -> bool:
+        for member_id in self.by_load:
+            if tp.topic in self.member_topic_set[member_id] and not (
+                rack_aware and self.racks.mismatch(member_id, tp)
+            ):
+                self._give(tp, member_id)
+                return True
+        return False
+
+    def _assign_all(
+        self, partitions: list[TopicPartition], rack_aware: bool
+    ) -> list[TopicPartition]:
+        """Assign what can be; return the partitions that found no member."""
+        left: list[TopicPartition] = []
+        for tp in partitions:
+            if not self.topic_members[tp.topic] or not self._assign_one(tp, rack_aware):
+                left.append(tp)
+        return left
+
+    def _can_move(self, member_id: str) -> bool:
+        owned = self.current[member_id]
+        if len(owned) < self.max_size[member_id]:
+            return True
+        return any(len(self.topic_members[tp.topic]) >= 2 for tp in owned)
+
+    def _balance(
+        self, previous: dict[TopicPartition, tuple[str, int]], unassigned: list[TopicPartition]
+    ) -> None:
+        initializing = not self.current[self.by_load.last()]
+        if self.racks.aware:
+            self._assign_all(self._assign_all(list(unassigned), True), False)
+        else:
+            self._assign_all(unassigned, False)
+
+        movable_topics = {t for t, ms in self.topic_members.items() if len(ms) >= 2}
+        self.sorted_partitions = [tp for tp in self.sorted_partitions if tp.topic in movable_topics]
+        unassigned = [tp for tp in unassigned if tp.topic in movable_topics]
+
+        fixed: dict[str, list[TopicPartition]] = {}
+        for member_id in self.order:
+            if not self._can_move(member_id):
+                self.by_load.remove(member_id, self.size(member_id))
+                fixed[member_id] = self.current.pop(member_id)
+
+        before = {m: list(tps) for m, tps in self.current.items()}
+        owner_before = dict(self.owner)
+        if not self.revocation_required:
+            self._reassign(unassigned, previous)
+        moved = self._reassign(self.sorted_partitions, previous)
+        if not initializing and moved and _balance_score(self.current) >= _balance_score(before):
+            self.current = before
+            self.owner = owner_before
+        for member_id, owned in fixed.items():
+            self.current[member_id] = owned
+
+    def _is_balanced(self) -> bool:
+        """Kafka's ``isBalanced``: no member could take a partition of its topics from a
+        member holding two more than it (members that already hold everything they can are
+        skipped). Same answer as Kafka's partition-by-partition scan, computed per topic."""
+        largest = self.size(self.by_load.last())
+        if self.size(self.by_load.first()) >= largest - 1:
+            return True
+        largest_holder: dict[str, int] = {}
+        current = self.current
+        for member_id in self.by_load:  # fewest partitions first
+            size = len(current[member_id])
+            if size >= largest - 1:
+                return True  # nobody holds more than ``largest``
+            if size == self.max_size[member_id]:
+                continue
+            for topic in self.member_topics[member_id]:
+                holder_size = largest_holder.get(topic)
+                if holder_size is None:
+                    holder_size = max(
+                        (len(current[m]) for m in self.topic_holders[topic] if m in current),
+                        default=-1,
+                    )
+                    largest_holder[topic] = holder_size
+                if holder_size > size + 1:
+                    return False
+        return True
+
+    def _reassign(
+        self, partitions: list[TopicPartition], previous: dict[TopicPartition, tuple[str, int]]
+    ) -> bool:
+        performed = False
+        modified = True
+        while modified:
+            modified = False
+            for tp in partitions:
+                if self._is_balanced():
+                    break
+                member_id = self.owner[tp]
+                size = self.size(member_id)
+                earlier = previous.get(tp)
+                # (Kafka itself would fail if that claimant had been set aside as fixed.)
+                if (
+                    earlier is not None
+                    and earlier[0] in self.current
+                    and size > self.size(earlier[0]) + 1
+                ):
+                    self._move(tp, earlier[0])
+                    performed = modified = True
+                    continue
+                if self._has_lighter_subscriber(tp, member_id, size):
+                    self._move_to_lightest(tp)
+                    performed = modified = True
+        return performed
+
+    def _has_lighter_subscriber(self, tp: TopicPartition, member_id: str, size: int) -> bool:
+        # Kafka first looks among same-rack subscribers, then among all; either way the
+        # partition then goes to the least-loaded subscriber, so one test covers both.
+        return any(size > self.size(other) + 1 for other in self.topic_members[tp.topic])
+
+    def _move_to_lightest(self, tp: TopicPartition) -> None:
+        for member_id in self.by_load:
+            if tp.topic in self.member_topic_set[member_id]:
+                self._move(tp, member_id)
+                return
+        raise StickyAssignmentError(f"no member subscribes to topic {tp.topic!r}")
+
+    def _move(self, tp: TopicPartition, new_owner: str) -> None:
+        chosen = self.ledger.partition_to_move(tp, self.owner[tp], new_owner)
+        old_owner = self.owner[chosen]
+        self.by_load.remove(old_owner, self.size(old_owner))
+        self.by_load.remove(new_owner, self.size(new_owner))
+        self.ledger.move(chosen, old_owner, new_owner)
+        self.current[old_owner].remove(chosen)
+        self.current[new_owner].append(chosen)
+        self.owner[chosen] = new_owner
+        holders = self.topic_holders[chosen.topic]
+        holders[old_owner] -= 1
+        if not holders[old_owner]:
+            del holders[old_owner]
+        holders[new_owner] += 1
+        self.by_load.add(new_owner, self.size(new_owner))
+        self.by_load.add(old_owner, self.size(old_owner))
+
+
+def _balance_score(assignment: Mapping[str, list[TopicPartition]]) -> int:
+    """Sum over member pairs of the difference of their partition counts."""
+    sizes = sorted(len(tps) for tps in assignment.values())
+    count = len(sizes)
+    return sum(size * (2 * index - count + 1) for index, size in enumerate(sizes))
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def assign_sticky(scenario: Scenario) -> dict[str, list[TopicPartition]]:
+    """Kafka's ``StickyAssignor``: claims travel in user data; eager protocol."""
+    return sticky_assign(scenario, STICKY_RULES).assignment
+
+
+STRATEGY = PartitionStrategy(
+    name="sticky",
+    summary=(
+        "Balances the group first (counts within one of each other when subscriptions are "
+        "equal) and, within that, keeps as many of each member's previous partitions as it "
+        "can; new or freed partitions go to the least-loaded members. Rack-aware when members "
+        "and partition replicas have racks. Eager: every rebalance still revokes everything "
+        "before the new, mostly unchanged, assignment arrives."
+    ),
+    when_to_use=(
+        "Consumers with expensive per-partition state or caches on the classic eager protocol; "
+        "prefer cooperative-sticky where every client supports it, so unmoved partitions keep "
+        "being consumed during a rebalance."
+    ),
+    consumer_config="partition.assignment.strategy=org.apache.kafka.clients.consumer.StickyAssignor",
+    protocol="eager",
+    compute=assign_sticky,
+)

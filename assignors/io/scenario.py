@@ -1,0 +1,602 @@
+"""The one loader: JSON scenario objects -> :class:`~assignors.model.Scenario`, and back.
+
+The format is the one of the conformance cases (``tests/conformance/``) plus optional
+fields documented in ``docs/scenario-format.md`` and described by the JSON Schema shipped beside
+this module (``scenario.schema.json``, see :func:`schema`). :func:`parse_scenario` checks
+everything and reports *every* problem at once as a :class:`~assignors.errors.ScenarioError`,
+each with its JSON path and what was expected.
+
+How a scenario is checked, in order:
+
+1. The top level must be an object with ``topics`` and ``members`` lists; unknown fields anywhere
+   are warnings (usually a typo), never errors.
+2. Each topic: a unique non-empty ``name``, a ``partitions`` count, and optional per-partition
+   arrays that must be exactly ``partitions`` long (``replica_racks``, ``lags``,
+   ``log_start_offsets``, ``log_end_offsets``, ``committed_offsets`` with ``null`` for "no
+   commit", ``produce_rates``). Offsets and lags are integers >= 0; rates are numbers >= 0.
+3. Offsets that contradict each other: a log-start offset beyond the log-end offset is an error
+   (no broker reports that); a committed offset below the log start (records deleted by
+   retention) or beyond the log end (log truncated) is a *warning*, because live clusters show
+   both and the lag rules still define a lag for them (see :mod:`assignors.simulate.lag` and the
+   format document).
+4. Each member: a unique non-empty ``member_id``, a ``topics`` list; optional ``rack``,
+   ``group_instance_id``, ``client_id``, ``host``, ``priority``, ``consume_rate``,
+   ``owned_partitions`` and ``generation``. A claim on a topic or partition that does not exist
+   is not an error: Kafka ignores it, and so do the strategies; the loader returns a warning
+   with the claim's path.
+5. The optional ``walkthrough`` (teaching steps) is left as it is: :mod:`assignors.io.walkthrough`
+   reads and checks it (it needs the parsed scenario and the changes of
+   :mod:`assignors.simulate.changes`, which this module does not depend on).
+
+Invariant: :func:`scenario_to_json` followed by :func:`parse_scenario` gives back an equal
+scenario.
+
+Size limits (memory stays bounded; larger input is refused with a message):
+
+* ``MAX_PARTITIONS_PER_TOPIC`` partitions in one topic, ``MAX_TOTAL_PARTITIONS`` in all topics,
+* ``MAX_MEMBERS`` members, ``MAX_TOPICS`` topics,
+* ``MAX_OWNED_PER_MEMBER`` owned partitions per member,
+* ``MAX_FILE_BYTES`` bytes of JSON text for :func:`load_scenario_file` and
+  :func:`parse_scenario_text` (a keyword argument raises it for one call).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from assignors.errors import ScenarioError
+from assignors.io.json_checks import Problems, is_int, is_number, type_name
+from assignors.model import AutoOffsetReset, Member, Scenario, Topic, TopicPartition
+
+MAX_PARTITIONS_PER_TOPIC = 1_000_000
+MAX_TOTAL_PARTITIONS = 5_000_000
+MAX_MEMBERS = 100_000
+MAX_TOPICS = 100_000
+MAX_OWNED_PER_MEMBER = 5_000_000
+MAX_NAME_LENGTH = 4_096
+#: The largest scenario text :func:`load_scenario_file` / :func:`parse_scenario_text` read, in
+#: bytes. A realistic 100,000-partition snapshot with every offset array is about 10 MiB.
+MAX_FILE_BYTES = 32 * 1024 * 1024
+
+AUTO_OFFSET_RESETS: tuple[AutoOffsetReset, ...] = ("latest", "earliest", "none")
+SCENARIO_FIELDS = frozenset(
+    {
+        "$schema",
+        "name",
+        "description",
+        "group_id",
+        "assignor",
+        "auto_offset_reset",
+        "topics",
+        "members",
+        "walkthrough",
+    }
+)
+#: The topic fields that hold one entry per partition (parallel to the partition numbers).
+PER_PARTITION_FIELDS = (
+    "replica_racks",
+    "lags",
+    "log_start_offsets",
+    "log_end_offsets",
+    "committed_offsets",
+    "produce_rates",
+)
+TOPIC_FIELDS = frozenset({"name", "partitions", "id", *PER_PARTITION_FIELDS})
+MEMBER_FIELDS = frozenset(
+    {
+        "member_id",
+        "topics",
+        "rack",
+        "group_instance_id",
+        "owned_partitions",
+        "generation",
+        "priority",
+        "consume_rate",
+        "client_id",
+        "host",
+    }
+)
+_JAVA_INT_MIN = -(2**31)
+_JAVA_INT_MAX = 2**31 - 1
+_JAVA_LONG_MAX = 2**63 - 1
+
+T = TypeVar("T")
+
+
+def parse_string(
+    value: object, path: str, problems: Problems, *, nonempty: bool = True
+) -> str | None:
+    """``value`` if it is a (non-empty) string of at most ``MAX_NAME_LENGTH`` characters; else
+    record why at ``path`` and return ``None``."""
+    if not isinstance(value, str):
+        problems.error(path, f"expected a string, got {type_name(value)}")
+        return None
+    if nonempty and not value:
+        problems.error(path, "expected a non-empty string")
+        return None
+    if len(value) > MAX_NAME_LENGTH:
+        problems.error(path, f"longer than {MAX_NAME_LENGTH} characters")
+        return None
+    return value
+
+
+def parse_optional_string(
+    obj: Mapping[str, Any], key: str, path: str, problems: Problems
+) -> str | None:
+    """``obj[key]`` checked by :func:`parse_string`; ``None`` when absent or ``null``."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    return parse_string(value, f"{path}.{key}" if path else key, problems)
+
+
+def _parallel_array(
+    obj: Mapping[str, Any],
+    key: str,
+    path: str,
+    length: int | None,
+    problems: Problems,
+    element: Callable[[object, str], T | None],
+    *,
+    nullable: bool = False,
+) -> tuple[T | None, ...] | None:
+    """A per-partition array: a list exactly ``length`` long of elements ``element`` accepts."""
+    if key not in obj or obj[key] is None:
+        return None
+    value = obj[key]
+    here = f"{path}.{key}"
+    if not isinstance(value, list):
+        problems.error(
+            here, f"expected a list with one entry per partition, got {type_name(value)}"
+        )
+        return None
+    if length is not None and len(value) != length:
+        problems.error(
+            here,
+            f"expected {length:,} entries (one per partition, parallel to the partition numbers),"
+            f" got {len(value):,}",
+        )
+        return None
+    result: list[T | None] = []
+    ok = True
+    for index, item in enumerate(value):
+        if item is None and nullable:
+            result.append(None)
+            continue
+        parsed = element(item, f"{here}[{index}]")
+        ok = ok and parsed is not None
+        result.append(parsed)
+    return tuple(result) if ok else None
+
+
+def _check_offsets(
+    topic: Topic,
+    path: str,
+    problems: Problems,
+) -> None:
+    """Step 3 of the module docstring: offsets that contradict each other."""
+    starts, ends, committed = (
+        topic.log_start_offsets,
+        topic.log_end_offsets,
+        topic.committed_offsets,
+    )
+    if starts is not None and ends is not None:
+        for p, (start, end) in enumerate(zip(starts, ends, strict=True)):
+            if start > end:
+                problems.error(
+                    f"{path}.log_start_offsets[{p}]",
+                    f"log-start offset {start:,} is beyond the log-end offset {end:,}",
+                )
+    if committed is None:
+        return
+    for p, commit in enumerate(committed):
+        if commit is None:
+            continue
+        if starts is not None and commit < starts[p]:
+            problems.warn(
+                f"{path}.committed_offsets[{p}]",
+                f"committed offset {commit:,} is below the log-start offset {starts[p]:,}: the"
+                " records in between were deleted; lag counts from the committed offset, and on"
+                " its next fetch the consumer resets by auto.offset.reset",
+            )
+        if ends is not None and commit > ends[p]:
+            problems.warn(
+                f"{path}.committed_offsets[{p}]",
+                f"committed offset {commit:,} is beyond the log-end offset {ends[p]:,} (the log"
+                " was truncated); lag counts as 0, and on its next fetch the consumer resets by"
+                " auto.offset.reset",
+            )
+
+
+def _parse_topic(raw: object, path: str, problems: Problems) -> Topic | None:
+    if not isinstance(raw, dict):
+        problems.error(path, f"expected a topic object, got {type_name(raw)}")
+        return None
+    problems.unknown_fields(raw, TOPIC_FIELDS, path)
+    name = parse_string(raw.get("name"), f"{path}.name", problems)
+    count: int | None = None
+    if "partitions" not in raw:
+        problems.error(f"{path}.partitions", "missing: the partition count is required")
+    elif not is_int(raw["partitions"]):
+        problems.error(
+            f"{path}.partitions",
+            f"expected the partition count (an integer), got {type_name(raw['partitions'])}",
+        )
+    elif not 0 <= raw["partitions"] <= MAX_PARTITIONS_PER_TOPIC:
+        problems.error(
+            f"{path}.partitions",
+            f"{raw['partitions']:,} partitions; expected 0 to {MAX_PARTITIONS_PER_TOPIC:,}"
+            " per topic",
+        )
+    else:
+        count = raw["partitions"]
+
+    def offset(item: object, where: str) -> int | None:
+        if is_int(item) and cast(int, item) < 0:
+            problems.error(where, f"offsets and lags are never negative, got {item:,}")
+            return None
+        return problems.integer(item, where, minimum=0, maximum=_JAVA_LONG_MAX)
+
+    def rate(item: object, where: str) -> float | None:
+        if not is_number(item) or cast(float, item) < 0:
+            problems.error(where, f"expected records/s (a number >= 0), got {item!r:.40}")
+            return None
+        return float(cast(float, item))
+
+    def racks(item: object, where: str) -> tuple[str, ...] | None:
+        if not isinstance(item, list):
+            problems.error(where, f"expected a list of rack names, got {type_name(item)}")
+            return None
+        names = [parse_string(rack, f"{where}[{i}]", problems) for i, rack in enumerate(item)]
+        return tuple(n for n in names if n is not None) if None not in names else None
+
+    replica_racks = _parallel_array(raw, "replica_racks", path, count, problems, racks)
+    lags = _parallel_array(raw, "lags", path, count, problems, offset)
+    starts = _parallel_array(raw, "log_start_offsets", path, count, problems, offset)
+    ends = _parallel_array(raw, "log_end_offsets", path, count, problems, offset)
+    committed = _parallel_array(
+        raw, "committed_offsets", path, count, problems, offset, nullable=True
+    )
+    produce_rates = _parallel_array(raw, "produce_rates", path, count, problems, rate)
+    topic_id = parse_optional_string(raw, "id", path, problems)
+    if name is None or count is None:
+        return None
+    topic = Topic(
+        name=name,
+        partitions=count,
+        replica_racks=cast("tuple[tuple[str, ...], ...] | None", replica_racks),
+        topic_id=topic_id,
+        lags=cast("tuple[int, ...] | None", lags),
+        log_start_offsets=cast("tuple[int, ...] | None", starts),
+        log_end_offsets=cast("tuple[int, ...] | None", ends),
+        committed_offsets=committed,
+        produce_rates=cast("tuple[float, ...] | None", produce_rates),
+    )
+    _check_offsets(topic, path, problems)
+    return topic
+
+
+def _parse_member(
+    raw: object, path: str, counts: Mapping[str, int], problems: Problems
+) -> Member | None:
+    if not isinstance(raw, dict):
+        problems.error(path, f"expected a member object, got {type_name(raw)}")
+        return None
+    problems.unknown_fields(raw, MEMBER_FIELDS, path)
+    member_id = parse_string(raw.get("member_id"), f"{path}.member_id", problems)
+    topics_raw = raw.get("topics")
+    topics: list[str] = []
+    if not isinstance(topics_raw, list):
+        problems.error(
+            f"{path}.topics", f"expected a list of topic names, got {type_name(topics_raw)}"
+        )
+    else:
+        for index, topic in enumerate(topics_raw):
+            name = parse_string(topic, f"{path}.topics[{index}]", problems)
+            if name is not None:
+                topics.append(name)
+    owned: list[TopicPartition] = []
+    owned_raw = raw.get("owned_partitions")
+    if owned_raw is not None:
+        if not isinstance(owned_raw, list):
+            problems.error(
+                f"{path}.owned_partitions",
+                f"expected a list of [topic, partition] pairs, got {type_name(owned_raw)}",
+            )
+        elif len(owned_raw) > MAX_OWNED_PER_MEMBER:
+            problems.error(f"{path}.owned_partitions", f"more than {MAX_OWNED_PER_MEMBER:,} claims")
+        else:
+            for index, pair in enumerate(owned_raw):
+                here = f"{path}.owned_partitions[{index}]"
+                if (
+                    not isinstance(pair, list)
+                    or len(pair) != 2
+                    or not isinstance(pair[0], str)
+                    or not is_int(pair[1])
+                ):
+                    problems.error(here, f"expected a [topic, partition] pair, got {pair!r:.80}")
+                    continue
+                topic, partition = pair[0], cast(int, pair[1])
+                if partition < 0 or partition > _JAVA_INT_MAX:
+                    problems.error(here, f"partition {partition} is not a valid partition number")
+                    continue
+                if topic not in counts:
+                    problems.warn(here, f'topic "{topic}" does not exist; Kafka ignores this claim')
+                elif partition >= counts[topic]:
+                    problems.warn(
+                        here,
+                        f'partition {partition} does not exist in topic "{topic}" '
+                        f"({counts[topic]} partitions); Kafka ignores this claim",
+                    )
+                owned.append(TopicPartition(topic, partition))
+    generation = None
+    if raw.get("generation") is not None:
+        generation = problems.integer(
+            raw["generation"], f"{path}.generation",
+            minimum=-1, maximum=_JAVA_INT_MAX,
+        )  # fmt: skip
+    priority = None
+    if raw.get("priority") is not None:
+        priority = problems.integer(
+            raw["priority"], f"{path}.priority",
+            minimum=_JAVA_INT_MIN, maximum=_JAVA_INT_MAX,
+        )  # fmt: skip
+    consume_rate = None
+    if raw.get("consume_rate") is not None:
+        value = raw["consume_rate"]
+        if not is_number(value) or value < 0:
+            problems.error(
+                f"{path}.consume_rate", f"expected records/s (a number >= 0), got {value!r:.40}"
+            )
+        else:
+            consume_rate = float(value)
+    rack = parse_optional_string(raw, "rack", path, problems)
+    group_instance_id = parse_optional_string(raw, "group_instance_id", path, problems)
+    client_id = parse_optional_string(raw, "client_id", path, problems)
+    host = parse_optional_string(raw, "host", path, problems)
+    if member_id is None:
+        return None
+    return Member(
+        member_id=member_id,
+        topics=tuple(topics),
+        rack=rack,
+        group_instance_id=group_instance_id,
+        owned_partitions=tuple(owned),
+        generation=generation,
+        priority=priority,
+        consume_rate=consume_rate,
+        client_id=client_id,
+        host=host,
+    )
+
+
+def parse_members(
+    members_raw: object, path: str, counts: Mapping[str, int], problems: Problems
+) -> list[Member]:
+    """A list of member objects (step 4 of the module docstring); ``counts`` (topic ->
+    partitions) decides which ownership claims get a warning. Records problems, returns the
+    members that parsed."""
+    members: list[Member] = []
+    if not isinstance(members_raw, list):
+        problems.error(path, f"expected a list of members, got {type_name(members_raw)}")
+    elif len(members_raw) > MAX_MEMBERS:
+        problems.error(path, f"{len(members_raw):,} members; at most {MAX_MEMBERS:,}")
+    else:
+        seen_members: dict[str, int] = {}
+        for index, member_raw in enumerate(members_raw):
+            member = _parse_member(member_raw, f"{path}[{index}]", counts, problems)
+            if member is None:
+                continue
+            if member.member_id in seen_members:
+                problems.error(
+                    f"{path}[{index}].member_id",
+                    f'duplicate member "{member.member_id}" '
+                    f"(also {path}[{seen_members[member.member_id]}])",
+                )
+                continue
+            seen_members[member.member_id] = index
+            members.append(member)
+    return members
+
+
+def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple[str, ...]]:
+    """Validate a JSON scenario object; return the scenario and its warnings.
+
+    Raises :class:`ScenarioError` listing every problem, each prefixed with its JSON path
+    (relative to ``path``; pass ``""`` for paths like ``members[3].rack``). A ``walkthrough``
+    is not read here: :func:`assignors.io.walkthrough.parse_walkthrough` reads and checks it.
+    """
+    prefix = f"{path}." if path else ""
+    problems = Problems()
+    if not isinstance(raw, dict):
+        raise ScenarioError([f"{path or 'scenario'}: expected a JSON object, got {type_name(raw)}"])
+    if "tasks" in raw or "clients" in raw:
+        raise ScenarioError(
+            [
+                f"{path or 'scenario'}: this is a Kafka Streams task scenario (tasks and clients);"
+                " load it with a task strategy such as streams-ha, not as a consumer group"
+            ]
+        )
+    problems.unknown_fields(raw, SCENARIO_FIELDS, path)
+    topics_raw = raw.get("topics")
+    topics: list[Topic] = []
+    if not isinstance(topics_raw, list):
+        problems.error(f"{prefix}topics", f"expected a list of topics, got {type_name(topics_raw)}")
+    elif len(topics_raw) > MAX_TOPICS:
+        problems.error(f"{prefix}topics", f"{len(topics_raw):,} topics; at most {MAX_TOPICS:,}")
+    else:
+        seen: dict[str, int] = {}
+        total = 0
+        for index, topic_raw in enumerate(topics_raw):
+            topic = _parse_topic(topic_raw, f"{prefix}topics[{index}]", problems)
+            if topic is None:
+                continue
+            if topic.name in seen:
+                problems.error(
+                    f"{prefix}topics[{index}].name",
+                    f'duplicate topic "{topic.name}" (also topics[{seen[topic.name]}])',
+                )
+                continue
+            seen[topic.name] = index
+            total += topic.partitions
+            topics.append(topic)
+        if total > MAX_TOTAL_PARTITIONS:
+            problems.error(
+                f"{prefix}topics",
+                f"{total:,} partitions in all; at most {MAX_TOTAL_PARTITIONS:,}",
+            )
+    counts = {topic.name: topic.partitions for topic in topics}
+    members = parse_members(raw.get("members"), f"{prefix}members", counts, problems)
+    reset = raw.get("auto_offset_reset", "latest")
+    if reset not in AUTO_OFFSET_RESETS:
+        problems.error(
+            f"{prefix}auto_offset_reset",
+            f"expected one of {', '.join(AUTO_OFFSET_RESETS)}, got {reset!r:.40}",
+        )
+        reset = "latest"
+    texts = {
+        key: parse_optional_string(raw, key, path, problems)
+        for key in ("name", "description", "group_id", "assignor")
+    }
+    if problems.errors:
+        raise ScenarioError(problems.errors)
+    scenario = Scenario(
+        topics=tuple(topics),
+        members=tuple(members),
+        auto_offset_reset=cast(AutoOffsetReset, reset),
+        **texts,
+    )
+    return scenario, tuple(problems.warnings)
+
+
+def scenario_to_json(scenario: Scenario) -> dict[str, Any]:
+    """The JSON object form of a scenario; :func:`parse_scenario` reads it back unchanged."""
+    topics: list[dict[str, Any]] = []
+    for topic in scenario.topics:
+        entry: dict[str, Any] = {"name": topic.name, "partitions": topic.partitions}
+        if topic.topic_id is not None:
+            entry["id"] = topic.topic_id
+        for key in PER_PARTITION_FIELDS:
+            value = getattr(topic, key)
+            if value is not None:
+                entry[key] = [list(v) if isinstance(v, tuple) else v for v in value]
+        topics.append(entry)
+    result: dict[str, Any] = {}
+    for key in ("name", "description", "group_id", "assignor"):
+        value = getattr(scenario, key)
+        if value is not None:
+            result[key] = value
+    result["topics"] = topics
+    result["members"] = [member_to_json(member) for member in scenario.members]
+    if scenario.auto_offset_reset != "latest":
+        result["auto_offset_reset"] = scenario.auto_offset_reset
+    return result
+
+
+def dumps_scenario(raw: Mapping[str, Any]) -> str:
+    """Scenario JSON text with one topic, member or walkthrough step per line.
+
+    Short diffs and readable in an editor; ``json.loads`` of the result equals ``raw``.
+    """
+    lines = ["{"]
+    keys = list(raw)
+    for position, key in enumerate(keys):
+        value = raw[key]
+        comma = "," if position < len(keys) - 1 else ""
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            lines.append(f"  {json.dumps(key)}: [")
+            lines.extend(
+                f"    {json.dumps(item, ensure_ascii=False)}{',' if i < len(value) - 1 else ''}"
+                for i, item in enumerate(value)
+            )
+            lines.append(f"  ]{comma}")
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def member_to_json(member: Member) -> dict[str, Any]:
+    """One member's JSON object (the ``members[i]`` entry of :func:`scenario_to_json`)."""
+    item: dict[str, Any] = {"member_id": member.member_id, "topics": list(member.topics)}
+    for key in ("rack", "group_instance_id", "client_id", "host", "priority", "consume_rate"):
+        value = getattr(member, key)
+        if value is not None:
+            item[key] = value
+    if member.owned_partitions:
+        item["owned_partitions"] = [[tp.topic, tp.partition] for tp in member.owned_partitions]
+    if member.generation is not None:
+        item["generation"] = member.generation
+    return item
+
+
+# --- files, text and the schema ------------------------------------------------------------------
+
+
+def read_json_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> object:
+    """The JSON value in a file, refusing files over ``max_bytes``; failures are ScenarioError."""
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+    except OSError as error:
+        raise ScenarioError([f"{file}: cannot read the file ({error.strerror})"]) from None
+    if size > max_bytes:
+        raise ScenarioError([_too_large(str(file), size, max_bytes)])
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScenarioError([f"{file}: cannot read the file as UTF-8 text ({error})"]) from None
+    return _decode(text, str(file), max_bytes)
+
+
+def load_scenario_file(
+    path: str | Path, *, max_bytes: int = MAX_FILE_BYTES
+) -> tuple[Scenario, tuple[str, ...]]:
+    """Read and validate a scenario JSON file; every failure is a :class:`ScenarioError`."""
+    return parse_scenario(read_json_file(path, max_bytes=max_bytes), path="")
+
+
+def parse_scenario_text(
+    text: str | bytes, source: str = "scenario", *, max_bytes: int = MAX_FILE_BYTES
+) -> tuple[Scenario, tuple[str, ...]]:
+    """Parse and validate scenario JSON text (a file's content or an upload)."""
+    if isinstance(text, bytes):
+        if len(text) > max_bytes:
+            raise ScenarioError([_too_large(source, len(text), max_bytes)])
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ScenarioError([f"{source}: not UTF-8 text ({error})"]) from None
+    return parse_scenario(_decode(text, source, max_bytes), path="")
+
+
+def _too_large(source: str, size: int, max_bytes: int) -> str:
+    return (
+        f"{source}: {size / 2**20:,.1f} MiB of JSON; scenarios are limited to"
+        f" {max_bytes / 2**20:,.0f} MiB (a 100,000-partition snapshot is about 10 MiB)"
+    )
+
+
+def _decode(text: str, source: str, max_bytes: int) -> object:
+    # len(text) counts characters; each is at least one UTF-8 byte, so this check never lets a
+    # text over the limit through when it is already counted in characters.
+    if len(text) > max_bytes:
+        raise ScenarioError([_too_large(source, len(text.encode("utf-8")), max_bytes)])
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ScenarioError(
+            [f"{source}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"]
+        ) from None
+    except RecursionError:
+        raise ScenarioError([f"{source}: not valid JSON: nested too deeply"]) from None
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the scenario format, shipped as package data."""
+    text = resources.files("assignors.io").joinpath("scenario.schema.json").read_text("utf-8")
+    return cast("dict[str, Any]", json.loads(text))

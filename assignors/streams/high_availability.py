@@ -1,0 +1,496 @@
+"""Kafka Streams' high-availability task assignor (KIP-441), as Kafka 3.9 / trunk runs it.
+
+The strategy Kafka Streams uses by default since 2.6 (``HighAvailabilityTaskAssignor``, rack
+awareness off). It first computes a *balanced* assignment ignoring state, then walks back every
+placement that would make a client restore a lot of state, keeping the task on a client that is
+already caught up and sending a *warm-up* replica to the intended client instead. A follow-up
+*probing rebalance* (after ``probing.rebalance.interval.ms``) re-runs the assignor; once the
+warm-ups have caught up, their clients count as caught up and the balanced placement sticks.
+
+Definitions. Clients are ordered by ``UUID.compareTo`` (high 64 bits, then low 64 bits, each as
+signed numbers). A client's *load* is its assigned tasks (active + standby) divided by its
+capacity (threads); its *active load* counts active tasks only. A client is *caught up* on a
+stateful task when its lag is ``-2`` (it ran the task as active) or between ``0`` and
+``acceptable_recovery_lag``. *Lag order* of a task: clients by lag (``-3`` < ``-2`` < 0 < ...),
+then by UUID. A *least-loaded set* is a Java ``PriorityQueue`` of clients ordered by (load,
+UUID) whose loads change while clients sit in it: polling may pass over clients that do not
+satisfy a constraint; those are offered back afterwards in ``HashSet`` order of their UUIDs
+(``UUID.hashCode``); re-offering a client already queued removes and re-inserts it. Every heap
+move is Java's (:class:`~assignors.java_order.JavaPriorityQueue`), because with loads changing
+under the heap, which client comes out is the heap's answer, not always the true minimum.
+
+Steps:
+
+1. Active stateful tasks, balanced: deal the stateful tasks (in task order) round-robin over the
+   clients (in UUID order). Then *balance over threads*: repeat passes over every ordered pair
+   (source, destination) of clients until a pass moves nothing; within a pair, walk the source's
+   active tasks in task order and move a task the destination does not hold while moving one
+   task would reduce the load difference without reversing it (compare ``load(source) -
+   load(destination)`` with the same difference after the move, per thread).
+2. Standby replicas (only when ``num_standby_replicas > 0``): for each stateful task in order,
+   ``num_standby_replicas`` times, poll the least-loaded set (all clients, by load) for a client
+   that does not hold the task yet and give it a standby (fewer if no client qualifies). Then
+   balance the standbys over threads as in step 1.
+3. Active task movements. A *movement* is scheduled for every active stateful task whose client
+   is not caught up while the first client in its lag order has a smaller lag. Movements are
+   taken from a priority queue by (number of caught-up clients, task). For each, the task goes
+   back to, in order of preference: (a) the least-loaded caught-up client holding a standby of
+   it (the two swap: the intended client keeps a standby); (b) the least-loaded caught-up client
+   (active there); (c) the first client in lag order ahead of the intended client (swapping if
+   it holds a standby). In (b) and (c) without a swap, while warm-up slots remain
+   (``max_warmup_replicas`` in all), the intended client keeps a *warm-up* (a standby);
+   otherwise it keeps nothing of the task.
+4. Standby task movements: the same for standbys that are not warm-ups: a standby on a client
+   that is not caught up while a more caught-up client exists moves to the least-loaded caught-up
+   client not holding the task, else to the first client in lag order ahead of it that does not
+   hold it; with a warm-up slot left the original standby stays as a warm-up, otherwise it is
+   dropped. A standby with nowhere to go stays.
+5. Stateless tasks, in task order, each to the client with the least active load (least-loaded
+   set by active load).
+6. A probing rebalance is needed when step 3 scheduled any movement or step 4 moved any standby.
+
+Invariants: every task is active on exactly one client; no client holds two replicas (active,
+standby) of one task; at most ``max_warmup_replicas`` warm-ups; at most
+``num_standby_replicas`` non-warm-up standbys per task; the answer depends only on the
+scenario (not on the order of clients or tasks in the input). ``prev_active`` and
+``prev_standby`` are not read: the stickiness comes from the lags.
+
+The answer's ``warmup`` lists, per client, the replicas that exist because a warm-up slot was
+spent on them (steps 3 and 4); they are also listed in ``standby``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
+
+from assignors.java_order import (
+    JavaPriorityQueue,
+    hash_set_order,
+    java_util_uuid_hash,
+    java_uuid_halves,
+)
+from assignors.strategy import TaskStrategy
+from assignors.streams.model import (
+    LATEST_OFFSET,
+    ClientAssignment,
+    StreamsAssignment,
+    StreamsScenario,
+    TaskId,
+    parse_streams_scenario,
+    streams_assignment_to_json,
+)
+
+_JAVA_LONG_MAX = 2**63 - 1
+
+
+class _ClientStates:
+    """The mutable assignment under construction; clients are indices in UUID order."""
+
+    __slots__ = ("active", "active_count", "capacity", "count", "standby")
+
+    def __init__(self, capacities: Sequence[int]) -> None:
+        self.capacity = list(capacities)
+        self.active: list[set[TaskId]] = [set() for _ in capacities]
+        self.standby: list[set[TaskId]] = [set() for _ in capacities]
+        self.count = [0] * len(capacities)  # active + standby
+        self.active_count = [0] * len(capacities)
+
+    def load(self, client: int) -> float:
+        return self.count[client] / self.capacity[client]
+
+    def holds(self, client: int, task: TaskId) -> bool:
+        return task in self.active[client] or task in self.standby[client]
+
+    def assign_active(self, client: int, task: TaskId) -> None:
+        if self.holds(client, task):
+            raise AssertionError(f"client {client} already holds {task}")
+        self.active[client].add(task)
+        self.count[client] += 1
+        self.active_count[client] += 1
+
+    def unassign_active(self, client: int, task: TaskId) -> None:
+        self.active[client].remove(task)
+        self.count[client] -= 1
+        self.active_count[client] -= 1
+
+    def assign_standby(self, client: int, task: TaskId) -> None:
+        if self.holds(client, task):
+            raise AssertionError(f"client {client} already holds {task}")
+        self.standby[client].add(task)
+        self.count[client] += 1
+
+    def unassign_standby(self, client: int, task: TaskId) -> None:
+        self.standby[client].remove(task)
+        self.count[client] -= 1
+
+
+class _LeastLoadedSet:
+    """Kafka's ``ConstrainedPrioritySet``: a heap of clients by (load, UUID order).
+
+    ``poll`` takes clients out of the heap until one satisfies the constraints, then offers
+    the rejected ones back in ``java.util.HashSet`` order; ``offer`` of a client already in the
+    heap removes it first (so it is re-placed by its current load).
+    """
+
+    __slots__ = ("_constraint", "_hash_of", "_queue", "_queued")
+
+    def __init__(
+        self,
+        constraint: Callable[[int, TaskId], bool],
+        load_counts: list[int],
+        capacities: list[int],
+        hash_of: Sequence[int],
+    ) -> None:
+        self._constraint = constraint
+        self._hash_of = hash_of
+        # Java's comparator: load (a double), then UUID order (the client index); read afresh
+        # at every heap operation because loads change while clients sit in the heap.
+        self._queue: JavaPriorityQueue[int] = JavaPriorityQueue(
+            key=lambda client: (load_counts[client] / capacities[client], client)
+        )
+        self._queued: set[int] = set()
+
+    def poll(self, task: TaskId, extra: Callable[[int], bool] | None = None) -> int | None:
+        """The first client out of the heap that satisfies the constraints, or ``None``."""
+        rejected: list[int] = []
+        found: int | None = None
+        queue, queued, constraint = self._queue, self._queued, self._constraint
+        heap = queue._heap
+        while heap:
+            # queue.poll(), inlined: this loop is the assignor's hot spot.
+            candidate = heap[0]
+            last = heap.pop()
+            if heap:
+                queue._sift_down(0, last)
+            queued.discard(candidate)
+            if constraint(candidate, task) and (extra is None or extra(candidate)):
+                found = candidate
+                break
+            rejected.append(candidate)
+        if rejected:
+            # Kafka keeps the rejected clients in a java.util.HashSet and offers them back in
+            # its iteration order; none of them is in the heap any more.
+            hash_of = self._hash_of
+            for client in hash_set_order(rejected, [hash_of[c] for c in rejected]):
+                queued.add(client)
+                queue.offer(client)
+        return found
+
+    def offer(self, client: int) -> None:
+        if client in self._queued:
+            self._queue.remove(client)
+        else:
+            self._queued.add(client)
+        self._queue.offer(client)
+
+    def offer_all(self, clients: Iterable[int]) -> None:
+        for client in clients:
+            self.offer(client)
+
+
+class _Movement:
+    """A scheduled movement of ``task`` away from ``destination`` (the balanced placement)."""
+
+    __slots__ = ("caught_up_count", "destination", "task")
+
+    def __init__(self, task: TaskId, destination: int, caught_up_count: int) -> None:
+        self.task = task
+        self.destination = destination
+        self.caught_up_count = caught_up_count
+
+
+def _movement_less(a: _Movement, b: _Movement) -> bool:
+    return (a.caught_up_count, a.task) < (b.caught_up_count, b.task)
+
+
+def _should_move_a_task(states: _ClientStates, source: int, destination: int) -> bool:
+    skew = states.load(source) - states.load(destination)
+    if skew <= 0:
+        return False
+    proposed_at_destination = (states.count[destination] + 1.0) / states.capacity[destination]
+    proposed_at_source = (states.count[source] - 1.0) / states.capacity[source]
+    proposed_skew = proposed_at_source - proposed_at_destination
+    # A move that only creates an imbalance the other way, or does not improve, is refused.
+    return 0 <= proposed_skew < skew
+
+
+def _balance_over_threads(
+    states: _ClientStates,
+    tasks_of: list[set[TaskId]],
+    unassign: Callable[[int, TaskId], None],
+    assign: Callable[[int, TaskId], None],
+) -> None:
+    clients = range(len(states.capacity))
+    keep_balancing = True
+    while keep_balancing:
+        keep_balancing = False
+        for source in clients:
+            for destination in clients:
+                if source == destination or not _should_move_a_task(states, source, destination):
+                    continue
+                for task in sorted(tasks_of[source]):
+                    if not _should_move_a_task(states, source, destination):
+                        break
+                    if not states.holds(destination, task):
+                        unassign(source, task)
+                        assign(destination, task)
+                        keep_balancing = True
+
+
+class _Assignor:
+    """One run of the algorithm of the module docstring over a parsed scenario."""
+
+    def __init__(self, scenario: StreamsScenario) -> None:
+        config = scenario.config
+        ordered = sorted(scenario.clients, key=lambda c: java_uuid_halves(c.process_id))
+        self.clients = ordered
+        self.hash_of = [java_util_uuid_hash(*java_uuid_halves(c.process_id)) for c in ordered]
+        self.states = _ClientStates([c.capacity for c in ordered])
+        self.stateful = sorted(scenario.stateful_tasks)
+        self.stateless = sorted(scenario.stateless_tasks)
+        self.config = config
+        self.remaining_warmups = config.max_warmup_replicas
+        self.warmups: list[set[TaskId]] = [set() for _ in ordered]
+        self.lag: dict[TaskId, list[int]] = {
+            task: [client.task_lags[task] for client in ordered] for task in self.stateful
+        }
+        unbounded = config.acceptable_recovery_lag == _JAVA_LONG_MAX
+        self.caught_up: dict[TaskId, set[int]] = {
+            task: {
+                index
+                for index, lag in enumerate(lags)
+                if lag == LATEST_OFFSET or unbounded or 0 <= lag <= config.acceptable_recovery_lag
+            }
+            for task, lags in self.lag.items()
+        }
+        self.by_lag: dict[TaskId, list[int]] = {
+            task: _lag_order(lags) for task, lags in self.lag.items()
+        }
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _caught_up_set(self) -> _LeastLoadedSet:
+        caught_up = self.caught_up
+        return _LeastLoadedSet(
+            lambda client, task: client in caught_up[task],
+            self.states.count,
+            self.states.capacity,
+            self.hash_of,
+        )
+
+    def _needs_movement(self, task: TaskId, client: int) -> bool:
+        if client in self.caught_up[task]:
+            return False
+        lags = self.lag[task]
+        return lags[self.by_lag[task][0]] < lags[client]
+
+    def _most_caught_up(
+        self, task: TaskId, destination: int, eligible: Callable[[int], bool] | None = None
+    ) -> int | None:
+        for client in self.by_lag[task]:
+            if client == destination:
+                break
+            if eligible is None or eligible(client):
+                return client
+        return None
+
+    def _take_warmup_slot(self) -> bool:
+        # Kafka's AtomicInteger.getAndDecrement() > 0: the counter keeps going below zero.
+        available = self.remaining_warmups > 0
+        self.remaining_warmups -= 1
+        return available
+
+    def _swap_standby_and_active(self, task: TaskId, source: int, destination: int) -> None:
+        states = self.states
+        states.unassign_standby(source, task)
+        states.assign_active(source, task)
+        states.unassign_active(destination, task)
+        states.assign_standby(destination, task)
+
+    def _move_active_and_try_to_warm_up(self, task: TaskId, source: int, destination: int) -> None:
+        states = self.states
+        states.assign_active(source, task)
+        states.unassign_active(destination, task)
+        if self._take_warmup_slot():
+            states.assign_standby(destination, task)
+            self.warmups[destination].add(task)
+
+    # -- steps -----------------------------------------------------------------------------
+
+    def assign_active_stateful(self) -> None:
+        states = self.states
+        for position, task in enumerate(self.stateful):
+            states.assign_active(position % len(self.clients), task)
+        _balance_over_threads(states, states.active, states.unassign_active, states.assign_active)
+
+    def assign_standbys(self) -> None:
+        replicas = self.config.num_standby_replicas
+        if replicas == 0:
+            return
+        states = self.states
+        least_loaded = _LeastLoadedSet(
+            lambda client, task: not states.holds(client, task),
+            states.count,
+            states.capacity,
+            self.hash_of,
+        )
+        least_loaded.offer_all(range(len(self.clients)))
+        for task in self.stateful:
+            for _ in range(replicas):
+                client = least_loaded.poll(task)
+                if client is None:
+                    break
+                states.assign_standby(client, task)
+                least_loaded.offer(client)
+        _balance_over_threads(
+            states, states.standby, states.unassign_standby, states.assign_standby
+        )
+
+    def move_active_tasks(self) -> int:
+        states = self.states
+        caught_up_set = self._caught_up_set()
+        movements: JavaPriorityQueue[_Movement] = JavaPriorityQueue(_movement_less)
+        for client in range(len(self.clients)):
+            for task in sorted(states.active[client]):
+                if self._needs_movement(task, client):
+                    movements.offer(_Movement(task, client, len(self.caught_up[task])))
+            caught_up_set.offer(client)
+        needed = len(movements)
+        for movement in _drain(movements):
+            task, destination = movement.task, movement.destination
+            source = caught_up_set.poll(task, partial(_holds_standby, states, task))
+            if source is not None:
+                self._swap_standby_and_active(task, source, destination)
+            else:
+                source = caught_up_set.poll(task)
+                if source is not None:
+                    self._move_active_and_try_to_warm_up(task, source, destination)
+                else:
+                    source = self._most_caught_up(task, destination)
+                    if source is None:
+                        raise AssertionError(f"no more caught-up client for scheduled {task}")
+                    if task in states.standby[source]:
+                        self._swap_standby_and_active(task, source, destination)
+                    else:
+                        self._move_active_and_try_to_warm_up(task, source, destination)
+            caught_up_set.offer_all((source, destination))
+        return needed
+
+    def move_standby_tasks(self) -> int:
+        states = self.states
+        caught_up_set = self._caught_up_set()
+        movements: JavaPriorityQueue[_Movement] = JavaPriorityQueue(_movement_less)
+        for destination in range(len(self.clients)):
+            for task in sorted(states.standby[destination]):
+                if task in self.warmups[destination]:
+                    continue
+                if self._needs_movement(task, destination):
+                    movements.offer(_Movement(task, destination, len(self.caught_up[task])))
+            caught_up_set.offer(destination)
+        moved = 0
+        for movement in _drain(movements):
+            task, destination = movement.task, movement.destination
+
+            def eligible(client: int, task: TaskId = task) -> bool:
+                return not states.holds(client, task)
+
+            source = caught_up_set.poll(task, eligible)
+            if source is None:
+                source = self._most_caught_up(task, destination, eligible)
+            if source is None:
+                continue  # every better client already holds a replica: nowhere to move it
+            states.assign_standby(source, task)
+            if self._take_warmup_slot():
+                self.warmups[destination].add(task)
+            else:
+                states.unassign_standby(destination, task)
+            caught_up_set.offer_all((source, destination))
+            moved += 1
+        return moved
+
+    def assign_stateless(self) -> None:
+        states = self.states
+        least_loaded = _LeastLoadedSet(
+            lambda client, task: True, states.active_count, states.capacity, self.hash_of
+        )
+        least_loaded.offer_all(range(len(self.clients)))
+        for task in self.stateless:
+            client = least_loaded.poll(task)
+            assert client is not None
+            states.assign_active(client, task)
+            least_loaded.offer(client)
+
+    def run(self) -> StreamsAssignment:
+        self.assign_active_stateful()
+        self.assign_standbys()
+        active_movements = self.move_active_tasks()
+        standby_movements = self.move_standby_tasks()
+        self.assign_stateless()
+        states = self.states
+        answer = {
+            client.process_id: ClientAssignment.of(
+                states.active[index], states.standby[index], self.warmups[index]
+            )
+            for index, client in enumerate(self.clients)
+        }
+        return StreamsAssignment(
+            clients=answer,
+            probing_rebalance_needed=active_movements + standby_movements > 0,
+            warmup_count=sum(len(w) for w in self.warmups),
+        )
+
+
+def _lag_order(lags: Sequence[int]) -> list[int]:
+    """Client indices by lag (the markers -3 and -2 first), then UUID order."""
+    return sorted(range(len(lags)), key=lambda client: (lags[client], client))
+
+
+def _holds_standby(states: _ClientStates, task: TaskId, client: int) -> bool:
+    return task in states.standby[client]
+
+
+def _drain(movements: JavaPriorityQueue[_Movement]) -> Iterator[_Movement]:
+    """Poll the movements one by one (older Kafka versions walked the heap's array instead;
+    the recorded trunk cases agree with polling)."""
+    while (movement := movements.poll()) is not None:
+        yield movement
+
+
+def assign_streams_ha(scenario: StreamsScenario) -> StreamsAssignment:
+    """Run the high-availability assignor (see the module docstring) on a parsed scenario.
+
+    The answer lists every client of the scenario, in the scenario's order, and carries the
+    scenario's parse warnings.
+    """
+    result = _Assignor(scenario).run()
+    ordered = {client.process_id: result.clients[client.process_id] for client in scenario.clients}
+    return StreamsAssignment(
+        clients=ordered,
+        probing_rebalance_needed=result.probing_rebalance_needed,
+        warmup_count=result.warmup_count,
+        warnings=scenario.warnings,
+    )
+
+
+STRATEGY = TaskStrategy(
+    name="streams-ha",
+    summary=(
+        "Kafka Streams' default task assignor (KIP-441): balanced over threads, but a task stays "
+        "on a caught-up instance while a warm-up replica restores its state on the instance that "
+        "should own it; probing rebalances finish the move."
+    ),
+    when_to_use=(
+        "Kafka Streams applications with state stores: scaling out or replacing an instance "
+        "without a long restoration pause. Pair with num.standby.replicas >= 1 for fast failover."
+    ),
+    consumer_config=(
+        "Kafka Streams (StreamsConfig; the default assignor since 2.6): "
+        "num.standby.replicas=0, max.warmup.replicas=2, acceptable.recovery.lag=10000, "
+        "probing.rebalance.interval.ms=600000 (defaults shown)"
+    ),
+    protocol="cooperative",
+    parse=parse_streams_scenario,
+    compute=assign_streams_ha,
+    to_json=streams_assignment_to_json,
+)

@@ -1,0 +1,561 @@
+"""Kafka Streams task assignment: the scenario a task strategy reads and the answer it writes.
+
+A Kafka Streams application is split into *tasks* (``<subtopology>_<partition>``, e.g. ``0_3``);
+each *client* (one Streams instance, identified by its ``process_id`` UUID) runs ``capacity``
+stream threads and reports, for every stateful task, how far its local state is behind (its
+*lag*). A task strategy maps a :class:`StreamsScenario` to a :class:`StreamsAssignment`: per
+client the active tasks, the standby replicas and, among those, the warm-up replicas.
+
+The JSON shape is the one of ``streams.jsonl`` in the shared conformance folder::
+
+    {"tasks":   [{"id": "0_1", "stateful": true}, {"id": "1_0", "stateful": false}],
+     "clients": [{"process_id": "9a0c1e2f-...", "capacity": 2,
+                  "prev_active": ["0_1"], "prev_standby": [], "task_lags": {"0_1": -2}}],
+     "config":  {"num_standby_replicas": 1, "acceptable_recovery_lag": 10000,
+                 "max_warmup_replicas": 2, "probing_rebalance_interval_ms": 600000}}
+
+How :func:`parse_streams_scenario` checks a scenario (every problem is reported at once, each as
+``<json path>: <what is wrong>``, in one :class:`~assignors.errors.ScenarioError`):
+
+1. The top level is an object with ``tasks`` and ``clients`` lists and an optional ``config``
+   object (absent fields take Kafka Streams' defaults). Unknown fields are warnings (a typo
+   usually), kept in :attr:`StreamsScenario.warnings`.
+2. Each task: an ``id`` of the form ``<subtopology>_<partition>`` (two non-negative integers),
+   unique, and a boolean ``stateful`` (default ``false``).
+3. Each client: a unique ``process_id`` in the canonical lower-case UUID form, a ``capacity``
+   of at least one thread, ``prev_active`` / ``prev_standby`` lists of known task ids (a task in
+   both lists of one client is an error), and ``task_lags``: exactly one integer per stateful
+   task, ``>= 0`` or one of the markers :data:`LATEST_OFFSET` (-2, ran the task as active last
+   time) and :data:`UNKNOWN_OFFSET` (-3, offset unknown); no entry for a stateless or unknown
+   task.
+4. ``config``: ``num_standby_replicas >= 0``, ``acceptable_recovery_lag >= 0``,
+   ``max_warmup_replicas >= 1``, ``probing_rebalance_interval_ms >= 60000`` (Kafka's own bounds).
+5. Sizes are bounded (:data:`MAX_TASKS`, :data:`MAX_CLIENTS`, :data:`MAX_CAPACITY`) so that a
+   mistaken input is refused with a message rather than exhausting memory.
+
+Invariants the types keep: task ids order numerically (subtopology, then partition: ``0_2``
+before ``0_10``), as Kafka's ``TaskId.compareTo`` does; every list in an answer is sorted that
+way; :func:`streams_scenario_to_json` followed by :func:`parse_streams_scenario` gives back an
+equal scenario. Nothing here imports outside the standard library.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from assignors.errors import ScenarioError
+from assignors.io.json_checks import Problems, type_name
+
+#: Lag marker: the client ran this task as active in the previous generation (caught up).
+LATEST_OFFSET = -2
+#: Lag marker: the client's offset for this task is unknown (not caught up; ranks ahead of real
+#: lags when clients are ordered by lag, as in Kafka).
+UNKNOWN_OFFSET = -3
+
+MAX_TASKS = 200_000
+MAX_CLIENTS = 10_000
+MAX_CAPACITY = 10_000
+MAX_STANDBY_REPLICAS = 1_000
+_JAVA_INT_MAX = 2**31 - 1
+_JAVA_LONG_MAX = 2**63 - 1
+#: Kafka's lower bound for ``probing.rebalance.interval.ms`` (one minute).
+MIN_PROBING_REBALANCE_INTERVAL_MS = 60_000
+
+_TASK_ID = re.compile(r"^(0|[1-9][0-9]{0,9})_(0|[1-9][0-9]{0,9})$")
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_UUID_ANY_CASE = re.compile(r"^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$")
+
+_TOP_FIELDS = ("tasks", "clients", "config", "name", "description")
+_TASK_FIELDS = ("id", "stateful")
+_CLIENT_FIELDS = ("process_id", "capacity", "prev_active", "prev_standby", "task_lags")
+_CONFIG_FIELDS = (
+    "num_standby_replicas",
+    "acceptable_recovery_lag",
+    "max_warmup_replicas",
+    "probing_rebalance_interval_ms",
+)
+
+
+class TaskId(NamedTuple):
+    """A Kafka Streams task: one partition of one subtopology; orders numerically."""
+
+    subtopology: int
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.subtopology}_{self.partition}"
+
+    @staticmethod
+    def parse(text: str) -> TaskId:
+        """``"1_10"`` -> ``TaskId(1, 10)``; :class:`ValueError` when not of that form."""
+        match = _TASK_ID.match(text)
+        if match is None:
+            raise ValueError(f"not a task id: {text!r}")
+        return TaskId(int(match.group(1)), int(match.group(2)))
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsTask:
+    """A task of the application; ``stateful`` tasks have state stores (and so lags)."""
+
+    id: TaskId
+    stateful: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsClient:
+    """One Kafka Streams instance.
+
+    ``task_lags`` holds one lag per stateful task (``LATEST_OFFSET``, ``UNKNOWN_OFFSET`` or a
+    record count >= 0). ``prev_active`` / ``prev_standby`` are what the client held before; the
+    high-availability assignor reads only the lags (its stickiness comes from them).
+    """
+
+    process_id: str
+    capacity: int
+    prev_active: tuple[TaskId, ...] = ()
+    prev_standby: tuple[TaskId, ...] = ()
+    task_lags: Mapping[TaskId, int] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsConfig:
+    """The Kafka Streams settings the assignor reads; defaults are Kafka's."""
+
+    num_standby_replicas: int = 0
+    acceptable_recovery_lag: int = 10_000
+    max_warmup_replicas: int = 2
+    probing_rebalance_interval_ms: int = 600_000
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsScenario:
+    """A Kafka Streams application at a rebalance: its tasks, its clients and its settings.
+
+    ``tasks`` is sorted by task id; ``clients`` keeps the input order (the assignor orders them
+    itself). ``warnings`` lists unknown fields the parser ignored.
+    """
+
+    tasks: tuple[StreamsTask, ...]
+    clients: tuple[StreamsClient, ...]
+    config: StreamsConfig = StreamsConfig()
+    name: str | None = None
+    description: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def stateful_tasks(self) -> tuple[TaskId, ...]:
+        return tuple(task.id for task in self.tasks if task.stateful)
+
+    @property
+    def stateless_tasks(self) -> tuple[TaskId, ...]:
+        return tuple(task.id for task in self.tasks if not task.stateful)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientAssignment:
+    """What one client runs: ``standby`` includes every warm-up; ``warmup`` is that subset."""
+
+    active: tuple[TaskId, ...] = ()
+    standby: tuple[TaskId, ...] = ()
+    warmup: tuple[TaskId, ...] = ()
+
+    @staticmethod
+    def of(
+        active: Iterable[TaskId], standby: Iterable[TaskId], warmup: Iterable[TaskId] = ()
+    ) -> ClientAssignment:
+        return ClientAssignment(
+            tuple(sorted(active)), tuple(sorted(standby)), tuple(sorted(warmup))
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsAssignment:
+    """The answer: per client (by process id) its tasks, and whether to probe again later.
+
+    ``probing_rebalance_needed`` is true when the assignment is a step toward a better one that
+    a follow-up probing rebalance (after ``probing_rebalance_interval_ms``) should finish.
+    ``warmup_count`` is the number of warm-up replicas handed out.
+    """
+
+    clients: Mapping[str, ClientAssignment]
+    probing_rebalance_needed: bool
+    warmup_count: int
+    warnings: tuple[str, ...] = ()
+
+
+def streams_assignment_to_json(answer: StreamsAssignment) -> dict[str, Any]:
+    """The ``expected`` shape of ``streams.jsonl`` (``warnings`` only when there are some)."""
+    result: dict[str, Any] = {
+        "clients": {
+            process_id: {
+                "active": [str(task) for task in tasks.active],
+                "standby": [str(task) for task in tasks.standby],
+                "warmup": [str(task) for task in tasks.warmup],
+            }
+            for process_id, tasks in answer.clients.items()
+        },
+        "probing_rebalance_needed": answer.probing_rebalance_needed,
+        "warmup_count": answer.warmup_count,
+    }
+    if answer.warnings:
+        result["warnings"] = list(answer.warnings)
+    return result
+
+
+def streams_scenario_to_json(scenario: StreamsScenario) -> dict[str, Any]:
+    """The JSON object :func:`parse_streams_scenario` reads back into an equal scenario."""
+    result: dict[str, Any] = {
+        "tasks": [{"id": str(task.id), "stateful": task.stateful} for task in scenario.tasks],
+        "clients": [
+            {
+                "process_id": client.process_id,
+                "capacity": client.capacity,
+                "prev_active": [str(task) for task in client.prev_active],
+                "prev_standby": [str(task) for task in client.prev_standby],
+                "task_lags": {str(task): lag for task, lag in sorted(client.task_lags.items())},
+            }
+            for client in scenario.clients
+        ],
+        "config": {
+            "num_standby_replicas": scenario.config.num_standby_replicas,
+            "acceptable_recovery_lag": scenario.config.acceptable_recovery_lag,
+            "max_warmup_replicas": scenario.config.max_warmup_replicas,
+            "probing_rebalance_interval_ms": scenario.config.probing_rebalance_interval_ms,
+        },
+    }
+    if scenario.name is not None:
+        result["name"] = scenario.name
+    if scenario.description is not None:
+        result["description"] = scenario.description
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+
+@dataclass(frozen=True, slots=True)
+class _TaskTable:
+    """The scenario's tasks: whether each is stateful, and each id's text -> task.
+
+    Valid task ids have no leading zeros, so a task's text is unique and ``str(task)``.
+    """
+
+    stateful: dict[TaskId, bool]
+    by_text: dict[str, TaskId]
+
+    @staticmethod
+    def of(stateful: dict[TaskId, bool]) -> _TaskTable:
+        return _TaskTable(stateful, {str(task): task for task in stateful})
+
+
+def _report_bad_task_ref(text: str, path: str, check: Problems) -> None:
+    if _TASK_ID.match(text):
+        check.error(path, f'unknown task "{text}"; it is not in scenario.tasks')
+    else:
+        check.error(
+            path,
+            f'"{text[:80]}" is not a task id; expected "<subtopology>_<partition>", e.g. "0_3"',
+        )
+
+
+def _parse_task_ref(value: object, path: str, known: _TaskTable, check: Problems) -> TaskId | None:
+    if not isinstance(value, str):
+        check.error(path, f'expected a task id string like "0_1", got {type_name(value)}')
+        return None
+    task = known.by_text.get(value)
+    if task is None:
+        _report_bad_task_ref(value, path, check)
+    return task
+
+
+def _parse_task_list(
+    raw: object, path: str, known: _TaskTable, check: Problems
+) -> tuple[TaskId, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        check.error(path, f"expected a list of task ids, got {type_name(raw)}")
+        return ()
+    if len(raw) > MAX_TASKS:
+        check.error(path, f"{len(raw):,} entries; at most {MAX_TASKS:,} (one per task)")
+        return ()
+    seen: set[TaskId] = set()
+    tasks: list[TaskId] = []
+    for index, item in enumerate(raw):
+        task = _parse_task_ref(item, f"{path}[{index}]", known, check)
+        if task is None:
+            continue
+        if task in seen:
+            check.error(f"{path}[{index}]", f'task "{task}" listed twice')
+            continue
+        seen.add(task)
+        tasks.append(task)
+    return tuple(sorted(tasks))
+
+
+def _parse_tasks(raw: object, path: str, check: Problems) -> dict[TaskId, bool]:
+    tasks: dict[TaskId, bool] = {}
+    if not isinstance(raw, list):
+        check.error(path, f"expected a list of tasks, got {type_name(raw)}")
+        return tasks
+    if len(raw) > MAX_TASKS:
+        check.error(path, f"{len(raw):,} tasks; at most {MAX_TASKS:,}")
+        return tasks
+    first_index: dict[TaskId, int] = {}
+    for index, item in enumerate(raw):
+        here = f"{path}[{index}]"
+        if not isinstance(item, dict):
+            check.error(
+                here,
+                f'expected a task object like {{"id": "0_1", "stateful": true}}, '
+                f"got {type_name(item)}",
+            )
+            continue
+        check.unknown_fields(item, _TASK_FIELDS, here)
+        raw_id = item.get("id")
+        stateful = item.get("stateful", False)
+        if not isinstance(stateful, bool):
+            check.error(f"{here}.stateful", f"expected true or false, got {type_name(stateful)}")
+            stateful = False
+        if not isinstance(raw_id, str):
+            check.error(
+                f"{here}.id", f'expected a task id string like "0_1", got {type_name(raw_id)}'
+            )
+            continue
+        try:
+            task = TaskId.parse(raw_id)
+        except ValueError:
+            check.error(
+                f"{here}.id",
+                f'"{raw_id[:80]}" is not a task id; expected "<subtopology>_<partition>" '
+                'with two non-negative integers, e.g. "0_3"',
+            )
+            continue
+        if task in first_index:
+            check.error(
+                f"{here}.id", f'duplicate task "{task}" (first at {path}[{first_index[task]}])'
+            )
+            continue
+        first_index[task] = index
+        tasks[task] = stateful
+    return tasks
+
+
+def _parse_lags(raw: object, path: str, table: _TaskTable, check: Problems) -> dict[TaskId, int]:
+    lags: dict[TaskId, int] = {}
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        check.error(path, f"expected an object mapping task id to lag, got {type_name(raw)}")
+        return lags
+    by_text = table.by_text
+    tasks = table.stateful
+    if len(raw) > MAX_TASKS:
+        check.error(path, f"{len(raw):,} entries; at most {MAX_TASKS:,} (one per task)")
+        return lags
+    reported: set[TaskId] = set()
+    for key, value in raw.items():
+        task = by_text.get(key)
+        here = f"{path}.{key}"
+        if task is None:
+            _report_bad_task_ref(key, here, check)
+            continue
+        reported.add(task)
+        if not tasks[task]:
+            check.error(
+                here,
+                f'task "{key}" is stateless; lags exist only for stateful tasks (remove this '
+                'entry or mark the task "stateful": true)',
+            )
+            continue
+        if not isinstance(value, int) or isinstance(value, bool):
+            check.error(here, f"expected an integer lag, got {type_name(value)}")
+            continue
+        if value < 0 and value not in (LATEST_OFFSET, UNKNOWN_OFFSET):
+            check.error(
+                here,
+                f"lag {value} is not valid; use a record count >= 0, -2 (ran the task as "
+                "active last time) or -3 (offset unknown)",
+            )
+            continue
+        if value > _JAVA_LONG_MAX:
+            check.error(here, f"lag {value:,} exceeds {_JAVA_LONG_MAX:,} (a Java long)")
+            continue
+        lags[task] = value
+    missing = [
+        task
+        for task, stateful in sorted(tasks.items())
+        if stateful and task not in lags and task not in reported
+    ]
+    if missing:
+        shown = ", ".join(str(task) for task in missing[:10])
+        more = f" and {len(missing) - 10:,} more" if len(missing) > 10 else ""
+        check.error(
+            path,
+            f"no lag for stateful task{'s' if len(missing) > 1 else ''} {shown}{more}; every "
+            "client needs a lag for every stateful task (-2 if it ran the task as active, -3 if "
+            "unknown, else the number of records its state is behind)",
+        )
+    return lags
+
+
+def _parse_client(
+    raw: object, path: str, tasks: _TaskTable, check: Problems
+) -> StreamsClient | None:
+    if not isinstance(raw, dict):
+        check.error(path, f"expected a client object, got {type_name(raw)}")
+        return None
+    check.unknown_fields(raw, _CLIENT_FIELDS, path)
+    errors_before = len(check.errors)
+    process_id = raw.get("process_id")
+    if not isinstance(process_id, str):
+        check.error(f"{path}.process_id", f"expected a UUID string, got {type_name(process_id)}")
+    elif not _UUID.match(process_id):
+        if _UUID_ANY_CASE.match(process_id):
+            check.error(
+                f"{path}.process_id",
+                f'"{process_id}" must be written in lower case, as Kafka Streams prints it',
+            )
+        else:
+            check.error(
+                f"{path}.process_id",
+                f'"{process_id[:80]}" is not a UUID; expected 32 hex digits in the form '
+                "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx",
+            )
+    capacity = check.integer(
+        raw.get("capacity"),
+        f"{path}.capacity",
+        minimum=1,
+        maximum=MAX_CAPACITY,
+        hint=" (the number of stream threads)",
+    )
+    prev_active = _parse_task_list(raw.get("prev_active"), f"{path}.prev_active", tasks, check)
+    prev_standby = _parse_task_list(raw.get("prev_standby"), f"{path}.prev_standby", tasks, check)
+    both = sorted(set(prev_active) & set(prev_standby))
+    if both:
+        check.error(
+            f"{path}.prev_standby",
+            f"task{'s' if len(both) > 1 else ''} {', '.join(map(str, both[:10]))} also in "
+            "prev_active; a client holds a task either as active or as standby",
+        )
+    lags = _parse_lags(raw.get("task_lags"), f"{path}.task_lags", tasks, check)
+    if len(check.errors) > errors_before or capacity is None or not isinstance(process_id, str):
+        return None
+    return StreamsClient(
+        process_id=process_id,
+        capacity=capacity,
+        prev_active=prev_active,
+        prev_standby=prev_standby,
+        task_lags=MappingProxyType(dict(sorted(lags.items()))),
+    )
+
+
+def _parse_config(raw: object, path: str, check: Problems) -> StreamsConfig:
+    defaults = StreamsConfig()
+    if raw is None:
+        return defaults
+    if not isinstance(raw, dict):
+        check.error(path, f"expected an object, got {type_name(raw)}")
+        return defaults
+    check.unknown_fields(raw, _CONFIG_FIELDS, path)
+
+    def read(key: str, default: int, minimum: int, maximum: int, hint: str) -> int:
+        if key not in raw:
+            return default
+        value = check.integer(
+            raw[key], f"{path}.{key}", minimum=minimum, maximum=maximum, hint=hint
+        )
+        return default if value is None else value
+
+    return StreamsConfig(
+        num_standby_replicas=read(
+            "num_standby_replicas",
+            defaults.num_standby_replicas,
+            0,
+            MAX_STANDBY_REPLICAS,
+            " (num.standby.replicas)",
+        ),
+        acceptable_recovery_lag=read(
+            "acceptable_recovery_lag",
+            defaults.acceptable_recovery_lag,
+            0,
+            _JAVA_LONG_MAX,
+            " (acceptable.recovery.lag)",
+        ),
+        max_warmup_replicas=read(
+            "max_warmup_replicas",
+            defaults.max_warmup_replicas,
+            1,
+            _JAVA_INT_MAX,
+            " (max.warmup.replicas must be at least 1)",
+        ),
+        probing_rebalance_interval_ms=read(
+            "probing_rebalance_interval_ms",
+            defaults.probing_rebalance_interval_ms,
+            MIN_PROBING_REBALANCE_INTERVAL_MS,
+            _JAVA_LONG_MAX,
+            " (probing.rebalance.interval.ms must be at least one minute)",
+        ),
+    )
+
+
+def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenario:
+    """Validate a JSON Streams scenario object (see the module docstring for the rules).
+
+    Raises :class:`ScenarioError` listing every problem with its JSON path.
+    """
+    check = Problems()
+    if not isinstance(raw, dict):
+        raise ScenarioError([f"{path}: expected a JSON object, got {type_name(raw)}"])
+    check.unknown_fields(raw, _TOP_FIELDS, path)
+    tasks = _parse_tasks(raw.get("tasks"), f"{path}.tasks", check)
+    table = _TaskTable.of(tasks)
+    config = _parse_config(raw.get("config"), f"{path}.config", check)
+
+    clients: list[StreamsClient] = []
+    clients_raw = raw.get("clients")
+    if not isinstance(clients_raw, list):
+        check.error(f"{path}.clients", f"expected a list of clients, got {type_name(clients_raw)}")
+    elif not clients_raw:
+        check.error(f"{path}.clients", "no clients; an application needs at least one instance")
+    elif len(clients_raw) > MAX_CLIENTS:
+        check.error(f"{path}.clients", f"{len(clients_raw):,} clients; at most {MAX_CLIENTS:,}")
+    else:
+        first_index: dict[str, int] = {}
+        for index, item in enumerate(clients_raw):
+            here = f"{path}.clients[{index}]"
+            process_id = item.get("process_id") if isinstance(item, dict) else None
+            if isinstance(process_id, str) and process_id in first_index:
+                check.error(
+                    f"{here}.process_id",
+                    f'duplicate client "{process_id}" (first at '
+                    f"{path}.clients[{first_index[process_id]}]); each instance appears once",
+                )
+                continue
+            if isinstance(process_id, str):
+                first_index[process_id] = index
+            client = _parse_client(item, here, table, check)
+            if client is not None:
+                clients.append(client)
+
+    name = raw.get("name")
+    description = raw.get("description")
+    for key, value in (("name", name), ("description", description)):
+        if value is not None and not isinstance(value, str):
+            check.error(f"{path}.{key}", f"expected a string, got {type_name(value)}")
+    if check.errors:
+        raise ScenarioError(check.errors)
+    return StreamsScenario(
+        tasks=tuple(StreamsTask(task, stateful) for task, stateful in sorted(tasks.items())),
+        clients=tuple(clients),
+        config=config,
+        name=name if isinstance(name, str) else None,
+        description=description if isinstance(description, str) else None,
+        warnings=tuple(check.warnings),
+    )
