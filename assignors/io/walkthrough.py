@@ -44,13 +44,13 @@ from typing import Any
 from assignors.errors import ScenarioError
 from assignors.io.json_checks import Problems, type_name
 from assignors.io.scenario import (
-    MAX_PARTITIONS_PER_TOPIC,
     member_to_json,
     parse_members,
     parse_optional_string,
     parse_scenario,
     parse_string,
 )
+from assignors.limits import MAX_PARTITIONS_PER_TOPIC
 from assignors.model import Assignment, Member, Scenario
 from assignors.simulate import changes
 from assignors.simulate.changes import AddMember, Change, RemoveMember, SetPartitions
