@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
@@ -116,8 +117,21 @@ def core_figures(raw: dict[str, object], repeat: int) -> None:
                 lambda: drain.project_drain(after, simulation, horizon_s=3600, step_s=15),  # noqa: B023
                 repeat,
             ),
+            "evaluate() all of it": best_ms(
+                lambda: _evaluate_all(scenario, current, name),  # noqa: B023
+                repeat,
+            ),
         }
         print(f"core {name}: " + ", ".join(f"{k} {v:.1f} ms" for k, v in timings.items()))
+
+
+def _evaluate_all(scenario: Any, current: Any, name: str) -> None:
+    """What one strategy's column costs through the front door: target, rebalance, metrics and
+    the drain (1 h at 15 s), as the dashboard asks :func:`assignors.evaluate`."""
+    from assignors import AddMember, evaluate
+
+    item = evaluate(scenario, [AddMember("new-member")], [name], previous=current).strategy(name)
+    _ = (item.simulation, item.metrics, item.drain(3600, 15))
 
 
 #: CPU seconds (every thread of this process) spent in the last :func:`timed_run`: on a busy
