@@ -176,9 +176,15 @@ def main() -> None:
         app.multiselect(key="strategies.pick").set_value(STRATEGIES)
         pick_s = timed_run(app)
         app.text_input(key="shape.add_id").input(f"new-member-{attempt}")
+        # Name the subscription: a form left at its default submits none, and the edit is
+        # undone ("give at least one topic") instead of timing the rebalance.
+        topics = [str(topic["name"]) for topic in raw["topics"]]  # type: ignore[attr-defined]
+        app.multiselect(key="shape.add_topics").set_value(topics)
         app.button(key="shape.add_submit").click()
         cold.append(timed_run(app))
         cold_cpu.append(last_cpu_s)
+        if app.error:
+            raise SystemExit(f"the edit was refused: {app.error[0].value}")
         warm.append(timed_run(app))
         warm_cpu.append(last_cpu_s)
         print(
