@@ -81,6 +81,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kafka.errors import KafkaError
 
 START_TIMEOUT_S = 30.0
 #: Consumer settings for tests against noida-db: short rebalance and request timeouts so a lost
@@ -127,14 +128,16 @@ def unique_name(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
-@dataclass(slots=True)
-class KafkaBroker:
-    """A running noida-db Kafka broker: where to connect and a few helpers."""
+class BrokerClientHelpers:
+    """Admin, topic, produce and group helpers for any broker or cluster with a ``bootstrap``.
 
+    Shared by :class:`KafkaBroker` (noida-db) and ``tests.kafka_cluster.cluster.KafkaCluster``
+    (Apache Kafka); ``replication_factor`` is what new topics get.
+    """
+
+    __slots__ = ()
     bootstrap: str
-    data_dir: Path
-    process: subprocess.Popen[bytes] = field(repr=False)
-    stderr_path: Path = field(repr=False)
+    replication_factor: int
 
     def admin(self, client_id: str = "ae-tests-admin") -> Any:
         """A new kafka-python ``KafkaAdminClient`` for this broker; the caller closes it."""
@@ -143,16 +146,24 @@ class KafkaBroker:
         return KafkaAdminClient(bootstrap_servers=self.bootstrap, client_id=client_id)
 
     def create_topic(self, name: str, partitions: int) -> str:
-        """Create ``name`` with ``partitions`` partitions (replication 1); returns the name."""
+        """Create ``name`` with ``partitions`` partitions; returns the name."""
         return self.create_topics({name: partitions})[0]
 
-    def create_topics(self, partitions_by_topic: dict[str, int]) -> list[str]:
+    def create_topics(
+        self, partitions_by_topic: dict[str, int], replication_factor: int | None = None
+    ) -> list[str]:
+        """Create the topics (``replication_factor`` or the broker's own); returns the names."""
         from kafka.admin import NewTopic
+
+        replicas = self.replication_factor if replication_factor is None else replication_factor
 
         admin = self.admin()
         try:
             admin.create_topics(
-                [NewTopic(name, count, 1) for name, count in partitions_by_topic.items()]
+                [
+                    NewTopic(name, count, replicas)
+                    for name, count in partitions_by_topic.items()
+                ]
             )
         finally:
             admin.close()
@@ -194,7 +205,13 @@ class KafkaBroker:
         deadline = time.monotonic() + timeout_s
         description: dict[str, Any] = {}
         while time.monotonic() < deadline:
-            description = self.describe_group(group_id)
+            try:
+                description = self.describe_group(group_id)
+            except KafkaError as error:  # e.g. the coordinator moving: ask again
+                if not error.retriable:
+                    raise
+                time.sleep(0.2)
+                continue
             if (
                 description.get("group_state") == "Stable"
                 and len(description.get("members", [])) == members
@@ -206,6 +223,17 @@ class KafkaBroker:
             f"group {group_id!r} not Stable with {members} members after {timeout_s:.0f} s; "
             f"last description: {description!r}"
         )
+
+
+@dataclass(slots=True)
+class KafkaBroker(BrokerClientHelpers):
+    """A running noida-db Kafka broker: where to connect and a few helpers."""
+
+    bootstrap: str
+    data_dir: Path
+    process: subprocess.Popen[bytes] = field(repr=False)
+    stderr_path: Path = field(repr=False)
+    replication_factor: int = 1
 
 
 def _stderr_tail(path: Path) -> str:

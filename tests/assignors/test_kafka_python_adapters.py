@@ -18,7 +18,7 @@ every consumer holds and which no longer changes, then checks:
    before its new owner gets it (never owned twice), and none is left without an owner.
 
 Settling is bounded by ``STEP_TIMEOUT_S``; noida-db sometimes loses a JoinGroup response and then
-needs its 6 s rebalance timeout (see tests/kafka_broker.py), so a step takes 0.3 s to about 7 s.
+needs its 6 s rebalance timeout (see tests/kafka_cluster.py), so a step takes 0.3 s to about 7 s.
 """
 
 from __future__ import annotations
@@ -38,7 +38,13 @@ from assignors import kafka_python as adapters
 from assignors import registry
 from assignors.model import Member, Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
-from tests.kafka_broker import CONSUMER_TEST_CONFIG, KafkaBroker, PolledConsumer, unique_name
+from tests.kafka_broker import (
+    CONSUMER_TEST_CONFIG,
+    BrokerClientHelpers,
+    PolledConsumer,
+    unique_name,
+)
+from tests.kafka_cluster.cluster import KafkaCluster
 
 pytestmark = pytest.mark.broker
 
@@ -104,7 +110,7 @@ class Settled:
 class Group:
     """A consumer group of real consumers using one adapter, and what the test knows about it."""
 
-    broker: KafkaBroker
+    broker: BrokerClientHelpers
     strategy_name: str
     group_id: str
     topics: tuple[Topic, ...]
@@ -254,7 +260,7 @@ class Group:
             idle = self.admitted_without_rebalance(state)
             if not idle:
                 break
-            # noida-db quirk (see tests/kafka_broker.py): these members entered a Stable group
+            # noida-db quirk (see tests/kafka_cluster.py): these members entered a Stable group
             # whose leader never saw them. A real broker would rebalance; make them rejoin.
             for client_id in idle:
                 self.leave(client_id)
@@ -357,13 +363,13 @@ def _show(ownership: Mapping[str, set[TopicPartition]]) -> str:
 
 
 @pytest.fixture
-def make_group(kafka_broker: KafkaBroker) -> Iterator[Callable[[str], Group]]:
+def make_group(kafka_cluster: KafkaCluster) -> Iterator[Callable[[str], Group]]:
     groups: list[Group] = []
 
     def make(strategy_name: str) -> Group:
-        orders = kafka_broker.create_topic(unique_name("orders"), PARTITIONS)
-        clicks = kafka_broker.create_topic(unique_name("clicks"), PARTITIONS)
-        kafka_broker.produce(orders, SKEWED_ORDERS)
+        orders = kafka_cluster.create_topic(unique_name("orders"), PARTITIONS)
+        clicks = kafka_cluster.create_topic(unique_name("clicks"), PARTITIONS)
+        kafka_cluster.produce(orders, SKEWED_ORDERS)
         topics = (
             Topic(
                 orders,
@@ -380,7 +386,7 @@ def make_group(kafka_broker: KafkaBroker) -> Iterator[Callable[[str], Group]]:
                 committed_offsets=(None,) * PARTITIONS,
             ),
         )
-        group = Group(kafka_broker, strategy_name, unique_name(f"ae-{strategy_name}"), topics)
+        group = Group(kafka_cluster, strategy_name, unique_name(f"ae-{strategy_name}"), topics)
         groups.append(group)
         return group
 
@@ -470,17 +476,17 @@ def test_cooperative_adapter_moves_partitions_in_two_rounds(
     assert set().union(*(tps for _, tps, _ in events)) == moved
 
 
-def test_broker_offsets_lag_source_reads_start_end_and_commits(kafka_broker: KafkaBroker) -> None:
+def test_broker_offsets_lag_source_reads_start_end_and_commits(kafka_cluster: KafkaCluster) -> None:
     from kafka.structs import OffsetAndMetadata
     from kafka.structs import TopicPartition as KafkaTopicPartition
 
     from assignors.lag import partition_lags
 
-    topic = kafka_broker.create_topic(unique_name("lagged"), 3)
-    kafka_broker.produce(topic, {0: 40, 1: 7, 2: 0})
+    topic = kafka_cluster.create_topic(unique_name("lagged"), 3)
+    kafka_cluster.produce(topic, {0: 40, 1: 7, 2: 0})
     group = unique_name("lag-source")
     committer = KafkaConsumer(
-        bootstrap_servers=kafka_broker.bootstrap, group_id=group, enable_auto_commit=False
+        bootstrap_servers=kafka_cluster.bootstrap, group_id=group, enable_auto_commit=False
     )
     try:
         committer.assign([KafkaTopicPartition(topic, 0)])
@@ -488,7 +494,7 @@ def test_broker_offsets_lag_source_reads_start_end_and_commits(kafka_broker: Kaf
     finally:
         committer.close()
 
-    source = adapters.BrokerOffsetsLagSource(group, bootstrap_servers=kafka_broker.bootstrap)
+    source = adapters.BrokerOffsetsLagSource(group, bootstrap_servers=kafka_cluster.bootstrap)
     facts = source({topic: 3})[topic]
     assert facts.log_start_offsets == (0, 0, 0)
     assert facts.log_end_offsets == (40, 7, 0)
@@ -496,5 +502,5 @@ def test_broker_offsets_lag_source_reads_start_end_and_commits(kafka_broker: Kaf
     assert partition_lags(facts, "earliest") == [15, 7, 0]
     assert partition_lags(facts, "latest") == [15, 0, 0]
     # Read-only: reading offsets neither joined the group nor moved its commits.
-    assert kafka_broker.describe_group(group)["members"] == []
+    assert kafka_cluster.describe_group(group)["members"] == []
     assert source({topic: 3})[topic].committed_offsets == (25, None, None)

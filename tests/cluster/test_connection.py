@@ -29,7 +29,7 @@ from cluster.errors import (
 )
 from cluster.reader import ClusterReader
 from cluster.snapshot import decode_sticky_user_data
-from tests.kafka_broker import KafkaBroker
+from tests.kafka_cluster.cluster import KafkaCluster
 
 PASSWORD = "s3cr3t-Pa55-word-7f1c"
 
@@ -111,13 +111,13 @@ def test_kafka_config_for_each_protocol(tmp_path: Path) -> None:
 
 @pytest.mark.broker
 def test_password_never_reaches_logs_over_a_real_sasl_plain_login(
-    kafka_broker: KafkaBroker, caplog: pytest.LogCaptureFixture
+    kafka_cluster: KafkaCluster, caplog: pytest.LogCaptureFixture
 ) -> None:
     # noida-db answers SaslHandshake (PLAIN only) and accepts any PLAIN login, so this is a
     # real SASL/PLAIN authentication; kafka-python logs its SaslAuthenticate request bytes at
     # DEBUG, and the client configuration too: both must come out redacted.
     caplog.set_level(logging.DEBUG, logger="kafka")
-    with ClusterReader(_sasl(kafka_broker.bootstrap, mechanism="PLAIN", timeout_s=10.0)) as reader:
+    with ClusterReader(_sasl(kafka_cluster.bootstrap, mechanism="PLAIN", timeout_s=10.0)) as reader:
         reader.list_groups()
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert "Starting KafkaAdminClient with configuration" in logged
@@ -128,15 +128,15 @@ def test_password_never_reaches_logs_over_a_real_sasl_plain_login(
 
 @pytest.mark.broker
 def test_unsupported_mechanism_is_an_authentication_failure(
-    kafka_broker: KafkaBroker, caplog: pytest.LogCaptureFixture
+    kafka_cluster: KafkaCluster, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="kafka")
     with pytest.raises(AuthenticationFailedError) as caught:
-        ClusterReader(_sasl(kafka_broker.bootstrap, mechanism="SCRAM-SHA-512", timeout_s=2.0))
+        ClusterReader(_sasl(kafka_cluster.bootstrap, mechanism="SCRAM-SHA-512", timeout_s=2.0))
     message = str(caught.value)
     print("SCRAM-SHA-512 against a PLAIN-only broker ->", message)
     assert message.startswith(
-        f"authentication failed at {kafka_broker.bootstrap} as 'reader' with SCRAM-SHA-512:"
+        f"authentication failed at {kafka_cluster.bootstrap} as 'reader' with SCRAM-SHA-512:"
     )
     assert "does not support SCRAM-SHA-512" in message
     logged = "\n".join(record.getMessage() for record in caplog.records)
@@ -144,10 +144,10 @@ def test_unsupported_mechanism_is_an_authentication_failure(
 
 
 @pytest.mark.broker
-def test_cli_sasl_failure_prints_no_password(kafka_broker: KafkaBroker) -> None:
+def test_cli_sasl_failure_prints_no_password(kafka_cluster: KafkaCluster) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "cluster", "snapshot", "--group", "g",
-         "--bootstrap-servers", kafka_broker.bootstrap, "--security-protocol", "SASL_PLAINTEXT",
+         "--bootstrap-servers", kafka_cluster.bootstrap, "--security-protocol", "SASL_PLAINTEXT",
          "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-username", "reader", "--timeout", "2"],
         capture_output=True, text=True, timeout=60, check=False,
         env={**os.environ, "AE_SASL_PASSWORD": PASSWORD},

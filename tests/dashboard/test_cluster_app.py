@@ -8,7 +8,8 @@ from streamlit.testing.v1 import AppTest
 from tests.cluster.groups import running_group
 from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import assert_no_exception, start_app
-from tests.kafka_broker import KafkaBroker, free_port
+from tests.kafka_broker import free_port
+from tests.kafka_cluster.cluster import KafkaCluster
 
 
 def _start() -> AppTest:
@@ -46,12 +47,12 @@ def test_incomplete_settings_are_refused_before_connecting() -> None:
 
 
 @pytest.mark.broker
-def test_a_live_group_shows_its_members_and_lag(kafka_broker: KafkaBroker) -> None:
+def test_a_live_group_shows_its_members_and_lag(kafka_cluster: KafkaCluster) -> None:
     records = {"orders": {0: 120, 1: 80, 2: 40, 3: 10}}
     commits = {("orders", 0): 20, ("orders", 1): 30, ("orders", 2): 40, ("orders", 3): 0}
-    with running_group(kafka_broker, {"orders": 4}, records, commits, members=2) as group:
+    with running_group(kafka_cluster, {"orders": 4}, records, commits, members=2) as group:
         app = _start()
-        app.text_input(key="cluster.bootstrap").input(kafka_broker.bootstrap)
+        app.text_input(key="cluster.bootstrap").input(kafka_cluster.bootstrap)
         app.button(key="cluster.connect").click().run()
         assert not app.error, [e.value for e in app.error]
         listing = app.selectbox(key="cluster.group")
