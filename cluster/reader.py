@@ -33,7 +33,12 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from cluster.connection import ConnectionSettings, open_admin, translate_error
+from cluster.connection import (
+    ConnectionSettings,
+    not_authorized,
+    open_admin,
+    translate_error,
+)
 from cluster.errors import (
     ClusterError,
     ConsumerProtocolGroupError,
@@ -73,6 +78,7 @@ FORBIDDEN_API_KEYS: Mapping[str, int] = {
 }
 
 TopicPartitionKey = tuple[str, int]
+_TOPIC_AUTHORIZATION_FAILED = 29
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,11 +208,26 @@ class ClusterReader:
         with contextlib.suppress(Exception):
             self._admin.close()
 
-    def _call(self, during: str, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _call(
+        self,
+        during: str,
+        method: str,
+        *args: Any,
+        group: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
         try:
             return getattr(self._admin, method)(*args, **kwargs)
         except Exception as error:
+            name = type(error).__name__
+            if group is not None and name == "GroupAuthorizationFailedError":
+                raise self._denied("group", group, "GROUP_AUTHORIZATION_FAILED") from None
+            if name == "ClusterAuthorizationFailedError":
+                raise self._denied("cluster", "", "CLUSTER_AUTHORIZATION_FAILED") from None
             raise translate_error(error, self.settings, during=during) from None
+
+    def _denied(self, resource_type: str, name: str, code: str) -> NotAuthorizedError:
+        return not_authorized(self.settings, "Describe", resource_type, name, code)
 
     # 1. groups -------------------------------------------------------------------------------
 
@@ -250,16 +271,15 @@ class ClusterReader:
         Raises GroupNotFoundError, NotAuthorizedError, or ConsumerProtocolGroupError for a
         KIP-848 group (which DescribeGroups cannot describe).
         """
-        answer = self._call(f"describing group {group_id!r}", "describe_groups", [group_id])
+        answer = self._call(
+            f"describing group {group_id!r}", "describe_groups", [group_id], group=group_id
+        )
         raw = dict(answer).get(group_id)
         error = _field(raw, "error") if raw is not None else None
         if error:
             text = str(error)
             if "GroupAuthorizationFailed" in text:
-                raise NotAuthorizedError(
-                    f"not authorised to describe group {group_id!r} ({text}); the principal"
-                    " needs DESCRIBE on the group"
-                )
+                raise self._denied("group", group_id, "GROUP_AUTHORIZATION_FAILED")
             if "GroupIdNotFound" in text or "not a classic group" in text.lower():
                 self._raise_not_found_or_kip848(group_id)
             raise ClusterError(f"describing group {group_id!r} failed: {text}")
@@ -316,8 +336,12 @@ class ClusterReader:
         described = self._call("reading topic metadata", "describe_topics", wanted)
         result: dict[str, TopicMetadata] = {}
         for topic in described:
+            if _field(topic, "error_code", 0) == _TOPIC_AUTHORIZATION_FAILED:
+                raise self._denied(
+                    "topic", str(_field(topic, "name")), "TOPIC_AUTHORIZATION_FAILED"
+                )
             if _field(topic, "error_code", 0):
-                continue  # unknown topic, or not authorised for it: treated as absent
+                continue  # an unknown topic: treated as absent
             partitions = sorted(
                 _field(topic, "partitions") or (), key=lambda p: int(_field(p, "partition_index"))
             )
@@ -348,7 +372,10 @@ class ClusterReader:
     def committed_offsets(self, group_id: str) -> dict[TopicPartitionKey, int | None]:
         """The group's committed offsets (``None`` where the broker says none)."""
         answer = self._call(
-            f"reading the committed offsets of group {group_id!r}", "list_group_offsets", group_id
+            f"reading the committed offsets of group {group_id!r}",
+            "list_group_offsets",
+            group_id,
+            group=group_id,
         )
         offsets: dict[TopicPartitionKey, int | None] = {}
         for tp, meta in dict(answer).get(group_id, {}).items():

@@ -160,10 +160,7 @@ class BrokerClientHelpers:
         admin = self.admin()
         try:
             admin.create_topics(
-                [
-                    NewTopic(name, count, replicas)
-                    for name, count in partitions_by_topic.items()
-                ]
+                [NewTopic(name, count, replicas) for name, count in partitions_by_topic.items()]
             )
         finally:
             admin.close()

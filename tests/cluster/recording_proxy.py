@@ -9,7 +9,9 @@ How it works, per accepted connection (one thread each):
 1. SOCKS5 handshake: no authentication; a CONNECT to an IPv4, IPv6 or host-name target. Only
    loopback targets (127.0.0.0/8, ::1, localhost) are relayed; anything else is refused.
 2. With ``tls`` set, the proxy then *terminates* TLS on the client side (the test's own CA and
-   certificate, optionally requiring a client certificate) and talks plaintext to the broker.
+   certificate, optionally requiring a client certificate) and talks plaintext to the broker, or,
+   with ``upstream_tls`` set too, TLS again (to a broker's SASL_SSL listener): the proxy sees
+   the requests in clear between the two TLS sessions.
 3. Relay both ways. Bytes from the client are split into Kafka request frames (int32 size, then
    the request header: int16 API key, int16 API version, int32 correlation id); each header is
    recorded in :attr:`RecordingProxy.requests` before the frame is forwarded unchanged.
@@ -71,6 +73,7 @@ class RecordingProxy:
     """Start with ``with RecordingProxy() as proxy:``; point clients at ``proxy.url``."""
 
     tls: ssl.SSLContext | None = None
+    upstream_tls: ssl.SSLContext | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     _server: socket.socket | None = None
@@ -170,6 +173,8 @@ class RecordingProxy:
             client.settimeout(10)
             host, port = self._socks_handshake(client)
             upstream = socket.create_connection((host, port), timeout=10)
+            if self.upstream_tls is not None:
+                upstream = self.upstream_tls.wrap_socket(upstream, server_hostname=host)
             if self.tls is not None:
                 client = self.tls.wrap_socket(client, server_side=True)
             self._relay(client, upstream, f"{host}:{port}")
@@ -186,8 +191,12 @@ class RecordingProxy:
         client.setblocking(True)
         upstream.setblocking(True)
         while not self._stop.is_set():
-            buffered = isinstance(client, ssl.SSLSocket) and client.pending() > 0
-            readable = [client] if buffered else select.select([client, upstream], [], [], 0.2)[0]
+            buffered = [
+                sock
+                for sock in (client, upstream)
+                if isinstance(sock, ssl.SSLSocket) and sock.pending() > 0
+            ]
+            readable = buffered or select.select([client, upstream], [], [], 0.2)[0]
             for sock in readable:
                 data = sock.recv(65536)
                 if not data:

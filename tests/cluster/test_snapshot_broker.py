@@ -212,10 +212,8 @@ def test_unreachable_bootstrap_fails_within_the_timeout() -> None:
     started = time.monotonic()
     with pytest.raises(BootstrapUnreachableError) as caught:
         ClusterReader(ConnectionSettings(f"127.0.0.1:{port}", timeout_s=1.5))
-    assert time.monotonic() - started < 10
-    assert str(caught.value).startswith(
-        f"cannot reach the bootstrap servers 127.0.0.1:{port} within 1.5 s"
-    )
+    assert time.monotonic() - started < 1.5
+    assert str(caught.value).startswith(f"nothing listens at 127.0.0.1:{port} (connection refused)")
 
 
 def test_cli_failure_is_a_message_and_exit_code_2() -> None:
@@ -227,7 +225,7 @@ def test_cli_failure_is_a_message_and_exit_code_2() -> None:
     )  # fmt: skip
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr.startswith(f"error: cannot reach the bootstrap servers 127.0.0.1:{port}")
+    assert result.stderr.startswith(f"error: nothing listens at 127.0.0.1:{port}")
     assert "Traceback" not in result.stderr
 
 

@@ -13,7 +13,8 @@ What runs (all from the jars ``tests/kafka_cluster/pom.xml`` names, resolved by 
 - ``StandardAuthorizer`` with super users ``admin`` (the fixture's SASL user) and ANONYMOUS;
   users (SCRAM-SHA-512 credentials written at format time, and the same names for PLAIN):
   ``admin``, ``reader`` (DESCRIBE and READ on every group and topic, DESCRIBE on the cluster:
-  what the read-only reader needs) and ``nobody`` (no ACL at all).
+  what the read-only reader needs), ``groupsonly`` (DESCRIBE on groups, nothing on topics) and
+  ``nobody`` (no ACL at all).
 
 Start (:func:`start_cluster`): write the CA and key store, format the three log directories
 (``kafka.tools.StorageTool``, in parallel), start the three JVMs, wait until the controller sees
@@ -43,7 +44,7 @@ CLASSPATH_FILE = HERE / "target" / "classpath.txt"
 KAFKA_VERSION = "4.4.0"
 HEAP = "320m"
 RACKS = {1: "zone-a", 2: "zone-b", 3: "zone-c"}
-START_TIMEOUT_S = 120.0
+START_TIMEOUT_S = 240.0
 STOP_TIMEOUT_S = 15.0
 LOG_TAIL_CHARS = 4000
 #: SASL users: name -> password. ``admin`` is a super user, ``reader`` may read, ``nobody`` not.
@@ -51,6 +52,7 @@ USERS = {
     "admin": "admin-" + uuid.uuid4().hex[:12],
     "reader": "reader-" + uuid.uuid4().hex[:12],
     "nobody": "nobody-" + uuid.uuid4().hex[:12],
+    "groupsonly": "groupsonly-" + uuid.uuid4().hex[:12],
 }
 JVM_OPTIONS = (
     f"-Xmx{HEAP}",
@@ -83,6 +85,8 @@ class KafkaCluster(BrokerClientHelpers):
     bootstrap: str
     secure_bootstrap: str
     ca_file: Path
+    #: The test CA (``trustme.CA``): issues more certificates, e.g. for a TLS-terminating proxy.
+    authority: Any
     work_dir: Path
     ports: dict[int, NodePorts]
     processes: dict[int, subprocess.Popen[bytes]] = field(repr=False)
@@ -142,7 +146,7 @@ def classpath() -> str:
     return CLASSPATH_FILE.read_text().strip()
 
 
-def _write_tls(work_dir: Path) -> tuple[Path, Path]:
+def _write_tls(work_dir: Path) -> tuple[Any, Path, Path]:
     """A CA (PEM) and the brokers' PEM key store: PKCS#8 key + certificate for 127.0.0.1."""
     import trustme
     from cryptography.hazmat.primitives import serialization
@@ -159,7 +163,7 @@ def _write_tls(work_dir: Path) -> tuple[Path, Path]:
     )
     keystore = work_dir / "broker-keystore.pem"
     keystore.write_bytes(pkcs8 + b"".join(blob.bytes() for blob in server.cert_chain_pems))
-    return ca_file, keystore
+    return authority, ca_file, keystore
 
 
 def _properties(
@@ -363,6 +367,16 @@ def _create_acls(cluster: KafkaCluster) -> None:
             (ResourceType.CLUSTER, "kafka-cluster", (ACLOperation.DESCRIBE,)),
         )
         for operation in operations
+    ] + [
+        ACL(
+            principal="User:groupsonly",
+            host="*",
+            operation=ACLOperation.DESCRIBE,
+            permission_type=ACLPermissionType.ALLOW,
+            resource_pattern=ResourcePattern(
+                ResourceType.GROUP, "*", ACLResourcePatternType.LITERAL
+            ),
+        )
     ]
     admin = cluster.admin("ae-tests-acls")
     try:
@@ -418,7 +432,7 @@ def start_cluster(work_dir: Path) -> KafkaCluster:
     """Start the three nodes under ``work_dir``; raise :class:`ClusterStartError` on failure."""
     started = time.monotonic()
     jars = classpath()
-    ca_file, keystore = _write_tls(work_dir)
+    authority, ca_file, keystore = _write_tls(work_dir)
     ports = {
         node_id: NodePorts(
             free_port(), free_port(), free_port(), free_port() if node_id == 1 else None
@@ -450,6 +464,7 @@ def start_cluster(work_dir: Path) -> KafkaCluster:
         bootstrap=",".join(f"127.0.0.1:{ports[n].plaintext}" for n in RACKS),
         secure_bootstrap=",".join(f"127.0.0.1:{ports[n].secure}" for n in RACKS),
         ca_file=ca_file,
+        authority=authority,
         work_dir=work_dir,
         ports=ports,
         processes=processes,
