@@ -68,14 +68,16 @@ class UnsupportedGroupError(ClusterError):
 
 
 class ConsumerProtocolGroupError(UnsupportedGroupError):
-    """A KIP-848 (``group.protocol=consumer``) group, which kafka-python cannot describe."""
+    """A KIP-848 (``group.protocol=consumer``) group: DescribeGroups cannot describe it.
+
+    :func:`cluster.snapshot.snapshot_group` catches it and reads the group through
+    ConsumerGroupDescribe instead (:meth:`cluster.reader.ClusterReader.describe_consumer_group`).
+    """
 
     def __init__(self, group_id: str) -> None:
         self.group_id = group_id
         super().__init__(
             f"group {group_id!r} uses the KIP-848 consumer rebalance protocol"
-            " (group.protocol=consumer): its members are described by ConsumerGroupDescribe,"
-            " which the kafka-python client this tool uses cannot send. Its committed offsets"
-            " can be read, its members and their assignment cannot; describe it with"
-            " kafka-consumer-groups.sh --describe --members --verbose, or read a classic group."
+            " (group.protocol=consumer): DescribeGroups cannot describe it; read it with"
+            " ConsumerGroupDescribe (python -m cluster snapshot does)."
         )

@@ -35,6 +35,7 @@ from typing import Any
 
 from cluster.connection import (
     ConnectionSettings,
+    describe_error,
     not_authorized,
     open_admin,
     translate_error,
@@ -79,6 +80,8 @@ FORBIDDEN_API_KEYS: Mapping[str, int] = {
 
 TopicPartitionKey = tuple[str, int]
 _TOPIC_AUTHORIZATION_FAILED = 29
+_GROUP_AUTHORIZATION_FAILED = 30
+_GROUP_ID_NOT_FOUND = 69
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +121,48 @@ class GroupDescription:
     protocol_type: str
     protocol: str
     members: tuple[MemberDescription, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerMemberDescription:
+    """A KIP-848 member as ConsumerGroupDescribe reports it.
+
+    ``assignment`` is what the member owns now; ``target_assignment`` is what the assignor gave it
+    at the group's assignment epoch. They differ while the member reconciles.
+    """
+
+    member_id: str
+    instance_id: str | None
+    rack: str | None
+    member_epoch: int
+    client_id: str
+    host: str
+    subscribed_topics: tuple[str, ...]
+    subscribed_regex: str | None
+    assignment: tuple[TopicPartitionKey, ...]
+    target_assignment: tuple[TopicPartitionKey, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerGroupDescription:
+    """A KIP-848 consumer group: its server-side assignor, epochs and members."""
+
+    group_id: str
+    state: str
+    group_epoch: int
+    assignment_epoch: int
+    assignor: str
+    members: tuple[ConsumerMemberDescription, ...]
+
+    @property
+    def reconciling(self) -> tuple[str, ...]:
+        """Ids of the members whose current assignment is not yet their target."""
+        return tuple(
+            m.member_id
+            for m in self.members
+            if set(m.assignment) != set(m.target_assignment)
+            or m.member_epoch != self.assignment_epoch
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +227,30 @@ def _member(raw: Any) -> MemberDescription:
         rack=_field(subscription, "rack_id") or None,
         assignment=_pairs(_field(assignment, "assigned_partitions")),
         assignment_user_data=_bytes(_field(assignment, "user_data")),
+    )
+
+
+def _topic_partitions(assignment: Any) -> tuple[TopicPartitionKey, ...]:
+    pairs = [
+        (str(entry.topic_name), int(partition))
+        for entry in assignment.topic_partitions
+        for partition in entry.partitions
+    ]
+    return tuple(sorted(pairs))
+
+
+def _consumer_member(raw: Any) -> ConsumerMemberDescription:
+    return ConsumerMemberDescription(
+        member_id=str(raw.member_id),
+        instance_id=raw.instance_id or None,
+        rack=raw.rack_id or None,
+        member_epoch=int(raw.member_epoch),
+        client_id=str(raw.client_id),
+        host=str(raw.client_host),
+        subscribed_topics=tuple(sorted(str(t) for t in raw.subscribed_topic_names or ())),
+        subscribed_regex=raw.subscribed_topic_regex or None,
+        assignment=_topic_partitions(raw.assignment),
+        target_assignment=_topic_partitions(raw.target_assignment),
     )
 
 
@@ -250,6 +319,9 @@ class ClusterReader:
             members = None
             if description is not None and not _field(description, "error"):
                 members = len(_field(description, "members") or ())
+            elif _field(group, "group_type") == "consumer":
+                with contextlib.suppress(ClusterError):
+                    members = len(self.describe_consumer_group(group_id).members)
             result.append(
                 GroupListing(
                     group_id=group_id,
@@ -325,6 +397,51 @@ class ClusterReader:
             )
             for g in listed
         ]
+
+    def describe_consumer_group(self, group_id: str) -> ConsumerGroupDescription:
+        """A KIP-848 group through ConsumerGroupDescribe (sent to the group's coordinator)."""
+        from kafka import errors as kafka_errors
+
+        from cluster.protocol import ConsumerGroupDescribeRequest
+
+        admin = self._admin
+
+        async def send() -> Any:
+            coordinator = (await admin._find_coordinator_ids([group_id]))[group_id]
+            request = ConsumerGroupDescribeRequest(
+                group_ids=[group_id], include_authorized_operations=False
+            )
+            return await admin._manager.send(request, node_id=coordinator)
+
+        try:
+            response = admin._manager.run(send)
+        except Exception as error:
+            if type(error).__name__ == "GroupAuthorizationFailedError":
+                raise self._denied("group", group_id, "GROUP_AUTHORIZATION_FAILED") from None
+            during = f"describing consumer group {group_id!r}"
+            raise translate_error(error, self.settings, during=during) from None
+        (group,) = response.groups
+        if group.error_code == _GROUP_AUTHORIZATION_FAILED:
+            raise self._denied("group", group_id, "GROUP_AUTHORIZATION_FAILED")
+        if group.error_code == _GROUP_ID_NOT_FOUND:
+            raise GroupNotFoundError(group_id)
+        if group.error_code:
+            failure = kafka_errors.for_code(group.error_code)(group.error_message or "")
+            raise ClusterError(
+                f"describing consumer group {group_id!r} failed: {describe_error(failure)}"
+            )
+        return ConsumerGroupDescription(
+            group_id=group_id,
+            state=str(group.group_state),
+            group_epoch=int(group.group_epoch),
+            assignment_epoch=int(group.assignment_epoch),
+            assignor=str(group.assignor_name),
+            members=tuple(_consumer_member(member) for member in group.members),
+        )
+
+    def topic_names(self) -> list[str]:
+        """Every topic on the cluster the principal may describe (Metadata for all topics)."""
+        return sorted(str(name) for name in self._call("listing topics", "list_topics"))
 
     # 3. metadata -----------------------------------------------------------------------------
 

@@ -160,7 +160,7 @@ def test_cli_without_a_password_says_where_to_put_it() -> None:
 def test_kip848_group_message_says_what_cannot_be_read() -> None:
     message = str(ConsumerProtocolGroupError("orders"))
     assert "KIP-848" in message and "group.protocol=consumer" in message
-    assert "ConsumerGroupDescribe" in message and "kafka-python" in message
+    assert "ConsumerGroupDescribe" in message and "DescribeGroups" in message
 
 
 def test_sticky_user_data_from_kafka_pythons_encoder() -> None:

@@ -98,11 +98,7 @@ def test_a_scram_login_over_tls_loads_a_group_and_the_password_stays_in_its_widg
             *(element.value for element in app.caption),
             *(element.value for element in app.info),
             *(element.value for element in app.success),
-            *(
-                repr(value)
-                for key, value in app.session_state.items()
-                if key != "cluster.password"
-            ),
+            *(repr(value) for key, value in app.session_state.items() if key != "cluster.password"),
         ]
         for text in shown:
             assert password not in str(text)

@@ -54,6 +54,14 @@ USERS = {
     "nobody": "nobody-" + uuid.uuid4().hex[:12],
     "groupsonly": "groupsonly-" + uuid.uuid4().hex[:12],
 }
+#: kafka-python consumer settings for tests on this cluster: a rebalance timeout (the poll
+#: interval) long enough for a leader whose assignor reads offsets on a loaded 2-core machine.
+CONSUMER_TEST_CONFIG: dict[str, int] = {
+    "session_timeout_ms": 10000,
+    "heartbeat_interval_ms": 500,
+    "max_poll_interval_ms": 30000,
+    "request_timeout_ms": 31000,
+}
 JVM_OPTIONS = (
     f"-Xmx{HEAP}",
     "-Xms64m",
