@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -228,6 +229,19 @@ def _member(raw: Any) -> MemberDescription:
         assignment=_pairs(_field(assignment, "assigned_partitions")),
         assignment_user_data=_bytes(_field(assignment, "user_data")),
     )
+
+
+def kafka_topic_id(value: Any) -> str | None:
+    """A topic id as Kafka writes it (``Uuid.toString``: URL-safe base64 of the 16 bytes, no
+    padding; 22 characters), from kafka-python's ``uuid.UUID`` or text; None for none or zero."""
+    if value is None:
+        return None
+    if isinstance(value, uuid.UUID) or (isinstance(value, str) and len(value) == 36):
+        raw = uuid.UUID(str(value)).bytes
+        text = base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+    else:
+        text = str(value)
+    return None if text == "AAAAAAAAAAAAAAAAAAAAAA" else text
 
 
 def _topic_partitions(assignment: Any) -> tuple[TopicPartitionKey, ...]:
@@ -467,7 +481,7 @@ class ClusterReader:
                 name=str(_field(topic, "name")),
                 partitions=len(partitions),
                 replicas=tuple(tuple(_field(p, "replica_nodes") or ()) for p in partitions),
-                topic_id=None if topic_id in (None, "AAAAAAAAAAAAAAAAAAAAAA") else str(topic_id),
+                topic_id=kafka_topic_id(topic_id),
             )
         return result
 

@@ -23,7 +23,7 @@ from cluster.errors import BootstrapUnreachableError, GroupNotFoundError
 from cluster.reader import ClusterReader, GroupDescription
 from cluster.snapshot import scenario_json, snapshot_group
 from tests.cluster.groups import running_group
-from tests.kafka_broker import BrokerClientHelpers, free_port, unique_name
+from tests.kafka_broker import BrokerClientHelpers, KafkaBroker, free_port, unique_name
 from tests.kafka_cluster.cluster import RACKS, KafkaCluster
 
 pytestmark = pytest.mark.broker
@@ -248,3 +248,24 @@ def test_racks_are_read_live_from_the_brokers(kafka_cluster: KafkaCluster) -> No
     assert entry["replica_racks"] == [
         sorted(RACKS[node] for node in placement[p]) for p in range(len(placement))
     ]
+
+
+def test_a_second_kafka_implementation_at_older_protocol_versions(
+    kafka_broker: KafkaBroker,
+) -> None:
+    """noida-db (not Apache Kafka; kafka-python negotiates version 3.3 with it, so older request
+    versions): the one place it still adds something. The reader's snapshot equals the group."""
+    records = {"legacy": {0: 4, 1: 2, 2: 0}}
+    with running_group(kafka_broker, {"legacy": 3}, records, {("legacy", 0): 1}, members=2) as g:
+        with ClusterReader(_settings(kafka_broker)) as reader:
+            scenario, warnings = snapshot_group(reader, g.group_id)
+        broker_view = g.assignment()
+    assert warnings == ()
+    assert {
+        m.member_id: {(tp.topic, tp.partition) for tp in m.owned_partitions}
+        for m in scenario.members
+    } == broker_view
+    (topic,) = scenario.topics
+    assert topic.log_end_offsets == (4, 2, 0)
+    assert topic.committed_offsets == (1, None, None)
+    assert topic.replica_racks is None  # noida-db has no racks
