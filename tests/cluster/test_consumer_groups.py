@@ -180,6 +180,7 @@ def test_a_consumer_group_read_live_equals_our_strategy(
         ]
         before = first
         for name, change, count in steps:
+            print("step:", name)
             change()
             after = settled(reader, group_id, count, java, after_epoch=before.group_epoch)
             scenario, _ = snapshot_group(reader, group_id)
