@@ -401,7 +401,8 @@ def _from_causes(causes: list[str], settings: ConnectionSettings) -> ClusterErro
                 f"the TLS handshake with {servers} failed ({describe_error(cause)}): check that"
                 " the port speaks TLS, the CA file and the client certificate."
             )
-    disconnected = any("disconnected" in cause or "Connection lost" in cause for cause in causes)
+    timed_out = any("Timeout" in cause or "timed out" in cause for cause in causes)
+    disconnected = not timed_out and any("socket disconnected" in cause for cause in causes)
     if disconnected and settings.uses_sasl:
         return AuthenticationFailedError(
             f"the brokers at {servers} closed the connection during SASL authentication as"

@@ -1,4 +1,9 @@
-"""A real Kafka-protocol broker on loopback for the tests: the session fixture ``kafka_broker``.
+"""noida-db, a small Kafka-protocol server, for the tests: the session fixture ``kafka_broker``.
+
+The broker tests run on Apache Kafka (``tests/kafka_cluster/``, fixture ``kafka_cluster``).
+noida-db stays for what it still adds: a second, non-Apache implementation that kafka-python
+speaks to at older request versions (API version 3.3). It also holds the helpers both share
+(:class:`BrokerClientHelpers`, :class:`PolledConsumer`, :func:`unique_name`, :func:`free_port`).
 
 The broker is noida-db 0.2.3 (a test extra), a single native binary that speaks the Kafka wire
 protocol. The fixture runs that binary directly (not through noida-db's console script, which only

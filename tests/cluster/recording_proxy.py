@@ -186,10 +186,26 @@ class RecordingProxy:
             if upstream is not None:
                 upstream.close()
 
+    @staticmethod
+    def _receive(sock: socket.socket) -> bytes | None:
+        """Whatever application data is there (``b""``: closed), or None if none came in 0.2 s.
+
+        A TLS socket can be readable with no application data (a session ticket after the
+        handshake): a blocking read would then wait for data the other side is still waiting
+        to send, so reads time out and the loop goes on.
+        """
+        sock.settimeout(0.2)
+        try:
+            return sock.recv(65536)
+        except (TimeoutError, ssl.SSLWantReadError):
+            return None
+        finally:
+            sock.settimeout(30)
+
     def _relay(self, client: socket.socket, upstream: socket.socket, target: str) -> None:
         pending = b""
-        client.setblocking(True)
-        upstream.setblocking(True)
+        client.settimeout(30)
+        upstream.settimeout(30)
         while not self._stop.is_set():
             buffered = [
                 sock
@@ -198,7 +214,9 @@ class RecordingProxy:
             ]
             readable = buffered or select.select([client, upstream], [], [], 0.2)[0]
             for sock in readable:
-                data = sock.recv(65536)
+                data = self._receive(sock)
+                if data is None:
+                    continue
                 if not data:
                     return
                 if sock is upstream:

@@ -133,10 +133,13 @@ def test_sasl_ssl_login_is_on_the_allow_list(kafka_cluster: KafkaCluster, mechan
         RecordingProxy(tls=client_side, upstream_tls=upstream) as proxy,
     ):
         settings = kafka_cluster.secure_settings(
-            "reader", sasl_mechanism=mechanism, proxy_url=proxy.url
+            "reader", sasl_mechanism=mechanism, proxy_url=proxy.url, timeout_s=20.0
         )
-        with ClusterReader(settings) as reader:
-            scenario, _ = snapshot_group(reader, group.group_id)
+        try:
+            with ClusterReader(settings) as reader:
+                scenario, _ = snapshot_group(reader, group.group_id)
+        finally:
+            print("proxy errors:", proxy.errors, "seen:", proxy.seen())
         assert_read_only(proxy)
         names = {name for name, _ in proxy.seen()}
         assert proxy.errors == []

@@ -16,8 +16,9 @@ What runs (all from the jars ``tests/kafka_cluster/pom.xml`` names, resolved by 
   what the read-only reader needs), ``groupsonly`` (DESCRIBE on groups, nothing on topics) and
   ``nobody`` (no ACL at all).
 
-Start (:func:`start_cluster`): write the CA and key store, format the three log directories
-(``kafka.tools.StorageTool``, in parallel), start the three JVMs, wait until the controller sees
+Start (:func:`start_cluster`): write the CA and key store, format the controller's log directory
+(``kafka.tools.StorageTool``, with the SCRAM credentials) and write the brokers'
+``meta.properties``, start the three JVMs, wait until the controller sees
 three unfenced brokers and each SASL_SSL listener accepts a SCRAM login, then create the ACLs.
 A failed start raises :class:`ClusterStartError` with the tail of every node's log. Logs stay under
 the given folder (``node-N/logs/server.log`` and ``node-N/stdout``). :func:`stop_cluster` sends
@@ -26,7 +27,6 @@ SIGTERM and, after 15 s, SIGKILL.
 
 from __future__ import annotations
 
-import concurrent.futures
 import os
 import signal
 import socket
@@ -288,6 +288,16 @@ def _format(node_id: int, node_dir: Path, cluster_id: str, jars: str) -> None:
         )
 
 
+def _write_broker_meta(node_id: int, data_dir: Path, cluster_id: str) -> None:
+    """What ``kafka-storage format`` writes for a broker-only node (its metadata version comes
+    from the controller): ``meta.properties`` v1. Saves a JVM start per broker."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    directory_id = _cluster_id()
+    (data_dir / "meta.properties").write_text(
+        f"node.id={node_id}\ndirectory.id={directory_id}\nversion=1\ncluster.id={cluster_id}\n"
+    )
+
+
 def _log_tails(work_dir: Path) -> str:
     parts = []
     for node_dir in sorted(work_dir.glob("node-*")):
@@ -455,11 +465,10 @@ def start_cluster(work_dir: Path) -> KafkaCluster:
             _properties(node_id, ports, work_dir, keystore, ca_file)
         )
         (node_dir / "log4j2.properties").write_text(LOG4J2)
-    with concurrent.futures.ThreadPoolExecutor(len(RACKS)) as pool:
-        for future in [
-            pool.submit(_format, n, work_dir / f"node-{n}", cluster_id, jars) for n in RACKS
-        ]:
-            future.result()
+    _format(1, work_dir / "node-1", cluster_id, jars)
+    for node_id in RACKS:
+        if node_id != 1:
+            _write_broker_meta(node_id, work_dir / f"node-{node_id}" / "data", cluster_id)
     processes: dict[int, subprocess.Popen[bytes]] = {}
     for node_id in RACKS:
         node_dir = work_dir / f"node-{node_id}"
