@@ -35,7 +35,7 @@ import pytest
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
 
-from assignors import kafka_python as adapters
+from adapters import kafka_python as adapters
 from assignors import registry
 from assignors.model import Member, Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
@@ -480,7 +480,7 @@ def test_broker_offsets_lag_source_reads_start_end_and_commits(kafka_cluster: Ka
     from kafka.structs import OffsetAndMetadata
     from kafka.structs import TopicPartition as KafkaTopicPartition
 
-    from assignors.lag import partition_lags
+    from assignors.simulate.lag import partition_lags
 
     topic = kafka_cluster.create_topic(unique_name("lagged"), 3)
     kafka_cluster.produce(topic, {0: 40, 1: 7, 2: 0})

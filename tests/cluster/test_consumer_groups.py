@@ -22,10 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from assignors import registry
-from assignors.model import Scenario, TopicPartition
-from assignors.scenario_io import dumps_scenario, scenario_to_json
-from assignors.strategy import PartitionStrategy
+from assignors import (
+    PartitionStrategy,
+    Scenario,
+    TopicPartition,
+    dumps_scenario,
+    registry,
+    scenario_to_json,
+)
 from cluster.connection import ConnectionSettings
 from cluster.reader import ClusterReader, ConsumerGroupDescription
 from cluster.snapshot import snapshot_group

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from assignors.scenario_io import dumps_scenario, scenario_to_json
+from assignors import dumps_scenario, scenario_to_json
 from cluster.connection import Secret
 from cluster.errors import ClusterError, NotAuthorizedError
 from cluster.reader import ClusterReader
