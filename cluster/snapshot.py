@@ -139,20 +139,28 @@ def snapshot_group(
         raise ClusterError(
             f"the sampling interval must be 0 to {MAX_SAMPLE_SECONDS:g} s, got {sample_seconds:g}"
         )
-    note = ""
-    try:
-        group = reader.describe_group(group_id)
-    except ConsumerProtocolGroupError:
-        consumer_group = reader.describe_consumer_group(group_id)
-        regex = any(m.subscribed_regex for m in consumer_group.members)
-        group = consumer_group_as_description(consumer_group, reader.topic_names() if regex else [])
-        note = consumer_group_note(consumer_group)
+    group, consumer_group = describe_any_group(reader, group_id)
+    note = "" if consumer_group is None else consumer_group_note(consumer_group)
     committed = reader.committed_offsets(group_id)
     if not group.members and not committed:
         raise GroupNotFoundError(group_id)
     raw = scenario_json(reader, group, committed, sample_seconds, sleep, clock)
     raw["description"] += note
     return parse_scenario(raw, path="")
+
+
+def describe_any_group(
+    reader: ClusterReader, group_id: str
+) -> tuple[GroupDescription, ConsumerGroupDescription | None]:
+    """A classic group as DescribeGroups says, or a KIP-848 group as ConsumerGroupDescribe says
+    (then also its full description); see :func:`consumer_group_as_description`."""
+    try:
+        return reader.describe_group(group_id), None
+    except ConsumerProtocolGroupError:
+        consumer_group = reader.describe_consumer_group(group_id)
+    regex = any(member.subscribed_regex for member in consumer_group.members)
+    names = reader.topic_names() if regex else []
+    return consumer_group_as_description(consumer_group, names), consumer_group
 
 
 #: KIP-848 assignor names (``group.remote.assignor``) -> this project's strategy names.
