@@ -17,6 +17,8 @@ what both Kafka versions guarantee (see :data:`EXACT`: Kafka 4.4.0 changed the u
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from assignors import (
     Scenario,
     TopicPartition,
     dumps_scenario,
+    parse_scenario_text,
     registry,
     scenario_to_json,
 )
@@ -223,6 +226,15 @@ def test_a_regex_subscription_and_the_allow_list(
                 scenario, _ = snapshot_group(reader, group_id)
             assert_read_only(proxy)
             assert "ConsumerGroupDescribe" in {name for name, _ in proxy.seen()}
+        cli = subprocess.run(
+            [sys.executable, "-m", "cluster", "snapshot", "--group", group_id,
+             "--bootstrap-servers", kafka_cluster.bootstrap, "--timeout", "20"],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    from_cli, _ = parse_scenario_text(cli.stdout)
+    assert from_cli.assignor == "uniform"
+    assert {m.member_id for m in from_cli.members} == {m.member_id for m in description.members}
     assert listing.group_type == "consumer" and listing.members == 2
     assert {m.subscribed_regex for m in description.members} == {f"{prefix}-.*"}
     assert {m.member_id: set(m.topics) for m in scenario.members} == {
