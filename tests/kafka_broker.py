@@ -133,6 +133,10 @@ def unique_name(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
+_SHARED_ADMINS: dict[str, Any] = {}
+_SHARED_ADMINS_LOCK = threading.Lock()
+
+
 class BrokerClientHelpers:
     """Admin, topic, produce and group helpers for any broker or cluster with a ``bootstrap``.
 
@@ -185,12 +189,22 @@ class BrokerClientHelpers:
             producer.close(timeout=10)
 
     def describe_group(self, group_id: str) -> dict[str, Any]:
-        """kafka-python's ``describe_groups`` answer for one group."""
-        admin = self.admin()
-        try:
-            return dict(admin.describe_groups([group_id])[group_id])
-        finally:
-            admin.close()
+        """kafka-python's ``describe_groups`` answer for one group.
+
+        Tests poll this several times a second while a group settles, so one admin client per
+        broker is kept (a new client per call costs a bootstrap each time on a loaded machine).
+        """
+        with _SHARED_ADMINS_LOCK:
+            admin = _SHARED_ADMINS.get(self.bootstrap)
+            if admin is None:
+                admin = _SHARED_ADMINS[self.bootstrap] = self.admin("ae-tests-describe")
+            try:
+                return dict(admin.describe_groups([group_id])[group_id])
+            except Exception:
+                _SHARED_ADMINS.pop(self.bootstrap, None)
+                with contextlib.suppress(Exception):
+                    admin.close()
+                raise
 
     def wait_for_stable_group(
         self,

@@ -223,7 +223,7 @@ class Group:
                 candidate, since = state, time.monotonic()
             elif time.monotonic() - since >= quiet_s:
                 return candidate
-            time.sleep(0.1)
+            time.sleep(0.25)
         errors = {cid: [repr(e) for e in c.errors[-3:]] for cid, c in self.consumers.items()}
         raise AssertionError(
             f"{self.strategy_name}: group did not settle within {STEP_TIMEOUT_S:.0f} s; {why};"
