@@ -122,7 +122,9 @@ def topic_id_text(topic: Topic) -> str:
 class GroupSpec:
     """A consumer group as Kafka's broker-side assignors see it.
 
-    ``member_ids``: member-map order. ``subscriptions``: each member's existing subscribed topics
+    ``member_ids``: member-map order. ``subscribed_names``: each member's subscription as listed
+    (missing topics and repeats included, as the coordinator's name set is built from it).
+    ``subscriptions``: each member's existing subscribed topics
     (listed order, no repeats). ``current``: each member's valid current target assignment, topic
     -> partitions (listed order), topics in the order first claimed; a partition claimed by
     several members is left with the last of them in member-map order. ``held``: topic -> the
@@ -132,6 +134,7 @@ class GroupSpec:
 
     member_ids: tuple[str, ...]
     homogeneous: bool
+    subscribed_names: Mapping[str, tuple[str, ...]]
     partition_counts: Mapping[str, int]
     topic_uuids: Mapping[str, tuple[int, int]]
     subscriptions: Mapping[str, tuple[str, ...]]
@@ -166,6 +169,7 @@ class GroupSpec:
         return cls(
             member_ids=member_ids,
             homogeneous=len({frozenset(m.topics) for m in scenario.members}) <= 1,
+            subscribed_names={m.member_id: tuple(m.topics) for m in scenario.members},
             partition_counts=counts,
             topic_uuids=uuids,
             subscriptions=subscriptions,
@@ -231,11 +235,12 @@ def assign_homogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
     members = group.member_ids
     counts = group.partition_counts
     uuid_hash_of = {name: uuid_hash(*ids) for name, ids in group.topic_uuids.items()}
-    first_subscription = group.subscriptions[members[0]]
-    source_order = hash_order(first_subscription, uuid_hash_of.__getitem__)
-    topics = hash_order(
-        source_order, uuid_hash_of.__getitem__, hash_set_copy_capacity(len(source_order))
-    )
+    # The coordinator's subscribed ids are a view (``TopicIds``) over the member's HashSet of
+    # topic names that skips missing topics but counts them in its size; the builder copies it.
+    names = group.subscribed_names[members[0]]
+    name_order = hash_order(names, string_hash, hash_set_copy_capacity(len(names)))
+    existing = [name for name in name_order if name in uuid_hash_of]
+    topics = hash_order(existing, uuid_hash_of.__getitem__, hash_set_copy_capacity(len(name_order)))
     if not topics:
         return {}
     subscribed = set(topics)
@@ -253,11 +258,12 @@ def assign_homogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
     floor, extra = divmod(total, len(members))
     result: dict[str, list[TopicPartition]] = {}
     unfilled: list[tuple[str, int]] = []
-    for member_id in members:
+    member_count = len(members)
+    for index, member_id in enumerate(members):
         quota = floor
-        if extra > 0:
+        has_extra = extra > 0
+        if has_extra:
             quota += 1
-            extra -= 1
         claims = group.current[member_id]
         kept: list[TopicPartition] = []
         for topic in hash_order(claims, uuid_hash_of.__getitem__) if claims else ():
@@ -273,8 +279,15 @@ def assign_homogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
             unassigned.extend(ordered[quota:])
             quota = 0
         result[member_id] = kept
+        # Kafka 4: a member whose kept partitions leave its extra slot unused gives the slot up
+        # while enough members remain after it to take every remaining extra partition.
+        if quota > 0 and has_extra and member_count - index > extra:
+            quota -= 1
+            has_extra = False
         if quota > 0:
             unfilled.append((member_id, quota))
+        if has_extra:
+            extra -= 1
 
     position = 0
     for member_id, quota in unfilled:
