@@ -1,9 +1,10 @@
 """``uniform``: Kafka 4's broker-side uniform assignor (KIP-848, ``group.remote.assignor=uniform``).
 
 With the consumer rebalance protocol the group coordinator, not a consumer, computes each member's
-*target assignment*. This module reproduces Kafka's ``UniformAssignor`` (trunk of October 2024) to
-the partition: for every member, the same set of partitions. ``owned_partitions`` is the member's
-current target assignment (the source of stickiness); ``generation`` plays no part.
+*target assignment*. This module reproduces Kafka's ``UniformAssignor`` (Kafka 4.4.0, checked
+against Kafka's own classes by the differential tests in ``tests/differential/``) to the partition:
+for every member, the same set of partitions. ``owned_partitions`` is the member's current target
+assignment (the source of stickiness); ``generation`` plays no part.
 
 The group as the assignor sees it (:class:`GroupSpec`):
 
@@ -21,12 +22,17 @@ The group as the assignor sees it (:class:`GroupSpec`):
 * The group is *homogeneous* when every member subscribes to the same topic names (names missing
   from the cluster included, as the coordinator counts them), else *heterogeneous*.
 
-Homogeneous groups (Kafka's ``OptimizedUniformAssignmentBuilder``):
+Homogeneous groups (Kafka's ``UniformHomogeneousAssignmentBuilder``):
 
-1. The topics are the first member's existing subscribed topics, in the order of a copy of its
-   ``HashSet`` of topic ids. ``P`` = their partition count, ``M`` = the member count,
-   ``floor = P // M``; the first ``P % M`` members in member-map order may hold ``floor + 1``,
-   the rest ``floor`` (their quota).
+1. The topics are the first member's existing subscribed topics, in the order of a ``HashSet``
+   of topic ids copied from the coordinator's view of its subscription (``TopicIds``: the
+   ``HashSet`` of its topic names, in that set's order, missing topics skipped but counted in the
+   size the copy is made with). ``P`` = their partition count, ``M`` = the member count,
+   ``floor = P // M``; ``P % M`` members may hold ``floor + 1``, the rest ``floor`` (their quota).
+   Members are visited in member-map order; while extra slots remain, the visited member gets
+   one, and keeps it after step 3 only if its kept partitions use it or too few members remain
+   after it to take the remaining extra slots (Kafka 4; Kafka 3.9 gave the extra slots to the
+   first ``P % M`` members outright).
 2. Unassigned partitions, in order: every partition of those topics that no member currently holds
    (topic by topic in the set's order, partition numbers ascending).
 3. For each member in member-map order, walk its current assignment topic by topic (the order of a

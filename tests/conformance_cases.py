@@ -1,8 +1,9 @@
 """Loading the conformance cases and comparing an answer with Kafka's.
 
 The cases live in ``tests/conformance/`` (override with the ``AE_CONFORMANCE_DIR`` environment
-variable); ``tests/conformance/versions.json`` says which Kafka version produced each file. :func:`run_case` runs one case through the same
-path the batch CLI takes: the scenario loader, the registry, the strategy.
+variable); ``tests/conformance/versions.json`` says which Kafka version produced each file.
+:func:`run_case` runs one case through the same path the batch CLI takes: the scenario loader,
+the registry, the strategy.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -38,8 +39,10 @@ import java.util.UUID;
  *       skips names missing from the cluster and counts them in its size, as Kafka's TopicIds.</li>
  *   <li>Topic ids: the given base64 id, else the name-based UUID (version 5) of the topic name in
  *       the project's namespace, as {@code assignors.uniform.topic_uuid}.</li>
- *   <li>A member's current assignment: its claims on existing partitions ({@code HashMap} of topic
- *       id to {@code HashSet} of partitions, filled in claim order); a partition claimed by several
+ *   <li>A member's current assignment: its claims on existing partitions, built as
+ *       {@code Assignment.fromRecord} builds it from the member's target-assignment record
+ *       (topics in the order of the member's first claim on them, each a {@code HashSet} copied
+ *       from its list of kept claims); a partition claimed by several
  *       members stays with the last of them in member-map order (the coordinator never records two
  *       owners).</li>
  *   <li>Subscription type: homogeneous when every subscribed name is subscribed by every member,
@@ -84,13 +87,24 @@ final class ServerAssignor implements Assignor {
         for (Scenario.Member member : scenario.members()) {
             Set<String> names = new HashSet<>(member.topics());
             names.forEach(name -> subscribers.merge(name, 1, Integer::sum));
-            Map<Uuid, Set<Integer>> current = new HashMap<>();
+            // As Assignment.fromRecord builds it: topics in first-claim order (putIfAbsent), each
+            // topic's partitions copied into a HashSet from the claimed list.
+            Map<Uuid, List<Integer>> claimed = new LinkedHashMap<>();
             for (Scenario.Claim claim : member.owned()) {
                 Uuid id = ids.get(claim.topic());
-                if (scenario.exists(claim) && member.memberId().equals(owners.get(id).get(claim.partition()))) {
-                    current.computeIfAbsent(id, k -> new HashSet<>()).add(claim.partition());
+                if (scenario.exists(claim)) {
+                    List<Integer> partitions = claimed.computeIfAbsent(id, k -> new ArrayList<>());
+                    if (member.memberId().equals(owners.get(id).get(claim.partition()))) {
+                        partitions.add(claim.partition());
+                    }
                 }
             }
+            Map<Uuid, Set<Integer>> current = new HashMap<>();
+            claimed.forEach((id, partitions) -> {
+                if (!partitions.isEmpty()) {
+                    current.putIfAbsent(id, new HashSet<>(partitions));
+                }
+            });
             specs.put(member.memberId(), new MemberSubscriptionAndAssignmentImpl(
                 member.rack(), member.instanceId(), new TopicIds(names, ids), new Assignment(current)));
         }
