@@ -1,10 +1,111 @@
 """Kafka's partition assignment strategies (and Kafka Streams' task assignment) as pure Python.
 
-Standard library only. Entry points: :func:`assignors.registry.get` for a strategy by name,
-:func:`assignors.scenario_io.parse_scenario` to load a scenario, and ``python -m assignors``
-for the command line.
+Standard library only: importing this package, or any module in it, imports nothing outside
+Python's standard library (a test blocks every third-party import and imports the whole core).
+
+Layout (each sub-package's docstring says what it holds and what it may import):
+
+* top level: :mod:`.model` (the frozen data), :mod:`.strategy` (what a strategy is),
+  :mod:`.registry` (strategies by name), :mod:`.errors`, :mod:`.java_order` (Java's hash and
+  heap orders where Kafka's answers depend on them), :mod:`.gc_pause`;
+* :mod:`.client`: Kafka's client-side assignors; :mod:`.broker`: the broker-side (KIP-848) ones;
+  :mod:`.streams`: Kafka Streams task assignment; :mod:`.seeds`: the design documents' strategies;
+* :mod:`.simulate`: changes, lag, metrics, rebalance, drain;
+* :mod:`.io`: the scenario format and walkthrough files; :mod:`.cli`: ``python -m assignors``.
+
+Shells (the dashboard, the pipeline, the cluster reader, the adapters) import the names listed in
+``__all__`` below and nothing deeper.
 """
 
-from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
+from assignors import registry
+from assignors.errors import (
+    AssignmentExplorerError,
+    ScenarioError,
+    StrategyNotApplicableError,
+    UnknownStrategyError,
+)
+from assignors.io.scenario import (
+    MAX_FILE_BYTES,
+    MAX_MEMBERS,
+    MAX_NAME_LENGTH,
+    MAX_PARTITIONS_PER_TOPIC,
+    MAX_TOTAL_PARTITIONS,
+    dumps_scenario,
+    load_scenario_file,
+    member_to_json,
+    parse_scenario,
+    parse_scenario_text,
+    read_json_file,
+    scenario_to_json,
+)
+from assignors.io.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
+from assignors.model import (
+    LOWEST_PRIORITY,
+    Assignment,
+    AutoOffsetReset,
+    Member,
+    Scenario,
+    Topic,
+    TopicPartition,
+)
+from assignors.seeds.stream_join_sticky import next_epoch
+from assignors.simulate.lag import partition_lag, partition_lags
+from assignors.simulate.metrics import AssignmentMetrics
+from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
+from assignors.streams.convergence import Convergence, simulate_convergence
+from assignors.streams.model import (
+    MIN_PROBING_REBALANCE_INTERVAL_MS,
+    ClientAssignment,
+    StreamsAssignment,
+    StreamsScenario,
+    parse_streams_scenario,
+    streams_assignment_to_json,
+    streams_scenario_to_json,
+)
 
-__all__ = ["Assignment", "Member", "Scenario", "Topic", "TopicPartition"]
+__all__ = [
+    "LOWEST_PRIORITY",
+    "MAX_FILE_BYTES",
+    "MAX_MEMBERS",
+    "MAX_NAME_LENGTH",
+    "MAX_PARTITIONS_PER_TOPIC",
+    "MAX_TOTAL_PARTITIONS",
+    "MIN_PROBING_REBALANCE_INTERVAL_MS",
+    "Assignment",
+    "AssignmentExplorerError",
+    "AssignmentMetrics",
+    "AutoOffsetReset",
+    "ClientAssignment",
+    "Convergence",
+    "Member",
+    "PartitionStrategy",
+    "RebalanceProtocol",
+    "Scenario",
+    "ScenarioError",
+    "Strategy",
+    "StrategyNotApplicableError",
+    "StreamsAssignment",
+    "StreamsScenario",
+    "TaskStrategy",
+    "Topic",
+    "TopicPartition",
+    "UnknownStrategyError",
+    "WalkthroughStep",
+    "apply_step",
+    "dumps_scenario",
+    "load_scenario_file",
+    "member_to_json",
+    "next_epoch",
+    "parse_scenario",
+    "parse_scenario_text",
+    "parse_streams_scenario",
+    "parse_walkthrough",
+    "partition_lag",
+    "partition_lags",
+    "read_json_file",
+    "registry",
+    "scenario_to_json",
+    "simulate_convergence",
+    "streams_assignment_to_json",
+    "streams_scenario_to_json",
+]

@@ -1,9 +1,11 @@
 """``python -m assignors``: the command line.
 
-* ``batch``: JSON lines in, JSON lines out (see :mod:`assignors.batch`).
+* ``batch``: JSON lines in, JSON lines out (see :mod:`assignors.cli.batch`).
 * ``assign FILE --strategy NAME``: one assignment of a scenario file, as a table (``--json``).
 * ``list``: the registered strategies with what they do.
-* ``compare``: a change's cost under one or more strategies (see :mod:`assignors.compare`).
+* ``from-describe FILE``: ``kafka-consumer-groups.sh --describe`` output -> a scenario (see
+  :mod:`assignors.cli.from_describe`).
+* ``compare``: a change's cost under one or more strategies (see :mod:`assignors.cli.compare`).
 
 Exit codes: 0 when the command ran, 2 for bad input (one line on stderr, never a traceback).
 """
@@ -16,10 +18,12 @@ import sys
 import textwrap
 
 from assignors import registry
-from assignors.batch import run_batch
+from assignors.cli.batch import run_batch
+from assignors.cli.formatting import assignment_table
+from assignors.cli.from_describe import add_arguments as add_from_describe_arguments
+from assignors.cli.from_describe import run as run_from_describe
 from assignors.errors import AssignmentExplorerError
-from assignors.formatting import assignment_table
-from assignors.scenario_io import load_scenario_file
+from assignors.io.scenario import load_scenario_file
 from assignors.strategy import PartitionStrategy
 
 
@@ -37,13 +41,18 @@ def _parser() -> argparse.ArgumentParser:
         description="Kafka partition assignment strategies: run, compare and explain them.",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_ArgumentParser)
-    commands.add_parser("batch", help="answer JSON lines on stdin (see assignors/batch.py)")
+    commands.add_parser("batch", help="answer JSON lines on stdin (see assignors/cli/batch.py)")
     assign = commands.add_parser("assign", help="assign one scenario file and print a table")
     assign.add_argument("file", help="scenario JSON file")
     assign.add_argument("--strategy", required=True, help="strategy name (see `list`)")
     assign.add_argument("--json", action="store_true", help="print the batch answer shape")
     commands.add_parser("list", help="list the registered strategies")
     commands.add_parser("compare", help="compare strategies for a change", add_help=False)
+    add_from_describe_arguments(
+        commands.add_parser(
+            "from-describe", help="kafka-consumer-groups.sh --describe output -> a scenario"
+        )
+    )
     return parser
 
 
@@ -59,7 +68,7 @@ def _assign(file: str, strategy_name: str, as_json: bool) -> int:
         for warning in assignment.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         return 0
-    from assignors.scenario_io import read_json_file
+    from assignors.io.scenario import read_json_file
 
     answer = strategy.to_json(strategy.compute(strategy.parse(read_json_file(file))))
     print(json.dumps(answer, indent=None if as_json else 2))
@@ -77,7 +86,7 @@ def _list() -> int:
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["compare"]:
-        from assignors.compare import main as compare_main
+        from assignors.cli.compare import main as compare_main
 
         return compare_main(arguments[1:])
     options = _parser().parse_args(arguments)
@@ -85,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         if options.command == "batch":
             run_batch(sys.stdin.buffer, sys.stdout)
             return 0
+        if options.command == "from-describe":
+            return run_from_describe(options)
         if options.command == "assign":
             return _assign(options.file, options.strategy, options.json)
         return _list()

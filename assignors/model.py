@@ -11,7 +11,7 @@ Invariants the types keep:
 * ``TopicPartition`` orders by topic name (code-point order), then partition number, which is
   the order every assignment lists partitions in.
 * ``Topic`` per-partition tuples (``replica_racks``, ``lags``, offsets, ``produce_rates``) are
-  either ``None`` or exactly ``partitions`` long; the loader (:mod:`assignors.scenario_io`)
+  either ``None`` or exactly ``partitions`` long; the loader (:mod:`assignors.io.scenario`)
   checks this, the dataclasses trust it.
 * ``Assignment.partitions`` lists every member of the scenario, each with a sorted tuple of
   partitions (possibly empty).

@@ -1,6 +1,7 @@
 """The one registry: strategy name -> implementation and description.
 
-Adding a strategy is one new module under ``assignors/`` that defines ``STRATEGY`` (a
+Adding a strategy is one new module in the sub-package it belongs to (``client/``, ``broker/``,
+``streams/``, ``seeds/``) that defines ``STRATEGY`` (a
 :class:`~assignors.strategy.PartitionStrategy` or :class:`~assignors.strategy.TaskStrategy`)
 and one line in ``_MODULES``. The order of ``_MODULES`` is the order the CLI and the dashboard
 list strategies in.
@@ -14,16 +15,16 @@ from assignors.errors import UnknownStrategyError
 from assignors.strategy import PartitionStrategy, Strategy, TaskStrategy
 
 _MODULES: tuple[str, ...] = (
-    "client_range",
-    "roundrobin",
-    "sticky",
-    "cooperative_sticky",
-    "uniform",
-    "server_range",
-    "lag_aware",
-    "failover",
-    "stream_join_sticky",
-    "streams_ha",
+    "client.range",
+    "client.roundrobin",
+    "client.sticky",
+    "client.cooperative_sticky",
+    "broker.uniform",
+    "broker.range",
+    "seeds.lag_aware",
+    "seeds.failover",
+    "seeds.stream_join_sticky",
+    "streams.high_availability",
 )
 
 _REGISTRY: dict[str, Strategy] = {}

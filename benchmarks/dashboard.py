@@ -82,8 +82,9 @@ def best_ms(call: Callable[[], object], repeat: int) -> float:
 
 def core_figures(raw: dict[str, object], repeat: int) -> None:
     """Time the core calls behind one "add member" rerun, per strategy."""
-    from assignors import changes, drain, metrics, rebalance, registry
-    from assignors.scenario_io import parse_scenario
+    from assignors import registry
+    from assignors.io.scenario import parse_scenario
+    from assignors.simulate import changes, drain, metrics, rebalance
 
     scenario, _ = parse_scenario(raw)
     current = changes.current_assignment(scenario)

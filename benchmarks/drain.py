@@ -1,6 +1,6 @@
 """Time the lag-drain projection: 10,000 partitions x 200 members, 1 hour at 10 s steps.
 
-Prints the time of :func:`assignors.drain.project_drain` alone (median of a few runs) for a
+Prints the time of :func:`assignors.simulate.drain.project_drain` alone (median of a few runs) for a
 steady group and for a group coming out of an eager rebalance in which a member joined (every
 partition paused, the new 200th member taking a share of them).
 Run: ``.venv/bin/python -m benchmarks.drain``. Not part of the pass/fail suite.
@@ -14,9 +14,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from assignors.drain import DrainProjection, project_drain
 from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
-from assignors.rebalance import Timings, plan_rebalance
+from assignors.simulate.drain import DrainProjection, project_drain
+from assignors.simulate.rebalance import Timings, plan_rebalance
 
 PARTITIONS = 10_000
 MEMBERS = 200

@@ -46,8 +46,8 @@ sys.path.insert(0, str(REPO))
 
 from assignors import kafka_python as adapters  # noqa: E402
 from assignors import registry  # noqa: E402
+from assignors.io.scenario import parse_scenario  # noqa: E402
 from assignors.model import Member, Scenario, TopicPartition  # noqa: E402
-from assignors.scenario_io import parse_scenario  # noqa: E402
 from assignors.strategy import PartitionStrategy  # noqa: E402
 
 CONFORMANCE_DIR = Path(os.environ.get("AE_CONFORMANCE_DIR", REPO / "tests" / "conformance"))

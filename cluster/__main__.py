@@ -20,7 +20,7 @@ import os
 import sys
 from typing import cast
 
-from assignors.errors import AssignmentExplorerError
+from assignors import AssignmentExplorerError
 from cluster.connection import (
     DEFAULT_TIMEOUT_S,
     SASL_MECHANISMS,
@@ -167,7 +167,7 @@ def _groups(settings: ConnectionSettings, as_json: bool) -> None:
 def _snapshot(
     settings: ConnectionSettings, group_id: str, sample_seconds: float, output: str | None
 ) -> None:
-    from assignors.scenario_io import dumps_scenario, scenario_to_json
+    from assignors import dumps_scenario, scenario_to_json
 
     with ClusterReader(settings) as reader:
         scenario, warnings = snapshot_group(reader, group_id, sample_seconds=sample_seconds)

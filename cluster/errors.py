@@ -6,7 +6,7 @@ None of them ever carries a password: messages are built from the settings' safe
 
 from __future__ import annotations
 
-from assignors.errors import AssignmentExplorerError
+from assignors import AssignmentExplorerError
 
 
 class ClusterError(AssignmentExplorerError):

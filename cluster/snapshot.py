@@ -15,7 +15,7 @@ Steps of :func:`snapshot_group`:
 6. Members: id, client id, host, instance id, rack (subscription v3), subscription, and as
    ``owned_partitions`` the current assignment; ``generation`` from the subscription (v2+) or
    from the sticky assignor's user data; ``priority`` from the failover assignor's user data.
-7. The JSON object is validated by :func:`assignors.scenario_io.parse_scenario`, so a snapshot
+7. The JSON object is validated by :func:`assignors.io.scenario.parse_scenario`, so a snapshot
    and a file obey the same rules; its warnings come back with the scenario.
 
 Invariant: nothing here sends a request; :class:`~cluster.reader.ClusterReader` does, and it
@@ -30,8 +30,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from assignors.model import Scenario
-from assignors.scenario_io import parse_scenario
+from assignors import Scenario, parse_scenario
 from cluster.errors import ClusterError, GroupNotFoundError
 from cluster.reader import ClusterReader, GroupDescription, MemberDescription, TopicPartitionKey
 

@@ -27,7 +27,7 @@ from operator import itemgetter
 import numpy as np
 import plotly.graph_objects as go
 
-from assignors.model import TopicPartition
+from assignors import TopicPartition
 
 #: Paul Tol's "muted" qualitative palette (colour-blind safe), then Okabe-Ito without black.
 MEMBER_PALETTE: tuple[str, ...] = (

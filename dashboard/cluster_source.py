@@ -19,7 +19,7 @@ import time
 
 import streamlit as st
 
-from assignors.errors import AssignmentExplorerError
+from assignors import AssignmentExplorerError
 from cluster.connection import SASL_MECHANISMS, SECURITY_PROTOCOLS, ConnectionSettings, Secret
 from cluster.reader import ClusterReader, GroupListing
 from cluster.snapshot import snapshot_group

@@ -6,8 +6,9 @@ Streamlit does not hash: hashing a 10,000-partition scenario on every rerun woul
 the cache saves. The results are frozen dataclasses from ``assignors`` (some hold read-only
 mappings that do not pickle), so they are cached as shared resources, never mutated.
 
-Nothing here decides anything: it only calls :mod:`assignors.changes`, :mod:`assignors.rebalance`,
-:mod:`assignors.metrics` and :mod:`assignors.drain` and packs their answers for the views.
+Nothing here decides anything: it only calls :mod:`assignors.simulate.changes`,
+:mod:`assignors.simulate.rebalance`, :mod:`assignors.simulate.metrics` and
+:mod:`assignors.simulate.drain` and packs their answers for the views.
 """
 
 from __future__ import annotations
@@ -19,10 +20,8 @@ from typing import Any
 
 import streamlit as st
 
-from assignors import drain, metrics, rebalance, registry
-from assignors.errors import AssignmentExplorerError
-from assignors.model import Assignment, Scenario
-from assignors.strategy import PartitionStrategy
+from assignors import Assignment, AssignmentExplorerError, PartitionStrategy, Scenario, registry
+from assignors.simulate import drain, metrics, rebalance
 from dashboard import whatif
 
 #: How many distinct (scenario, strategy) results each cache keeps.

@@ -21,8 +21,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from assignors.errors import AssignmentExplorerError
-from assignors.model import Scenario
+from assignors import AssignmentExplorerError, Scenario
 from dashboard import pipeline_charts, state
 
 #: Query parameters of a fleet link: the snapshot directory, the cluster, the group, the time.

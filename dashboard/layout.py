@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from assignors.errors import AssignmentExplorerError
-from assignors.model import Scenario
+from assignors import AssignmentExplorerError, Scenario
 from dashboard import charts, compute, state, whatif
 
 

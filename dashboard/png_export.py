@@ -24,7 +24,7 @@ import shutil
 
 import plotly.graph_objects as go
 
-from assignors.errors import AssignmentExplorerError
+from assignors import AssignmentExplorerError
 
 #: Where Debian's ``chromium`` package installs its launcher.
 DEBIAN_CHROMIUM = "/usr/bin/chromium"

@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from assignors.metrics import AssignmentMetrics
+from assignors import AssignmentMetrics
 from dashboard import charts, compute, whatif
 
 #: Horizons offered for the drain projection, in seconds.

@@ -14,8 +14,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from assignors.lag import partition_lags
-from assignors.model import Scenario
+from assignors import Scenario, partition_lags
 from dashboard import state, whatif
 
 #: Above this many partitions in one topic the lag table shows the first ones only.

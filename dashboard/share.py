@@ -25,8 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from assignors.model import Scenario, TopicPartition
-from assignors.scenario_io import scenario_to_json
+from assignors import Scenario, TopicPartition, scenario_to_json
 
 #: The longest edits parameter a link restores (compressed form); longer ones are refused.
 MAX_EDITS_PARAM = 16_384

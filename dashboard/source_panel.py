@@ -17,11 +17,15 @@ from typing import Any
 import streamlit as st
 
 import sample_data
-from assignors import changes, registry
-from assignors.errors import AssignmentExplorerError
-from assignors.model import Scenario
-from assignors.scenario_io import MAX_FILE_BYTES, parse_scenario_text
-from assignors.streams_model import StreamsScenario
+from assignors import (
+    MAX_FILE_BYTES,
+    AssignmentExplorerError,
+    Scenario,
+    StreamsScenario,
+    parse_scenario_text,
+    registry,
+)
+from assignors.simulate import changes
 from dashboard import cluster_source, state
 
 _UPLOAD_SEEN = "ae.upload_seen"

@@ -24,9 +24,7 @@ from typing import Any, Literal
 
 import streamlit as st
 
-from assignors.model import Scenario
-from assignors.streams_model import StreamsScenario
-from assignors.walkthrough import WalkthroughStep
+from assignors import Scenario, StreamsScenario, WalkthroughStep
 
 SourceKind = Literal["sample", "upload", "cluster"]
 Edit = dict[str, Any]

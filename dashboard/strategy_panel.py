@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from assignors.model import Scenario
+from assignors import Scenario
 from dashboard import compute, state
 
 #: Tried in order when nothing is picked yet: the group's own assignor, then one that moves little.

@@ -1,7 +1,7 @@
 """Kafka Streams: tasks per client and the probing rebalances that follow, as warm-ups catch up.
 
 Shown instead of the consumer-group views when the source is a Kafka Streams application (a
-Streams sample or upload). The core does the work: :mod:`assignors.streams_convergence` runs the
+Streams sample or upload). The core does the work: :mod:`assignors.streams.convergence` runs the
 registry's ``streams-ha`` assignor rebalance after rebalance; this module lays it out:
 
 1. Inputs: how fast a warm-up or standby restores (records/s per task), the probing rebalance
@@ -19,12 +19,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from assignors.errors import AssignmentExplorerError
-from assignors.streams_convergence import Convergence, simulate_convergence
-from assignors.streams_model import (
+from assignors import (
     MIN_PROBING_REBALANCE_INTERVAL_MS,
+    AssignmentExplorerError,
     ClientAssignment,
+    Convergence,
     StreamsScenario,
+    simulate_convergence,
 )
 from dashboard import charts, compute
 

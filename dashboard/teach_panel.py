@@ -20,9 +20,8 @@ from typing import Any
 
 import streamlit as st
 
-from assignors import changes
-from assignors.errors import AssignmentExplorerError
-from assignors.walkthrough import WalkthroughStep
+from assignors import AssignmentExplorerError, WalkthroughStep
+from assignors.simulate import changes
 from dashboard import source_panel, state
 
 _STEP = "ae.walkthrough_step"

@@ -5,10 +5,12 @@ An edit is ``{"op": ..., ...}``. Two kinds, applied in this order:
 1. *Shaping* edits describe the world the group lives in, so they apply to the "before" and the
    "after" alike: ``include_topics``, ``include_members`` (a filter on the source), and the
    facts about partitions ``set_lags``, ``skew_lag`` and ``set_produce_rates``, which become
-   the core's :class:`~assignors.changes.SetLags`, :class:`~assignors.changes.SkewLag` and
-   :class:`~assignors.changes.SetProduceRates` applied with :func:`assignors.changes.apply_one`.
+   the core's :class:`~assignors.simulate.changes.SetLags`,
+   :class:`~assignors.simulate.changes.SkewLag` and
+   :class:`~assignors.simulate.changes.SetProduceRates` applied with
+   :func:`assignors.simulate.changes.apply_one`.
 2. *Membership* edits are the change whose cost the user wants to see; they become
-   :mod:`assignors.changes` change objects and apply to the "after" only: ``add_member``
+   :mod:`assignors.simulate.changes` change objects and apply to the "after" only: ``add_member``
    (with its rack, consume rate and failover priority), ``remove_member`` (optionally a static
    member's restart), ``subscribe``, ``set_partitions``.
 
@@ -29,15 +31,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assignors import changes
-from assignors.errors import AssignmentExplorerError
-from assignors.model import Assignment, Scenario
+from assignors import Assignment, AssignmentExplorerError, Scenario
+from assignors.simulate import changes
 
 Edit = Mapping[str, Any]
 
 SHAPING_OPS = ("include_topics", "include_members", "set_lags", "skew_lag", "set_produce_rates")
 CHANGE_OPS = ("add_member", "remove_member", "subscribe", "set_partitions")
-#: "Skew the lag" (:class:`assignors.changes.SkewLag`): the hot partitions' factor and floor.
+#: "Skew the lag" (:class:`assignors.simulate.changes.SkewLag`): the hot partitions' factor and
+#: floor.
 SKEW_FACTOR = changes.SKEW_FACTOR
 SKEW_FLOOR = changes.SKEW_FLOOR
 
@@ -55,7 +57,8 @@ class WhatIf:
     changes: tuple[changes.Change, ...]
     restarted: tuple[str, ...]
     current: Assignment
-    """What the shaped "before" consumes now (:func:`assignors.changes.current_assignment`)."""
+    """What the shaped "before" consumes now
+    (:func:`assignors.simulate.changes.current_assignment`)."""
 
     @property
     def changed(self) -> bool:

@@ -27,7 +27,7 @@ from kafka.admin import NewTopic
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assignors import kafka_python as adapters
+from adapters import kafka_python as adapters
 
 PRIORITIES = {"c0": 10, "c1": 5, "c2": 1, "c3": 7}
 SKEW = {0: 500, 1: 10, 2: 300, 3: 0, 4: 20, 5: 900}

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from assignors.errors import AssignmentExplorerError
+from assignors import AssignmentExplorerError
 
 EXIT_FAILURE = 2
 

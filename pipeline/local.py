@@ -1,8 +1,8 @@
 """One group from the snapshot tables, without Spark: for the dashboard's "open in explorer".
 
 :func:`group_scenario` reads only the group's rows (a Parquet filter), takes its latest sample
-``<= at`` and the one before, derives ``lag`` (:func:`assignors.lag.partition_lag`, per row)
-and the produce and consume rates as the Spark jobs do, and rebuilds the Scenario with
+``<= at`` and the one before, derives ``lag`` (:func:`assignors.simulate.lag.partition_lag`, per
+row) and the produce and consume rates as the Spark jobs do, and rebuilds the Scenario with
 :func:`pipeline.scenarios.scenario_from_frames`: the scenario the fleet what-if used.
 """
 
@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from assignors.lag import partition_lag
-from assignors.model import Scenario
+from assignors import Scenario, partition_lag
 from pipeline.scenarios import GroupDataError, scenario_from_frames
 
 

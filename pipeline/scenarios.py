@@ -2,9 +2,10 @@
 
 These functions run inside the Spark executors (``applyInPandas``) and in the single-process
 pandas baseline alike, so both give the same numbers. They translate rows into the core's
-types through the one loader (:func:`assignors.scenario_io.parse_scenario`) and call the core
-(:mod:`assignors.compare`, :mod:`assignors.changes`, :mod:`assignors.rebalance`,
-:mod:`assignors.drain`, :mod:`assignors.metrics`); no assignment logic lives here.
+types through the one loader (:func:`assignors.io.scenario.parse_scenario`) and call the core
+(:mod:`assignors.cli.compare`, :mod:`assignors.simulate.changes`,
+:mod:`assignors.simulate.rebalance`, :mod:`assignors.simulate.drain`,
+:mod:`assignors.simulate.metrics`); no assignment logic lives here.
 
 Rebuilding a group at one time ``t`` (:func:`scenario_from_frames`):
 
@@ -38,11 +39,16 @@ from typing import Any
 
 import pandas as pd
 
-from assignors import changes, compare, drain, metrics, rebalance, registry
-from assignors.errors import AssignmentExplorerError
-from assignors.model import Assignment, Scenario
-from assignors.scenario_io import parse_scenario
-from assignors.strategy import PartitionStrategy
+from assignors import (
+    Assignment,
+    AssignmentExplorerError,
+    PartitionStrategy,
+    Scenario,
+    parse_scenario,
+    registry,
+)
+from assignors.cli import compare
+from assignors.simulate import changes, drain, metrics, rebalance
 
 #: Strategy assumed when the members table names no assignor (Kafka's default).
 DEFAULT_ASSIGNOR = changes.DEFAULT_ASSIGNOR
@@ -552,8 +558,8 @@ def replay_rows(
     with ``lag``). Membership epochs start wherever the set of (member, subscription) changes;
     at each epoch every strategy re-assigns with the members keeping what that strategy gave
     them before (the first epoch starts from the observed ownership), through
-    :func:`assignors.rebalance.simulate`. Each partition carries its *observed* lag: the replay
-    redistributes the backlog that was there; it does not model how a different owner would
+    :func:`assignors.simulate.rebalance.simulate`. Each partition carries its *observed* lag: the
+    replay redistributes the backlog that was there; it does not model how a different owner would
     have read it. The ``(observed)`` strategy is the ownership recorded in the snapshots.
     """
     frame = offsets if not offsets.empty else members

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assignors.errors import AssignmentExplorerError
+from assignors import AssignmentExplorerError
 
 #: The offsets table: column -> Spark SQL type.
 OFFSET_COLUMNS: dict[str, str] = {

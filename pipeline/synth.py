@@ -15,9 +15,9 @@ The model, per group ``g`` (its own random stream, seeded by ``(seed, g)``):
 3. Each member reads at most ``capacity`` records/s, sized for the group's peak load at a
    utilisation between 0.45 and 1.15 (so some groups fall behind at peak); a member's reads are
    shared among its partitions in proportion to their backlog (the drain model of
-   :mod:`assignors.drain`). Offsets are whole records (floored).
+   :mod:`assignors.simulate.drain`). Offsets are whole records (floored).
 4. Incidents: 30% of groups lose a member and gain a new one a few minutes later (churn; the
-   group re-assigns with its own strategy through :func:`assignors.rebalance.simulate`, the
+   group re-assigns with its own strategy through :func:`assignors.simulate.rebalance.simulate`, the
    rebalance itself taking no time); 5% have a member stuck for an hour (owns its partitions,
    reads nothing: STALL); 2% lose every member for an hour (STOP); 1% rewind one partition's
    committed offset (REWIND).
@@ -37,9 +37,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from assignors import registry
-from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
-from assignors.strategy import PartitionStrategy
+from assignors import (
+    Assignment,
+    Member,
+    PartitionStrategy,
+    Scenario,
+    Topic,
+    TopicPartition,
+    registry,
+)
 from pipeline.scenarios import _target
 
 ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky")

@@ -8,12 +8,12 @@ Steps (:func:`read_table`, :func:`prepare_offsets`, :func:`prepare_members`):
 2. ``t``: the sample time in whole epoch seconds (what the per-group functions use).
 3. ``problem``: the first rule of :data:`pipeline.schema.PROBLEM_RULES` the row breaks (null when
    none); nothing is dropped.
-4. ``lag``: the lag rules of :mod:`assignors.lag` as a Spark column expression, so ten million
-   rows need no Python: with a commit, ``max(log_end - committed, 0)``; without one,
+4. ``lag``: the lag rules of :mod:`assignors.simulate.lag` as a Spark column expression, so ten
+   million rows need no Python: with a commit, ``max(log_end - committed, 0)``; without one,
    ``auto.offset.reset`` decides (``latest``: 0; otherwise ``log_end - log_start``, 0 when the
    log start is unknown). Rows flagged by any rule but the truncated-log one get a null lag.
-   ``tests/pipeline`` checks this expression against :func:`assignors.lag.partition_lag` case by
-   case, so there is still one definition of lag.
+   ``tests/pipeline`` checks this expression against :func:`assignors.simulate.lag.partition_lag`
+   case by case, so there is still one definition of lag.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def conform(frame: Any, table: str, path: Any = None) -> Any:
 
 
 def lag_expression(auto_offset_reset: str = "latest") -> Any:
-    """Step 4: the lag column (rules of :mod:`assignors.lag`) for prepared offsets rows."""
+    """Step 4: the lag column (rules of :mod:`assignors.simulate.lag`) for prepared offsets rows."""
     from pyspark.sql import functions as F
 
     end, committed, start = F.col("log_end"), F.col("committed"), F.col("log_start")

@@ -1,8 +1,8 @@
 """The sample scenarios shipped with the tool, and a small catalog to list and load them.
 
 Each ``*.json`` file beside this module is one sample: a consumer-group scenario (the format of
-``docs/scenario-format.md``, loaded by :mod:`assignors.scenario_io`) or a Kafka Streams
-application in the ``streams-ha`` shape (loaded by :mod:`assignors.streams_model`). Every sample
+``docs/scenario-format.md``, loaded by :mod:`assignors.io.scenario`) or a Kafka Streams
+application in the ``streams-ha`` shape (loaded by :mod:`assignors.streams.model`). Every sample
 has a ``name`` (a title) and a one-line ``description``; consumer-group samples may carry a
 ``walkthrough`` of teaching steps.
 
@@ -16,7 +16,7 @@ How a sample is loaded:
    the known keys.
 2. Read it with the project's one JSON reader (size-limited, every failure a ScenarioError).
 3. A Streams sample (``tasks`` / ``clients``) goes through ``parse_streams_scenario``; anything
-   else through ``parse_scenario`` and then :func:`assignors.walkthrough.parse_walkthrough`
+   else through ``parse_scenario`` and then :func:`assignors.io.walkthrough.parse_walkthrough`
    (the sample's warnings are both's).
 """
 
@@ -29,11 +29,11 @@ from typing import Literal
 
 from assignors import registry
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
+from assignors.io.scenario import parse_scenario, read_json_file
+from assignors.io.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
 from assignors.model import Assignment, Scenario
-from assignors.scenario_io import parse_scenario, read_json_file
 from assignors.strategy import PartitionStrategy
-from assignors.streams_model import StreamsScenario, parse_streams_scenario
-from assignors.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
+from assignors.streams.model import StreamsScenario, parse_streams_scenario
 
 SampleKind = Literal["consumer-group", "streams"]
 
@@ -158,7 +158,7 @@ def replay_walkthrough(
     The strategy of a step is ``strategy`` when given (the same one throughout, ignoring the
     steps' ``assignor`` switches), else the scenario's ``assignor`` as the steps change it, else
     :data:`DEFAULT_STRATEGY`. Before each change the current answer is the "previous assignment"
-    that :func:`~assignors.walkthrough.apply_step` carries into owned partitions; a step that
+    that :func:`~assignors.io.walkthrough.apply_step` carries into owned partitions; a step that
     does not rebalance keeps the scenario and the answer of the step before.
     """
     current = scenario

@@ -23,7 +23,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from assignors.scenario_io import dumps_scenario
+from assignors.io.scenario import dumps_scenario
 
 SEED = 20241023
 OUTPUT = Path(__file__).with_name("large-group.json")

@@ -2,8 +2,8 @@
 
 The cases live in ``tests/conformance/`` (override with the ``AE_CONFORMANCE_DIR`` environment
 variable); ``tests/conformance/versions.json`` says which Kafka version produced each file.
-:func:`run_case` runs one case through the same path the batch CLI takes: the scenario loader,
-the registry, the strategy.
+:func:`run_case` runs one case through the same path the batch CLI takes: the scenario loader, the
+registry, the strategy.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from assignors import registry
-from assignors.scenario_io import parse_scenario
+from assignors.io.scenario import parse_scenario
 from assignors.strategy import PartitionStrategy
 
 REPO = Path(__file__).resolve().parent.parent

@@ -4,7 +4,7 @@ Specification:
 
 * There are at least eight samples; each has a title and a one-line description, loads without
   a single warning, and the default one loads with no argument.
-* Every consumer-group sample validates against ``assignors/scenario.schema.json``, and the
+* Every consumer-group sample validates against ``assignors/io/scenario.schema.json``, and the
   schema and the loader (the scenario loader plus the walkthrough reader) agree: both accept
   every sample, both reject structural mistakes.
 * Every consumer-group sample, and every step of its walkthrough, is a valid input for every
@@ -26,11 +26,11 @@ import pytest
 import sample_data
 from assignors import registry
 from assignors.errors import ScenarioError
-from assignors.lag import partition_lags
+from assignors.io.scenario import parse_scenario, read_json_file, schema
+from assignors.io.walkthrough import parse_walkthrough
 from assignors.model import Assignment, Scenario, TopicPartition
-from assignors.scenario_io import parse_scenario, read_json_file, schema
-from assignors.streams_model import parse_streams_scenario
-from assignors.walkthrough import parse_walkthrough
+from assignors.simulate.lag import partition_lags
+from assignors.streams.model import parse_streams_scenario
 from sample_data import make_large
 
 SAMPLES = sample_data.list_samples()

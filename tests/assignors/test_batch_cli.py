@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from assignors.batch import answer_line, read_lines
+from assignors.cli.batch import answer_line, read_lines
 from tests.conformance_cases import load_cases
 
 GOOD_SCENARIO = {

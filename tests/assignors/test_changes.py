@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assignors.changes import (
+from assignors.errors import UnknownStrategyError
+from assignors.model import Member, Scenario, Topic
+from assignors.simulate.changes import (
     AddMember,
     Change,
     ChangeError,
@@ -26,9 +28,7 @@ from assignors.changes import (
     describe,
     restarted_members,
 )
-from assignors.errors import UnknownStrategyError
-from assignors.lag import partition_lags
-from assignors.model import Member, Scenario, Topic
+from assignors.simulate.lag import partition_lags
 from tests.assignors.test_metrics import assignment, tp
 
 GROUP = Scenario(

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors import registry
-from assignors.client_range import kafka_member_order
+from assignors.client.range import kafka_member_order
+from assignors.io.scenario import parse_scenario
 from assignors.model import Assignment, Member, Scenario
-from assignors.scenario_io import parse_scenario
 
 RANGE = registry.partition_strategies()["range"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from assignors import compare
+from assignors.cli import compare
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,9 +13,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from assignors import registry
-from assignors.cooperative_sticky import assign_cooperative_sticky, assign_with_target
+from assignors.client.cooperative_sticky import assign_cooperative_sticky, assign_with_target
+from assignors.client.sticky import assign_sticky
 from assignors.model import Scenario, Topic, TopicPartition
-from assignors.sticky import assign_sticky
 from tests.assignors.test_sticky import (
     TP,
     as_sets,

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assignors.drain import DEFAULT_CONSUME_RATE, DrainError, project_drain
 from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
-from assignors.rebalance import plan_rebalance
+from assignors.simulate.drain import DEFAULT_CONSUME_RATE, DrainError, project_drain
+from assignors.simulate.rebalance import plan_rebalance
 from tests.assignors.test_metrics import assignment
 
 

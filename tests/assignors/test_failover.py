@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import registry
-from assignors.failover import STRATEGY, effective_priority, failover_order
 from assignors.model import LOWEST_PRIORITY, Member, Scenario, Topic
+from assignors.seeds.failover import STRATEGY, effective_priority, failover_order
 from tests.assignors.design_doc_scenarios import (
     as_sets,
     assert_valid_assignment,

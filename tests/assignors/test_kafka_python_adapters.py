@@ -34,7 +34,7 @@ import pytest
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
 
-from assignors import kafka_python as adapters
+from adapters import kafka_python as adapters
 from assignors import registry
 from assignors.model import Member, Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
@@ -474,7 +474,7 @@ def test_broker_offsets_lag_source_reads_start_end_and_commits(kafka_broker: Kaf
     from kafka.structs import OffsetAndMetadata
     from kafka.structs import TopicPartition as KafkaTopicPartition
 
-    from assignors.lag import partition_lags
+    from assignors.simulate.lag import partition_lags
 
     topic = kafka_broker.create_topic(unique_name("lagged"), 3)
     kafka_broker.produce(topic, {0: 40, 1: 7, 2: 0})

@@ -15,7 +15,7 @@ from kafka.protocol.consumer.metadata import (
 )
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
-from assignors import kafka_python as adapters
+from adapters import kafka_python as adapters
 from assignors.model import LOWEST_PRIORITY, TopicPartition
 
 

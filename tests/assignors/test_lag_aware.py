@@ -1,4 +1,5 @@
-"""The lag-aware strategy (design document 000) and the lag rules it shares (assignors.lag)."""
+"""The lag-aware strategy (design document 000) and the lag rules it shares
+(assignors.simulate.lag)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import registry
-from assignors.lag import partition_lag, partition_lags
-from assignors.lag_aware import STRATEGY, assign_lag_aware
 from assignors.model import Member, Scenario, Topic
+from assignors.seeds.lag_aware import STRATEGY, assign_lag_aware
+from assignors.simulate.lag import partition_lag, partition_lags
 from tests.assignors.design_doc_scenarios import (
     as_sets,
     assert_valid_assignment,

@@ -10,15 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import registry
-from assignors.changes import AddMember, RemoveMember, apply_changes, current_assignment
-from assignors.metrics import (
+from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
+from assignors.simulate.changes import AddMember, RemoveMember, apply_changes, current_assignment
+from assignors.simulate.metrics import (
     PartitionMove,
     assignment_metrics,
     lag_by_partition,
     movement,
     owned_assignment,
 )
-from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
 
 

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assignors.changes import AddMember, RemoveMember, apply_changes, current_assignment
 from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
-from assignors.rebalance import (
+from assignors.simulate.changes import AddMember, RemoveMember, apply_changes, current_assignment
+from assignors.simulate.rebalance import (
     RebalanceError,
     RebalanceSimulation,
     Timings,

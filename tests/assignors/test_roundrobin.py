@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors import registry
-from assignors.client_range import kafka_member_order
+from assignors.client.range import kafka_member_order
 from assignors.model import Scenario
 from tests.assignors.test_client_range import (
     TWO_TOPICS_OF_THREE,

@@ -8,7 +8,7 @@
 * Properties: scenario_to_json followed by parse_scenario is the identity; the loader never
   raises anything but ScenarioError on arbitrary JSON.
 * A ``walkthrough`` is not the loader's: it is accepted as it is and read by
-  :mod:`assignors.walkthrough` (tests/assignors/test_walkthrough.py).
+  :mod:`assignors.io.walkthrough` (tests/assignors/test_walkthrough.py).
 """
 
 from __future__ import annotations
@@ -23,9 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors.errors import ScenarioError
-from assignors.lag import partition_lags
-from assignors.model import Member, Scenario, Topic, TopicPartition
-from assignors.scenario_io import (
+from assignors.io.scenario import (
     MAX_FILE_BYTES,
     load_scenario_file,
     parse_scenario,
@@ -33,6 +31,8 @@ from assignors.scenario_io import (
     read_json_file,
     scenario_to_json,
 )
+from assignors.model import Member, Scenario, Topic, TopicPartition
+from assignors.simulate.lag import partition_lags
 
 BASE: dict[str, Any] = {
     "topics": [

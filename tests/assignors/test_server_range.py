@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors import registry
+from assignors.broker.range import STRATEGY, member_order
 from assignors.model import Member, Scenario, Topic, TopicPartition
-from assignors.server_range import STRATEGY, member_order
 
 TP = TopicPartition
 

@@ -1,6 +1,6 @@
 """Kafka's StickyAssignor: worked examples and properties on generated groups.
 
-The worked examples follow the algorithm in ``assignors/sticky.py`` step by step (and design
+The worked examples follow the algorithm in ``assignors/client/sticky.py`` step by step (and design
 document 003's constrained example); parity with Kafka itself is the conformance suite's job.
 """
 
@@ -14,14 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors import registry
-from assignors.java_order import JavaHashMapOrder, spread, string_hash
-from assignors.model import Member, Scenario, Topic, TopicPartition
-from assignors.sticky import (
+from assignors.client.sticky import (
     _fill_round_robin,
     _fill_round_robin_one_by_one,
     assign_sticky,
     subscription_order,
 )
+from assignors.java_order import JavaHashMapOrder, spread, string_hash
+from assignors.model import Member, Scenario, Topic, TopicPartition
 
 TP = TopicPartition
 RACKS = ("rack-a", "rack-b", "rack-c")

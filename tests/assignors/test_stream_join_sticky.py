@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from assignors import registry
 from assignors.model import Member, Scenario, Topic, TopicPartition
-from assignors.stream_join_sticky import (
+from assignors.seeds.stream_join_sticky import (
     STRATEGY,
     draft_numbers,
     eligible_count,

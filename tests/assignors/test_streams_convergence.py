@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assignors.streams_convergence import ConvergenceInputError, simulate_convergence
-from assignors.streams_model import StreamsScenario, TaskId, parse_streams_scenario
+from assignors.streams.convergence import ConvergenceInputError, simulate_convergence
+from assignors.streams.model import StreamsScenario, TaskId, parse_streams_scenario
 from tests.assignors.test_streams_ha import applications
 
 A = "00000000-0000-0000-0000-00000000000a"

@@ -1,8 +1,9 @@
 """The ``streams-ha`` strategy: Kafka Streams' ``HighAvailabilityTaskAssignor`` (KIP-441).
 
-Worked examples traced by hand from the algorithm's steps (see ``assignors/streams_ha.py``), the
-scenario parser's error messages, and properties on generated applications. Parity with Kafka on
-the 300 recorded cases is ``test_conformance.py``'s job.
+Worked examples traced by hand from the algorithm's steps (see
+``assignors/streams/high_availability.py``), the scenario parser's error messages, and properties on
+generated applications. Parity with Kafka on the 300 recorded cases is ``test_conformance.py``'s
+job.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from assignors import registry
 from assignors.errors import ScenarioError
 from assignors.java_order import JavaPriorityQueue, hash_order, hash_set_order, java_uuid_halves
 from assignors.strategy import TaskStrategy
-from assignors.streams_ha import assign_streams_ha
-from assignors.streams_model import (
+from assignors.streams.high_availability import assign_streams_ha
+from assignors.streams.model import (
     MAX_TASKS,
     TaskId,
     parse_streams_scenario,

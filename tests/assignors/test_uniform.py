@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors import registry
+from assignors.broker.uniform import STRATEGY, TOPIC_ID_NAMESPACE, topic_id_text, topic_uuid
 from assignors.errors import ScenarioError
 from assignors.java_order import (
     hash_order,
@@ -26,7 +27,6 @@ from assignors.java_order import (
     uuid_hash,
 )
 from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
-from assignors.uniform import STRATEGY, TOPIC_ID_NAMESPACE, topic_id_text, topic_uuid
 
 TP = TopicPartition
 

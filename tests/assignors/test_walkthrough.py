@@ -1,13 +1,13 @@
 """Walkthroughs as a specification: steps read as the core's changes, apply like any change.
 
-* Reading: steps parse into :mod:`assignors.changes` types (members leave, topics grow, members
-  join, in that order), plus the step's strategy switch and ``carry_assignment``; the JSON form
-  round-trips, for the examples here and for every shipped sample.
+* Reading: steps parse into :mod:`assignors.simulate.changes` types (members leave, topics grow,
+  members join, in that order), plus the step's strategy switch and ``carry_assignment``; the JSON
+  form round-trips, for the examples here and for every shipped sample.
 * A bad-input corpus: each walkthrough has one mistake and the exact message (with its JSON path)
   the reader must give; unknown fields and claims on partitions that do not exist are warnings.
 * Applying a step: with ``carry_assignment`` the members own what the step before showed, in a
-  new generation (exactly :func:`assignors.changes.apply_changes`); without it they keep what
-  they own; a step that changes nothing leaves the scenario alone.
+  new generation (exactly :func:`assignors.simulate.changes.apply_changes`); without it they keep
+  what they own; a step that changes nothing leaves the scenario alone.
 * Properties: arbitrary JSON gives steps or a ScenarioError; a generated walkthrough of joins,
   leaves and growth round-trips and applies as the same changes through the core.
 """
@@ -22,18 +22,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sample_data
-from assignors import changes
-from assignors.changes import AddMember, RemoveMember, SetPartitions, Subscribe
 from assignors.errors import ScenarioError
-from assignors.model import Assignment, TopicPartition
-from assignors.scenario_io import parse_scenario, read_json_file
-from assignors.walkthrough import (
+from assignors.io.scenario import parse_scenario, read_json_file
+from assignors.io.walkthrough import (
     MAX_WALKTHROUGH_STEPS,
     WalkthroughStep,
     apply_step,
     parse_walkthrough,
     walkthrough_to_json,
 )
+from assignors.model import Assignment, TopicPartition
+from assignors.simulate import changes
+from assignors.simulate.changes import AddMember, RemoveMember, SetPartitions, Subscribe
 from tests.assignors.test_scenario_io import BASE  # orders (3 partitions, offsets); a and b
 
 SCENARIO, _ = parse_scenario(BASE, path="")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from assignors.scenario_io import parse_scenario
+from assignors.io.scenario import parse_scenario
 from cluster.connection import ConnectionSettings
 from cluster.errors import ClusterError
 from cluster.reader import ClusterReader, GroupDescription, MemberDescription

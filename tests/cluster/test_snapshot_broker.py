@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from assignors.lag import partition_lags
-from assignors.scenario_io import parse_scenario_text
+from assignors.io.scenario import parse_scenario_text
+from assignors.simulate.lag import partition_lags
 from cluster.connection import ConnectionSettings
 from cluster.errors import BootstrapUnreachableError, GroupNotFoundError
 from cluster.reader import ClusterReader

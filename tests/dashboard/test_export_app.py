@@ -18,8 +18,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import sample_data
-from assignors import metrics, rebalance
-from assignors.scenario_io import parse_scenario
+from assignors.io.scenario import parse_scenario
+from assignors.simulate import metrics, rebalance
 from dashboard import png_export, whatif
 from tests.dashboard import downloads, plotly_spec
 from tests.dashboard.app_session import assert_no_exception, start_app

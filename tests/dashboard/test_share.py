@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sample_data
+from assignors.io.scenario import parse_scenario
 from assignors.model import Member, Scenario, Topic, TopicPartition
-from assignors.scenario_io import parse_scenario
 from dashboard import share
 
 TP = TopicPartition

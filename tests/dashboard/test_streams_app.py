@@ -1,7 +1,7 @@
 """The Kafka Streams view, driven like a user with AppTest on the shipped Streams sample.
 
 The real app, the registry's ``streams-ha`` assignor and the probing-rebalance simulation run;
-the expected figures come from :func:`assignors.streams_convergence.simulate_convergence` on the
+the expected figures come from :func:`assignors.streams.convergence.simulate_convergence` on the
 same sample, so the page must show what the core computes.
 """
 
@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import sample_data
-from assignors.streams_convergence import simulate_convergence
+from assignors.streams.convergence import simulate_convergence
 from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import assert_no_exception, start_app
 

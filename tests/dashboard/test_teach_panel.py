@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 
 import sample_data
-from assignors import changes
-from assignors.changes import AddMember, RemoveMember, SetPartitions
 from assignors.errors import AssignmentExplorerError
+from assignors.io.walkthrough import WalkthroughStep
 from assignors.model import Scenario, TopicPartition
-from assignors.walkthrough import WalkthroughStep
+from assignors.simulate import changes
+from assignors.simulate.changes import AddMember, RemoveMember, SetPartitions
 from dashboard import source_panel, teach_panel, whatif
 
 CARRYING_STEPS = [

@@ -1,6 +1,6 @@
 """What-if edits (JSON, as the dashboard stores and shares them) become the core's changes.
 
-Each edit must give exactly what the matching :mod:`assignors.changes` change gives: the
+Each edit must give exactly what the matching :mod:`assignors.simulate.changes` change gives: the
 dashboard has no second way to change a scenario.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 import sample_data
-from assignors import changes
 from assignors.errors import AssignmentExplorerError
-from assignors.lag import partition_lags
 from assignors.model import Scenario
+from assignors.simulate import changes
+from assignors.simulate.lag import partition_lags
 from dashboard import whatif
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assignors.lag import partition_lag
+from assignors.simulate.lag import partition_lag
 from pipeline import lag_history
 from tests.pipeline.frames import T0, offsets_rows, partition
 

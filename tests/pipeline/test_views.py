@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from assignors import changes, metrics
+from assignors.simulate import changes, metrics
 from dashboard import pipeline_charts
 from dashboard.fleet_view import explorer_link
 from pipeline.local import group_scenario

@@ -9,8 +9,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from assignors import changes, compare, metrics
-from assignors.scenario_io import parse_scenario
+from assignors.cli import compare
+from assignors.io.scenario import parse_scenario
+from assignors.simulate import changes, metrics
 from pipeline import scenarios, tables, whatif
 from pipeline.__main__ import main
 from pipeline.scenarios import ChangeSpec, extra_members_to_drain
@@ -317,7 +318,7 @@ def test_packages_for_a_real_cluster_are_zipped_in_one_place(spark: Any) -> None
     names = set(zipfile.ZipFile(archive).namelist())
     assert {
         "assignors/model.py",
-        "assignors/scenario.schema.json",
+        "assignors/io/scenario.schema.json",
         "pipeline/scenarios.py",
     } <= names
     assert not any("__pycache__" in name for name in names)

@@ -1,7 +1,7 @@
 """Changes to a consumer group, as pure functions ``Scenario -> Scenario``.
 
 The CLI's ``compare``, the dashboard, the pipeline and the samples' walkthroughs
-(:mod:`assignors.walkthrough`) change a scenario through this one module: a member joins, leaves
+(:mod:`assignors.io.walkthrough`) change a scenario through this one module: a member joins, leaves
 (or, being static, restarts), changes its subscription, or a topic gains partitions. Every
 function returns a new scenario and never mutates its input.
 
@@ -9,9 +9,9 @@ How a list of changes is applied (:func:`apply_changes`):
 
 1. The *current assignment* (:func:`current_assignment`) is what the group consumes now: the
    members' ``owned_partitions`` (overlapping claims resolved as in
-   :func:`assignors.metrics.owned_assignment`: highest generation, then smallest member id). A
-   scenario in which nobody owns anything has not rebalanced yet; its current assignment is what
-   the strategy named by the scenario's ``assignor`` field computes, or ``range`` (Kafka's
+   :func:`assignors.simulate.metrics.owned_assignment`: highest generation, then smallest member
+   id). A scenario in which nobody owns anything has not rebalanced yet; its current assignment is
+   what the strategy named by the scenario's ``assignor`` field computes, or ``range`` (Kafka's
    default) when it names none.
 2. Every member then owns exactly its part of the current assignment, in generation
    (highest generation so far, or 0) + 1, which is how the next rebalance looks to the assignor.
@@ -45,9 +45,9 @@ from typing import TypeVar
 
 from assignors import registry
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
-from assignors.lag import partition_lags
-from assignors.metrics import owned_assignment
 from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
+from assignors.simulate.lag import partition_lags
+from assignors.simulate.metrics import owned_assignment
 from assignors.strategy import PartitionStrategy
 
 T = TypeVar("T")
@@ -98,7 +98,7 @@ class RemoveMember:
     With ``static_restart`` the member is static (has a ``group_instance_id``) and comes back
     within ``session.timeout.ms``: the coordinator keeps its assignment and no rebalance happens;
     the scenario stays as it is and only the member's own partitions pause while it restarts (see
-    :func:`assignors.rebalance.simulate`'s ``restarted``).
+    :func:`assignors.simulate.rebalance.simulate`'s ``restarted``).
     """
 
     member_id: str
@@ -125,8 +125,8 @@ class SetPartitions:
 class SetLags:
     """Partitions of ``topic`` get a new lag: ``lags`` holds ``(partition, lag)`` pairs.
 
-    The topic's other partitions keep the lag :mod:`assignors.lag` gives them; afterwards the
-    topic states its lags explicitly (``Topic.lags``).
+    The topic's other partitions keep the lag :mod:`assignors.simulate.lag` gives them; afterwards
+    the topic states its lags explicitly (``Topic.lags``).
     """
 
     topic: str

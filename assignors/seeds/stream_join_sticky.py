@@ -8,7 +8,7 @@ that partition of every topic the member subscribes to.
 Inputs: the topics' partition counts, each member's subscription, and its claim from the last
 rebalance: ``owned_partitions`` (only their partition numbers count) with ``generation`` as the
 epoch of that claim (absent: 0). In a live group the claim travels in the subscription's user
-data and the epoch in the assignment's (see :mod:`assignors.kafka_python`).
+data and the epoch in the assignment's (see :mod:`adapters.kafka_python`).
 
 The algorithm:
 
@@ -185,7 +185,7 @@ STRATEGY = PartitionStrategy(
     ),
     consumer_config=(
         "partition.assignment.strategy=<a StickyStreamJoinAssignor (KIP-315, protocol name "
-        "'sticky-join')>; in Python: assignors.kafka_python.StreamJoinStickyAssignor"
+        "'sticky-join')>; in Python: adapters.kafka_python.StreamJoinStickyAssignor"
     ),
     protocol="eager",
     compute=assign_stream_join_sticky,

@@ -1,6 +1,6 @@
 """Kafka's client-side ``CooperativeStickyAssignor`` (classic protocol, cooperative).
 
-Inputs: as :mod:`assignors.sticky`, except that a member's previous ownership travels in the
+Inputs: as :mod:`assignors.client.sticky`, except that a member's previous ownership travels in the
 subscription itself (``owned_partitions`` with the subscription's generation id), so when two
 claims on one partition meet, both generations are known: the newer claim wins, equal
 generations void the partition for both.
@@ -8,7 +8,7 @@ generations void the partition for both.
 The algorithm:
 
 1. Compute the sticky target exactly as the eager sticky assignor does
-   (:func:`assignors.sticky.sticky_assign`: constrained algorithm for equal subscriptions,
+   (:func:`assignors.client.sticky.sticky_assign`: constrained algorithm for equal subscriptions,
    general algorithm otherwise, rack-aware per KIP-881).
 2. Find the partitions *transferring ownership*, each with its new owner:
    a. constrained algorithm: partitions a member gave up (above its quota, or off its rack),
@@ -32,8 +32,8 @@ uses it to play the two rounds of a cooperative rebalance.
 
 from __future__ import annotations
 
+from assignors.client.sticky import COOPERATIVE_RULES, sticky_assign
 from assignors.model import Scenario, TopicPartition
-from assignors.sticky import COOPERATIVE_RULES, sticky_assign
 from assignors.strategy import PartitionStrategy
 
 MemberPartitions = dict[str, list[TopicPartition]]

@@ -1,7 +1,7 @@
 """How many probing rebalances a Kafka Streams application needs to settle (KIP-441).
 
-The high-availability assignor (:mod:`assignors.streams_ha`) keeps a task on a caught-up
-instance and sends a *warm-up* to the instance that should own it; every
+The high-availability assignor (:mod:`assignors.streams.high_availability`) keeps a task on a
+caught-up instance and sends a *warm-up* to the instance that should own it; every
 ``probing.rebalance.interval.ms`` it runs again, and once the warm-ups have caught up the
 balanced placement sticks. :func:`simulate_convergence` plays that sequence forward.
 
@@ -37,8 +37,8 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from assignors.errors import AssignmentExplorerError
-from assignors.streams_ha import assign_streams_ha
-from assignors.streams_model import (
+from assignors.streams.high_availability import assign_streams_ha
+from assignors.streams.model import (
     LATEST_OFFSET,
     MIN_PROBING_REBALANCE_INTERVAL_MS,
     UNKNOWN_OFFSET,

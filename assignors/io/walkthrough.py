@@ -2,8 +2,8 @@
 
 A scenario object may carry a ``walkthrough`` (format: ``docs/scenario-format.md``), a list of
 steps that tell a story: a title, a paragraph, and optionally a ``change``. The loader
-(:mod:`assignors.scenario_io`) leaves it alone; this module reads it, writes it back and applies
-a step. A step's change is expressed with :mod:`assignors.changes` types, so a walkthrough
+(:mod:`assignors.io.scenario`) leaves it alone; this module reads it, writes it back and applies
+a step. A step's change is expressed with :mod:`assignors.simulate.changes` types, so a walkthrough
 changes a scenario exactly as the CLI, the dashboard and the pipeline do.
 
 How a walkthrough is read (:func:`parse_walkthrough`), reporting every problem with its JSON
@@ -12,20 +12,21 @@ path, like the loader:
 1. ``walkthrough`` is a list of at most :data:`MAX_WALKTHROUGH_STEPS` step objects, each with a
    non-empty ``title`` and ``text``; unknown fields are warnings.
 2. A step's ``change`` object becomes a tuple of changes in this order: ``remove_members`` ->
-   :class:`~assignors.changes.RemoveMember`, ``partitions`` (topic -> new count) ->
-   :class:`~assignors.changes.SetPartitions`, ``add_members`` (member objects, read like the
-   scenario's ``members``) -> :class:`~assignors.changes.AddMember`; plus the two step-level
-   options ``assignor`` (the strategy shown from this step on) and ``carry_assignment``.
+   :class:`~assignors.simulate.changes.RemoveMember`, ``partitions`` (topic -> new count) ->
+   :class:`~assignors.simulate.changes.SetPartitions`, ``add_members`` (member objects, read like
+   the scenario's ``members``) -> :class:`~assignors.simulate.changes.AddMember`; plus the two
+   step-level options ``assignor`` (the strategy shown from this step on) and ``carry_assignment``.
 3. Each step's changes are applied to the group as the steps before it left it
-   (:func:`assignors.changes.apply_in_order`); a change that cannot apply (a member removed who
-   is not there, a topic that would shrink, a member added twice) is an error at its path.
+   (:func:`assignors.simulate.changes.apply_in_order`); a change that cannot apply (a member removed
+   who is not there, a topic that would shrink, a member added twice) is an error at its path.
 
 How a step applies (:func:`apply_step`), given the assignment shown before it:
 
 1. With ``carry_assignment`` (the default), every member first owns, in generation (highest so
-   far, or 0) + 1, what the previous step assigned it (:func:`assignors.changes.apply_changes`
-   with that assignment as ``current``), which is how a rebalance looks to the assignor; without
-   it the members keep what they own, to compare strategies on one moment.
+   far, or 0) + 1, what the previous step assigned it
+   (:func:`assignors.simulate.changes.apply_changes` with that assignment as ``current``), which is
+   how a rebalance looks to the assignor; without it the members keep what they own, to compare
+   strategies on one moment.
 2. The changes apply in order, as one change to the group; then ``assignor`` switches the
    strategy shown.
 
@@ -40,12 +41,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from assignors import changes
-from assignors.changes import AddMember, Change, RemoveMember, SetPartitions
 from assignors.errors import ScenarioError
-from assignors.json_checks import Problems, type_name
-from assignors.model import Assignment, Member, Scenario
-from assignors.scenario_io import (
+from assignors.io.json_checks import Problems, type_name
+from assignors.io.scenario import (
     MAX_PARTITIONS_PER_TOPIC,
     member_to_json,
     parse_members,
@@ -53,6 +51,9 @@ from assignors.scenario_io import (
     parse_scenario,
     parse_string,
 )
+from assignors.model import Assignment, Member, Scenario
+from assignors.simulate import changes
+from assignors.simulate.changes import AddMember, Change, RemoveMember, SetPartitions
 
 MAX_WALKTHROUGH_STEPS = 200
 STEP_FIELDS = ("title", "text", "change")
@@ -63,11 +64,12 @@ CHANGE_FIELDS = ("add_members", "remove_members", "partitions", "assignor", "car
 class WalkthroughStep:
     """One teaching step: a title, a paragraph, and what it changes.
 
-    ``changes`` apply in order as one rebalance (only :class:`~assignors.changes.RemoveMember`
-    without restart, :class:`~assignors.changes.SetPartitions` and
-    :class:`~assignors.changes.AddMember` with its topics have a JSON form). ``assignor``
-    switches the strategy shown from this step on; ``carry_assignment`` says whether the members
-    own what the previous step assigned them before the changes apply.
+    ``changes`` apply in order as one rebalance (only
+    :class:`~assignors.simulate.changes.RemoveMember` without restart,
+    :class:`~assignors.simulate.changes.SetPartitions` and
+    :class:`~assignors.simulate.changes.AddMember` with its topics have a JSON form). ``assignor``
+    switches the strategy shown from this step on; ``carry_assignment`` says whether the members own
+    what the previous step assigned them before the changes apply.
     """
 
     title: str
@@ -86,8 +88,8 @@ def apply_step(scenario: Scenario, step: WalkthroughStep, previous: Assignment |
     """The scenario after ``step``; ``previous`` is the assignment shown before it.
 
     Steps 1-2 of the module docstring. ``previous`` ``None`` means the current assignment of
-    :func:`assignors.changes.current_assignment`. Raises :class:`~assignors.changes.ChangeError`
-    when a change does not fit the scenario.
+    :func:`assignors.simulate.changes.current_assignment`. Raises
+    :class:`~assignors.simulate.changes.ChangeError` when a change does not fit the scenario.
     """
     if not step.rebalances:
         return scenario
@@ -204,7 +206,7 @@ def parse_walkthrough(
     """The ``walkthrough`` steps of a JSON scenario object, and warnings (``()`` when none).
 
     ``scenario`` is the parsed ``raw`` (parsed here with
-    :func:`~assignors.scenario_io.parse_scenario` when not given). Raises
+    :func:`~assignors.io.scenario.parse_scenario` when not given). Raises
     :class:`~assignors.errors.ScenarioError` with every problem, each with its JSON path,
     including a change that cannot apply at its step.
     """

@@ -7,8 +7,8 @@ owned partitions, generations and priorities are not read.
 The algorithm works topic by topic, over the topics that exist and that at least one member
 subscribes to; topics are independent of each other:
 
-1. Work out every partition's lag with :func:`assignors.lag.partition_lags` (given ``lags`` win;
-   otherwise log-end minus the committed offset, and with no commit 0 under ``latest`` and
+1. Work out every partition's lag with :func:`assignors.simulate.lag.partition_lags` (given ``lags``
+   win; otherwise log-end minus the committed offset, and with no commit 0 under ``latest`` and
    log-end minus log-start otherwise; never below 0).
 2. Order the partitions by lag, largest first; equal lags by partition number, smallest first.
 3. Hand them out in that order. Each goes to the topic's subscriber that has the fewest
@@ -29,7 +29,7 @@ Where this departs from the prototype the design document links to (a Java
 ``PartitionAssignor`` that gives the same answers on every conformance case):
 
 * Lags come from the scenario, or in a live consumer from a read-only lag source (see
-  :mod:`assignors.kafka_python`), not from an extra ``KafkaConsumer`` that the prototype opens
+  :mod:`adapters.kafka_python`), not from an extra ``KafkaConsumer`` that the prototype opens
   with the group's own ``group.id``: reading offsets must not disturb the group being assigned.
 * A committed offset beyond the log end (a truncated log) gives lag 0 here; taken literally the
   prototype's subtraction gives a negative lag, which would make that partition look "free" and
@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import heapq
 
-from assignors.lag import partition_lags
 from assignors.model import Scenario, TopicPartition
+from assignors.simulate.lag import partition_lags
 from assignors.strategy import PartitionStrategy
 
 
@@ -90,7 +90,7 @@ STRATEGY = PartitionStrategy(
     consumer_config=(
         "partition.assignment.strategy=<a LagAwareAssignor, e.g. the KAFKA-5337 prototype "
         "com.github.grantneale.kafka.LagBasedPartitionAssignor>; in Python: "
-        "assignors.kafka_python.LagAwareAssignor (protocol name 'lag')"
+        "adapters.kafka_python.LagAwareAssignor (protocol name 'lag')"
     ),
     protocol="eager",
     compute=assign_lag_aware,

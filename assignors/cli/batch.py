@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from assignors import registry
 from assignors.errors import AssignmentExplorerError
-from assignors.scenario_io import parse_scenario
+from assignors.io.scenario import parse_scenario
 from assignors.strategy import PartitionStrategy
 
 #: The longest input line the batch reads (bytes); a longer line gets an error answer.

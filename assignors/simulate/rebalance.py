@@ -64,11 +64,11 @@ from types import MappingProxyType
 from typing import Any
 
 from assignors import registry
-from assignors.changes import current_assignment
-from assignors.cooperative_sticky import assign_with_target
+from assignors.client.cooperative_sticky import assign_with_target
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
-from assignors.metrics import sorted_partitions
 from assignors.model import Assignment, Scenario, TopicPartition
+from assignors.simulate.changes import current_assignment
+from assignors.simulate.metrics import sorted_partitions
 from assignors.strategy import PartitionStrategy, RebalanceProtocol
 
 #: A cooperative rebalance that has not reached a stable assignment after this many rounds stops
@@ -625,7 +625,7 @@ def _cooperative_rounds(strategy: PartitionStrategy, after: Scenario) -> list[As
     """Round after round as Kafka plays them until no member has to revoke anything.
 
     ``cooperative-sticky`` gives round 1 and its target itself
-    (:func:`assignors.cooperative_sticky.assign_with_target`); round 2 hands the target out.
+    (:func:`assignors.client.cooperative_sticky.assign_with_target`); round 2 hands the target out.
     Another cooperative strategy is run round after round with the previous round as the owned
     partitions, withholding what another member still holds.
     """
@@ -671,10 +671,11 @@ def simulate(
     restarted: Collection[str] = (),
     previous: Assignment | None = None,
 ) -> RebalanceSimulation:
-    """The rebalance from ``before`` to ``after`` (``after`` from :mod:`assignors.changes`).
+    """The rebalance from ``before`` to ``after`` (``after`` from
+    :mod:`assignors.simulate.changes`).
 
-    ``previous`` defaults to :func:`assignors.changes.current_assignment` of ``before``; the
-    target is ``strategy`` run on ``after`` (whose members own the current assignment). Static
+    ``previous`` defaults to :func:`assignors.simulate.changes.current_assignment` of ``before``;
+    the target is ``strategy`` run on ``after`` (whose members own the current assignment). Static
     members of ``before`` missing from ``after`` left silently (session timeout); ``restarted``
     static members were down for ``timings.restart_s``. When nothing but static restarts
     happened, no rebalance runs and the target is the current assignment.

@@ -1,6 +1,6 @@
 """Kafka's client-side sticky assignment (``StickyAssignor``, eager) and its shared machinery.
 
-The same engine serves :mod:`assignors.cooperative_sticky`; only how a member's previous
+The same engine serves :mod:`assignors.client.cooperative_sticky`; only how a member's previous
 ownership reaches the assignor differs (see :class:`ClaimRules`). It follows Kafka's
 ``AbstractStickyAssignor`` (trunk of October 2024) decision for decision, including where
 Kafka walks a Java ``HashMap`` (:mod:`assignors.java_order`).

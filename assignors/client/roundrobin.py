@@ -9,7 +9,7 @@ The algorithm:
    partitions by number.
 2. Put the members in a circle in Kafka's ``MemberInfo`` order (static members by group
    instance id, then dynamic members by member id; see
-   :func:`assignors.client_range.kafka_member_order`), with a pointer at the first member.
+   :func:`assignors.client.range.kafka_member_order`), with a pointer at the first member.
 3. For each partition in turn, move the pointer forward past members not subscribed to its
    topic, give the partition to the member it points at, and move the pointer one further.
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from itertools import chain, product
 
-from assignors.client_range import index_subscriptions, new_topic_partition
+from assignors.client.range import index_subscriptions, new_topic_partition
 from assignors.java_order import java_string_key
 from assignors.model import Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy

@@ -17,16 +17,16 @@ How a scenario is checked, in order:
 3. Offsets that contradict each other: a log-start offset beyond the log-end offset is an error
    (no broker reports that); a committed offset below the log start (records deleted by
    retention) or beyond the log end (log truncated) is a *warning*, because live clusters show
-   both and the lag rules still define a lag for them (see :mod:`assignors.lag` and the format
-   document).
+   both and the lag rules still define a lag for them (see :mod:`assignors.simulate.lag` and the
+   format document).
 4. Each member: a unique non-empty ``member_id``, a ``topics`` list; optional ``rack``,
    ``group_instance_id``, ``client_id``, ``host``, ``priority``, ``consume_rate``,
    ``owned_partitions`` and ``generation``. A claim on a topic or partition that does not exist
    is not an error: Kafka ignores it, and so do the strategies; the loader returns a warning
    with the claim's path.
-5. The optional ``walkthrough`` (teaching steps) is left as it is: :mod:`assignors.walkthrough`
+5. The optional ``walkthrough`` (teaching steps) is left as it is: :mod:`assignors.io.walkthrough`
    reads and checks it (it needs the parsed scenario and the changes of
-   :mod:`assignors.changes`, which this module does not depend on).
+   :mod:`assignors.simulate.changes`, which this module does not depend on).
 
 Invariant: :func:`scenario_to_json` followed by :func:`parse_scenario` gives back an equal
 scenario.
@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from assignors.errors import ScenarioError
-from assignors.json_checks import Problems, is_int, is_number, type_name
+from assignors.io.json_checks import Problems, is_int, is_number, type_name
 from assignors.model import AutoOffsetReset, Member, Scenario, Topic, TopicPartition
 
 MAX_PARTITIONS_PER_TOPIC = 1_000_000
@@ -408,7 +408,7 @@ def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple
 
     Raises :class:`ScenarioError` listing every problem, each prefixed with its JSON path
     (relative to ``path``; pass ``""`` for paths like ``members[3].rack``). A ``walkthrough``
-    is not read here: :func:`assignors.walkthrough.parse_walkthrough` reads and checks it.
+    is not read here: :func:`assignors.io.walkthrough.parse_walkthrough` reads and checks it.
     """
     prefix = f"{path}." if path else ""
     problems = Problems()
@@ -598,5 +598,5 @@ def _decode(text: str, source: str, max_bytes: int) -> object:
 
 def schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the scenario format, shipped as package data."""
-    text = resources.files("assignors").joinpath("scenario.schema.json").read_text("utf-8")
+    text = resources.files("assignors.io").joinpath("scenario.schema.json").read_text("utf-8")
     return cast("dict[str, Any]", json.loads(text))

@@ -9,16 +9,16 @@ Usage::
 
 Steps:
 
-1. Load the scenario; its current assignment is :func:`assignors.changes.current_assignment`
-   (the members' owned partitions; with no ownership yet, what the scenario's ``assignor`` field
-   strategy, or ``range``, computes).
-2. Apply the changes in the order given (:func:`assignors.changes.apply_changes`); together they
-   are one change followed by one rebalance. ``--add-member`` without topics subscribes like the
-   first member; ``--restart-member`` restarts a static member within the session timeout (no
+1. Load the scenario; its current assignment is
+   :func:`assignors.simulate.changes.current_assignment` (the members' owned partitions; with no
+   ownership yet, what the scenario's ``assignor`` field strategy, or ``range``, computes).
+2. Apply the changes in the order given (:func:`assignors.simulate.changes.apply_changes`); together
+   they are one change followed by one rebalance. ``--add-member`` without topics subscribes like
+   the first member; ``--restart-member`` restarts a static member within the session timeout (no
    rebalance if nothing else changes).
-3. Per strategy: simulate the rebalance (:func:`assignors.rebalance.simulate`), measure the
-   target against the current assignment (:func:`assignors.metrics.assignment_metrics`) and
-   project the backlog (:func:`assignors.drain.project_drain`).
+3. Per strategy: simulate the rebalance (:func:`assignors.simulate.rebalance.simulate`), measure the
+   target against the current assignment (:func:`assignors.simulate.metrics.assignment_metrics`) and
+   project the backlog (:func:`assignors.simulate.drain.project_drain`).
 4. Print a table with one column per strategy, or JSON with ``--json``.
 
 JSON (``--json``), one object::
@@ -59,7 +59,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from assignors import registry
-from assignors.changes import (
+from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
+from assignors.io.scenario import load_scenario_file
+from assignors.model import Assignment, Scenario
+from assignors.simulate.changes import (
     AddMember,
     Change,
     ChangeError,
@@ -71,12 +74,9 @@ from assignors.changes import (
     describe,
     restarted_members,
 )
-from assignors.drain import DEFAULT_CONSUME_RATE, DrainProjection, project_drain
-from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
-from assignors.metrics import AssignmentMetrics, assignment_metrics, lag_by_partition
-from assignors.model import Assignment, Scenario
-from assignors.rebalance import RebalanceSimulation, Timings, simulate
-from assignors.scenario_io import load_scenario_file
+from assignors.simulate.drain import DEFAULT_CONSUME_RATE, DrainProjection, project_drain
+from assignors.simulate.metrics import AssignmentMetrics, assignment_metrics, lag_by_partition
+from assignors.simulate.rebalance import RebalanceSimulation, Timings, simulate
 from assignors.strategy import PartitionStrategy
 
 

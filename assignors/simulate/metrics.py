@@ -11,7 +11,7 @@ Algorithm:
    exist; a partition claimed by several members goes to the claim with the highest
    ``generation`` (a claim without one counts as generation -1), equal generations to the
    smallest member id. Members that are gone from the group may appear in a given ``previous``.
-2. Lag of every partition from :func:`assignors.lag.partition_lags` (the one lag rule).
+2. Lag of every partition from :func:`assignors.simulate.lag.partition_lags` (the one lag rule).
 3. Per member: partitions, lag, kept / gained / lost against the previous owner, cross-rack
    assignments (the member has a rack, the partition has replica racks, and the member's rack is
    not among them).
@@ -35,8 +35,8 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from assignors.lag import partition_lags
 from assignors.model import Assignment, Scenario, TopicPartition
+from assignors.simulate.lag import partition_lags
 
 
 class PartitionMove(NamedTuple):
@@ -283,7 +283,8 @@ def sorted_partitions(partitions: Iterable[TopicPartition]) -> list[TopicPartiti
 
 
 def lags_by_topic(scenario: Scenario) -> dict[str, list[int]]:
-    """Topic -> lag of each of its partitions, by partition number (:mod:`assignors.lag` rules).
+    """Topic -> lag of each of its partitions, by partition number (:mod:`assignors.simulate.lag`
+    rules).
 
     The same figures as :func:`lag_by_partition` without building a key per partition.
     """
@@ -293,7 +294,8 @@ def lags_by_topic(scenario: Scenario) -> dict[str, list[int]]:
 
 
 def lag_by_partition(scenario: Scenario) -> dict[TopicPartition, int]:
-    """Lag of every partition of every topic in the scenario (:mod:`assignors.lag` rules)."""
+    """Lag of every partition of every topic in the scenario (:mod:`assignors.simulate.lag`
+    rules)."""
     return {
         TopicPartition(name, partition): lag
         for name, topic_lags in lags_by_topic(scenario).items()
@@ -410,8 +412,8 @@ def assignment_metrics(
     """Every metric of ``assignment`` for ``scenario``, against ``previous``.
 
     ``previous`` defaults to the scenario's owned partitions (:func:`owned_assignment`);
-    ``lags`` (partition -> lag) defaults to the :mod:`assignors.lag` figures of the scenario and
-    may be passed to reuse them for several assignments of one scenario. Members of
+    ``lags`` (partition -> lag) defaults to the :mod:`assignors.simulate.lag` figures of the
+    scenario and may be passed to reuse them for several assignments of one scenario. Members of
     ``assignment`` missing from the scenario are measured too (no rack); members of ``previous``
     that are gone count only in the movement.
 

@@ -1,8 +1,9 @@
 """Lag-drain projection: how each member's backlog grows and clears after a change.
 
-:func:`project_drain` takes a scenario (per-partition lag from :mod:`assignors.lag`, produce
-rates, members' consume rates) and a :class:`~assignors.rebalance.RebalanceSimulation` (who reads
-what in each phase, then the target for good) and projects lag over time on a fixed grid.
+:func:`project_drain` takes a scenario (per-partition lag from :mod:`assignors.simulate.lag`,
+produce rates, members' consume rates) and a
+:class:`~assignors.simulate.rebalance.RebalanceSimulation` (who reads what in each phase, then the
+target for good) and projects lag over time on a fixed grid.
 
 Model:
 
@@ -39,9 +40,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from assignors.errors import AssignmentExplorerError
-from assignors.metrics import lag_by_partition, sorted_partitions
 from assignors.model import Assignment, Scenario, TopicPartition
-from assignors.rebalance import RebalanceSimulation
+from assignors.simulate.metrics import lag_by_partition, sorted_partitions
+from assignors.simulate.rebalance import RebalanceSimulation
 
 #: Records per second a member reads when the scenario gives it no ``consume_rate``.
 DEFAULT_CONSUME_RATE = 1000.0
@@ -180,7 +181,7 @@ def project_drain(
     ``scenario`` is the group after the change (its lags, rates and members). With
     ``simulation`` its phases come first and its target holds afterwards; without one,
     ``assignment`` (required then) holds from ``t = 0``. ``lags`` overrides the per-partition
-    lag (default: :func:`assignors.metrics.lag_by_partition`).
+    lag (default: :func:`assignors.simulate.metrics.lag_by_partition`).
     """
     if not (math.isfinite(default_consume_rate) and default_consume_rate >= 0):
         raise DrainError(f"the default consume rate must be >= 0, got {default_consume_rate}")

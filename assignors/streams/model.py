@@ -48,7 +48,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from assignors.errors import ScenarioError
-from assignors.json_checks import Problems, type_name
+from assignors.io.json_checks import Problems, type_name
 
 #: Lag marker: the client ran this task as active in the previous generation (caught up).
 LATEST_OFFSET = -2

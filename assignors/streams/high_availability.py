@@ -71,7 +71,7 @@ from assignors.java_order import (
     java_uuid_halves,
 )
 from assignors.strategy import TaskStrategy
-from assignors.streams_model import (
+from assignors.streams.model import (
     LATEST_OFFSET,
     ClientAssignment,
     StreamsAssignment,

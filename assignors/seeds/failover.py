@@ -76,7 +76,7 @@ STRATEGY = PartitionStrategy(
     ),
     consumer_config=(
         "partition.assignment.strategy=<a FailoverAssignor (protocol name 'failover')> with "
-        "assignment.consumer.priority=<int>; in Python: assignors.kafka_python.FailoverAssignor"
+        "assignment.consumer.priority=<int>; in Python: adapters.kafka_python.FailoverAssignor"
     ),
     protocol="eager",
     compute=assign_failover,

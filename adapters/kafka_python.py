@@ -3,7 +3,7 @@
 The only module under ``assignors/`` that imports kafka-python (a runtime dependency of the
 distribution, not of the core): nothing else in the core imports this module. Use an adapter as::
 
-    from assignors.kafka_python import CooperativeStickyAssignor
+    from adapters.kafka_python import CooperativeStickyAssignor
     consumer = KafkaConsumer("orders", group_id="billing",
                              partition_assignment_strategy=[CooperativeStickyAssignor])
 
@@ -71,19 +71,19 @@ from kafka.protocol.consumer.metadata import (
     ConsumerProtocolSubscription,
 )
 
-from assignors import registry
-from assignors.errors import AssignmentExplorerError
-from assignors.model import (
+from assignors import (
     LOWEST_PRIORITY,
     Assignment,
+    AssignmentExplorerError,
     AutoOffsetReset,
     Member,
+    PartitionStrategy,
     Scenario,
     Topic,
     TopicPartition,
+    next_epoch,
+    registry,
 )
-from assignors.strategy import PartitionStrategy
-from assignors.stream_join_sticky import next_epoch
 
 log = logging.getLogger(__name__)
 
@@ -358,7 +358,7 @@ class ScenarioAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
 
 
 class RangeAssignor(ScenarioAssignor):
-    """Kafka's ``RangeAssignor`` (protocol ``range``), computed by :mod:`assignors.client_range`."""
+    """Kafka's ``RangeAssignor`` (protocol ``range``), computed by :mod:`assignors.client.range`."""
 
     name = "range"
     strategy_name = "range"

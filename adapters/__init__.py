@@ -1,0 +1,5 @@
+"""Shells that run the core's strategies inside real Kafka clients.
+
+:mod:`adapters.kafka_python` plugs every client-side strategy into kafka-python's consumer
+(``partition_assignment_strategy``). This package imports ``kafka``; the core does not.
+"""

@@ -1,0 +1,6 @@
+"""Kafka's client-side assignors (classic protocol): ``range``, ``roundrobin``, ``sticky`` and
+``cooperative-sticky``, each to the letter of Kafka's Java classes.
+
+May import: the standard library, :mod:`assignors.model`, :mod:`assignors.strategy`,
+:mod:`assignors.errors`, :mod:`assignors.java_order`, :mod:`assignors.gc_pause`, and each other.
+"""

@@ -1,0 +1,6 @@
+"""Kafka Streams task assignment: the Streams scenario and answer types (:mod:`.model`), the
+high-availability task assignor (KIP-441) and the probing-rebalance convergence simulation.
+
+May import: the standard library, :mod:`assignors.strategy`, :mod:`assignors.errors`,
+:mod:`assignors.java_order`, :mod:`assignors.io.json_checks`, and each other.
+"""
