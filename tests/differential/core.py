@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assignors.batch import answer_line
+from assignors.cli.batch import answer_line
 
 #: Kafka strategies the oracle answers for, in report order.
 KAFKA_STRATEGIES = (

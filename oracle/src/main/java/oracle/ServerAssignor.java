@@ -38,7 +38,7 @@ import java.util.UUID;
  *   <li>A member's subscribed topic ids: a view over the {@code HashSet} of its topic names that
  *       skips names missing from the cluster and counts them in its size, as Kafka's TopicIds.</li>
  *   <li>Topic ids: the given base64 id, else the name-based UUID (version 5) of the topic name in
- *       the project's namespace, as {@code assignors.uniform.topic_uuid}.</li>
+ *       the project's namespace, as {@code assignors.broker.uniform.topic_uuid}.</li>
  *   <li>A member's current assignment: its claims on existing partitions, built as
  *       {@code Assignment.fromRecord} builds it from the member's target-assignment record
  *       (topics in the order of the member's first claim on them, each a {@code HashSet} copied
@@ -50,7 +50,7 @@ import java.util.UUID;
  * </ul>
  */
 final class ServerAssignor implements Assignor {
-    /** The namespace of {@code assignors.uniform.TOPIC_ID_NAMESPACE}. */
+    /** The namespace of {@code assignors.broker.uniform.TOPIC_ID_NAMESPACE}. */
     private static final UUID TOPIC_ID_NAMESPACE = UUID.fromString("6f1c2a5e-3b7d-5e4a-9c1f-8d2b4a6e0c3f");
     private final ConsumerGroupPartitionAssignor assignor;
 
