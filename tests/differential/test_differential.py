@@ -35,7 +35,7 @@ def test_same_answers_as_kafka(kafka_oracle: Oracle, strategy: str, first_seed: 
     assert not tally.differences, f"{len(tally.differences)} differences from Kafka:\n{listed}"
 
 
-def test_the_oracle_is_kafka_refusing_too(kafka_oracle: Oracle) -> None:
+def test_oracle_answers_errors_and_timing(kafka_oracle: Oracle) -> None:
     """The oracle answers Kafka's exceptions as errors and unknown strategies as errors."""
     unknown = kafka_oracle.answer({"id": 1, "strategy": "no-such", "scenario": {}})
     assert unknown["id"] == 1 and "unknown strategy" in unknown["error"]
