@@ -32,6 +32,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--versions", default=f"{NEWEST},{PREVIOUS}")
     parser.add_argument("--strategies", default=",".join(KAFKA_STRATEGIES))
+    parser.add_argument("--output", default="differential", help="result file names' stem")
     args = parser.parse_args()
     versions = args.versions.split(",")
     oracles = {version: Oracle(version) for version in versions}
@@ -45,13 +46,13 @@ def main() -> None:
                 answers = our_answers(requests)
                 for version, oracle in oracles.items():
                     tally(requests, answers, oracle.answer_all(requests), tallies[version])
-                write(tallies, args.cases, time.monotonic() - started)
+                write(tallies, args.cases, time.monotonic() - started, args.output)
     finally:
         for oracle in oracles.values():
             oracle.close()
 
 
-def write(tallies: dict[str, dict[str, Tally]], target: int, elapsed: float) -> None:
+def write(tallies: dict[str, dict[str, Tally]], target: int, elapsed: float, stem: str) -> None:
     lines = [
         "# Differential parity with Kafka's own assignors",
         "",
@@ -83,8 +84,8 @@ def write(tallies: dict[str, dict[str, Tally]], target: int, elapsed: float) -> 
                     }
                 )
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "differential.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with (RESULTS / "differential-examples.jsonl").open("w", encoding="utf-8") as out:
+    (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with (RESULTS / f"{stem}-examples.jsonl").open("w", encoding="utf-8") as out:
         for example in examples:
             out.write(json.dumps(example) + "\n")
 
