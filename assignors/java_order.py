@@ -93,12 +93,21 @@ def table_size_for(capacity: int) -> int:
     return size
 
 
+#: ``HashMap.TREEIFY_THRESHOLD`` and ``MIN_TREEIFY_CAPACITY``.
+TREEIFY_THRESHOLD = 8
+MIN_TREEIFY_CAPACITY = 64
+
+
 class JavaHashMapOrder(Generic[K]):
     """Tracks the keys of one Java ``HashMap`` to answer its iteration order.
 
     Call :meth:`put` and :meth:`remove` in the order the Java code does; iterate to get the keys
     in the order Java's ``keySet()`` / ``entrySet()`` / ``values()`` would.
     ``initial_capacity`` mirrors ``new HashMap<>(initialCapacity)`` (``None``: the default 16).
+    The table doubles when it passes its load factor, and, while it has fewer than 64 buckets,
+    when a put leaves more than 8 keys in one bucket (``treeifyBin``). Not modelled: the order of
+    a bucket that has become a tree (more than 8 keys in one bucket of a table of 64 or more,
+    which takes keys built to share a hash).
     """
 
     __slots__ = ("_capacity", "_hash_of", "_hashes", "_keys", "_seq")
@@ -122,8 +131,18 @@ class JavaHashMapOrder(Generic[K]):
         self._keys[key] = self._seq
         self._hashes[key] = spread(self._hash_of(key))
         self._seq += 1
+        if self._capacity < MIN_TREEIFY_CAPACITY and self._long_bin(self._hashes[key]):
+            # HashMap.treeifyBin: a ninth key in one bucket of a small table doubles the table.
+            self._capacity <<= 1
         while len(self._keys) > self._capacity * 3 // 4:
             self._capacity <<= 1
+
+    def _long_bin(self, spread_hash: int) -> bool:
+        """Whether the bucket of ``spread_hash`` now holds more than ``TREEIFY_THRESHOLD`` keys."""
+        mask = self._capacity - 1
+        bucket = spread_hash & mask
+        in_bucket = sum(1 for other in self._hashes.values() if other & mask == bucket)
+        return in_bucket > TREEIFY_THRESHOLD
 
     def put_all(self, keys: Iterable[K]) -> None:
         for key in keys:
