@@ -8,7 +8,8 @@ checked against Kafka's own classes by ``tests/differential/``) to the partition
 ``owned_partitions`` is the member's current target assignment; unlike every consumer-group
 strategy, two members may hold the same partition there and in the answer. Not modelled: a share
 group only assigns partitions whose share state is initialised; here every existing partition is
-assignable.
+assignable. Kafka 3.9's early-access ``SimpleAssignor`` was a different, hash-based algorithm (it
+answers differently in 1,578 of 2,000 generated groups); this module follows Kafka 4.
 
 The group as the coordinator sees it (member order, topic ids, homogeneous or not) is
 :class:`assignors.broker.uniform.GroupSpec`; current claims keep every claimant of a partition.
