@@ -14,6 +14,7 @@ KAFKA_STRATEGIES = (
     "cooperative-sticky",
     "uniform",
     "server-range",
+    "share-simple",
     "streams-ha",
 )
 

@@ -48,7 +48,7 @@ def case(strategy: str, seed: int) -> dict[str, Any]:
 
 
 def partition_scenario(rng: random.Random, strategy: str) -> dict[str, Any]:
-    topics = _topics(rng, server=strategy in ("uniform", "server-range"))
+    topics = _topics(rng, server=strategy in ("uniform", "server-range", "share-simple"))
     names = [topic["name"] for topic in topics]
     member_ids = _member_ids(rng, rng.choice((1, 2, 3, 3, 4, 5, 6, 8, 12)))
     subscriptions = _subscriptions(rng, names, len(member_ids))
@@ -61,7 +61,10 @@ def partition_scenario(rng: random.Random, strategy: str) -> dict[str, Any]:
             member["group_instance_id"] = f"instance-{rng.randrange(1000)}"
         members.append(member)
     if rng.random() < 0.6:
-        _claims(rng, topics, members, strategy)
+        if strategy == "share-simple" and rng.random() < 0.6:
+            _shared_claims(rng, topics, members)
+        else:
+            _claims(rng, topics, members, strategy)
     rng.shuffle(members)
     return {"topics": topics, "members": members}
 
@@ -152,6 +155,21 @@ def _claims(
                 member["generation"] = generation
             elif roll < 0.9:
                 member["generation"] = generation - rng.randint(1, 2)
+        if "owned_partitions" in member:
+            rng.shuffle(member["owned_partitions"])
+
+
+def _shared_claims(
+    rng: random.Random, topics: list[dict[str, Any]], members: list[dict[str, Any]]
+) -> None:
+    """Share-group targets: each partition held by zero to several members (often too many)."""
+    for topic in topics:
+        for partition in range(topic["partitions"]):
+            holders = rng.sample(members, min(len(members), rng.choice((0, 1, 1, 2, 3, 5))))
+            for member in holders:
+                if topic["name"] in member["topics"] or rng.random() < 0.1:
+                    member.setdefault("owned_partitions", []).append([topic["name"], partition])
+    for member in members:
         if "owned_partitions" in member:
             rng.shuffle(member["owned_partitions"])
 

@@ -29,6 +29,7 @@ public final class Oracle {
         "cooperative-sticky", () -> new ClientAssignor(new org.apache.kafka.clients.consumer.CooperativeStickyAssignor()),
         "uniform", () -> new ServerAssignor(new org.apache.kafka.coordinator.group.assignor.UniformAssignor()),
         "server-range", () -> new ServerAssignor(new org.apache.kafka.coordinator.group.assignor.RangeAssignor()),
+        "share-simple", ShareAssignor::new,
         "streams-ha", StreamsHaAssignor::new
     ));
 

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
+import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
@@ -45,6 +45,8 @@ import java.util.UUID;
  *       from its list of kept claims); a partition claimed by several
  *       members stays with the last of them in member-map order (the coordinator never records two
  *       owners).</li>
+ *   <li>Shared claims ({@link ShareAssignor}): share groups may hold one partition in several
+ *       members' target assignments, so every claimant keeps its claim.</li>
  *   <li>Subscription type: homogeneous when every subscribed name is subscribed by every member,
  *       as the coordinator counts it.</li>
  * </ul>
@@ -52,10 +54,16 @@ import java.util.UUID;
 final class ServerAssignor implements Assignor {
     /** The namespace of {@code assignors.broker.uniform.TOPIC_ID_NAMESPACE}. */
     private static final UUID TOPIC_ID_NAMESPACE = UUID.fromString("6f1c2a5e-3b7d-5e4a-9c1f-8d2b4a6e0c3f");
-    private final ConsumerGroupPartitionAssignor assignor;
+    private final PartitionAssignor assignor;
+    private final boolean sharedClaims;
 
-    ServerAssignor(ConsumerGroupPartitionAssignor assignor) {
+    ServerAssignor(PartitionAssignor assignor) {
+        this(assignor, false);
+    }
+
+    ServerAssignor(PartitionAssignor assignor, boolean sharedClaims) {
         this.assignor = assignor;
+        this.sharedClaims = sharedClaims;
     }
 
     @Override
@@ -94,7 +102,7 @@ final class ServerAssignor implements Assignor {
                 Uuid id = ids.get(claim.topic());
                 if (scenario.exists(claim)) {
                     List<Integer> partitions = claimed.computeIfAbsent(id, k -> new ArrayList<>());
-                    if (member.memberId().equals(owners.get(id).get(claim.partition()))) {
+                    if (sharedClaims || member.memberId().equals(owners.get(id).get(claim.partition()))) {
                         partitions.add(claim.partition());
                     }
                 }
