@@ -106,7 +106,7 @@ def play_controls(labels: Sequence[str], duration_ms: int) -> dict[str, object]:
             {
                 "active": 0,
                 "x": 0.2,
-                "len": 0.8,
+                "len": 0.74,
                 "y": 0.0,
                 "yanchor": "top",
                 "pad": {"t": 20},
@@ -133,6 +133,20 @@ def play_controls(labels: Sequence[str], duration_ms: int) -> dict[str, object]:
 
 def _caption(phase: Phase) -> str:
     return phase.caption or phase.label
+
+
+def _title(phase: Phase) -> dict[str, object]:
+    """The frame's caption as the title, pinned to the top left of the figure."""
+    return {
+        "text": _caption(phase),
+        "font": {"size": 15},
+        "x": 0.01,
+        "xanchor": "left",
+        "xref": "paper",
+        "y": 0.995,
+        "yref": "container",
+        "yanchor": "top",
+    }
 
 
 def assignment_animation(
@@ -305,19 +319,19 @@ def _tiles(
                 data=frame_data(index),
                 traces=[0, 1],
                 name=label,
-                layout={"title": {"text": _caption(phases[index])}},
+                layout={"title": _title(phases[index])},
             )
             for index, label in enumerate(labels)
         ],
     )
     legend = _topic_legend(topics, topic_palette) if colour_by == "topic" else []
     figure.update_layout(
-        title={"text": _caption(phases[0]), "font": {"size": 15}, "x": 0, "xanchor": "left"},
+        title=_title(phases[0]),
         xaxis={
             "range": [-0.55, len(columns) - 0.45],
             "side": "top",
             "tickvals": list(range(len(columns))),
-            "ticktext": [_header(column, member_palette) for column in columns],
+            "ticktext": _headers(columns, member_palette),
             "tickfont": {"size": 13},
             "showgrid": False,
             "zeroline": False,
@@ -330,8 +344,8 @@ def _tiles(
             "zeroline": False,
             "fixedrange": True,
         },
-        height=max(300, 200 + (size + 8) * rows),
-        margin={"l": 10, "r": 10, "t": 90, "b": 110},
+        height=max(300, 190 + (size + 10) * rows),
+        margin={"l": 10, "r": 10, "t": 100, "b": 90},
         annotations=[
             *legend,
             {
@@ -341,7 +355,7 @@ def _tiles(
                 "yref": "paper",
                 "x": 1,
                 "y": 1,
-                "yshift": 62,
+                "yshift": 48,
                 "xanchor": "right",
                 "showarrow": False,
                 "font": {"size": 12},
@@ -358,9 +372,15 @@ def _topic_label(topic: str) -> str:
     return topic if len(topic) <= 7 else topic[:6] + "…"
 
 
-def _header(column: str, member_palette: Mapping[str, str]) -> str:
-    colour = member_palette.get(column, palette.NOBODY_COLOUR)
-    return f"<span style='color:{colour}'>■</span> {palette.short_label(column, 16)}"
+def _headers(columns: Sequence[str], member_palette: Mapping[str, str]) -> list[str]:
+    """Each column's name (short, distinct) after its member's colour swatch."""
+    labels = palette.short_labels([c for c in columns if c != UNASSIGNED_COLUMN], 14)
+    labels[UNASSIGNED_COLUMN] = UNASSIGNED_COLUMN
+    return [
+        f"<span style='color:{member_palette.get(column, palette.NOBODY_COLOUR)}'>■</span> "
+        f"{labels[column]}"
+        for column in columns
+    ]
 
 
 def _topic_legend(
@@ -377,7 +397,7 @@ def _topic_legend(
             "yref": "paper",
             "x": 0,
             "y": 1,
-            "yshift": 62,
+            "yshift": 48,
             "xanchor": "left",
             "showarrow": False,
             "font": {"size": 12},
@@ -441,9 +461,14 @@ def _cells(
         return dict(total), dict(arrived)
 
     per_frame = [counts(index) for index in range(len(phases))]
-    peak = max((n for total, _ in per_frame for n in total.values()), default=1)
+    # Sized against the members' largest holding: the unassigned column (everything, in an
+    # eager rebalance's revoke phase) is drawn at most that large, its count written in it.
+    peak = max(
+        (n for total, _ in per_frame for (who, _), n in total.items() if who != UNASSIGNED_COLUMN),
+        default=1,
+    )
     cells = [(column, topic) for column in columns for topic in topics]
-    x = [palette.short_label(column, 16) for column, _ in cells]
+    x = [column for column, _ in cells]
     y = [topic for _, topic in cells]
     full = [column for column, _ in cells]
 
@@ -466,7 +491,10 @@ def _cells(
                 ),
                 marker={
                     "symbol": "square",
-                    "size": [6 + 30 * math.sqrt(value / peak) if value else 0 for value in values],
+                    "size": [
+                        6 + 30 * math.sqrt(min(value, peak) / peak) if value else 0
+                        for value in values
+                    ],
                     "sizemode": "diameter",
                     "color": [topic_palette[topic] for topic in y],
                     "opacity": 0.85,
@@ -490,7 +518,7 @@ def _cells(
                 data=frame_data(index),
                 traces=[0],
                 name=label,
-                layout={"title": {"text": _caption(phases[index])}},
+                layout={"title": _title(phases[index])},
             )
             for index, label in enumerate(labels)
         ],
@@ -498,14 +526,14 @@ def _cells(
     stayed = sum(len(tps & held[-1].get(member, empty)) for member, tps in first.items())
     moved = len(universe) - stayed - len(nobody_first - owned[-1])
     figure.update_layout(
-        title={"text": _caption(phases[0]), "font": {"size": 15}, "x": 0, "xanchor": "left"},
+        title=_title(phases[0]),
         xaxis={
             "side": "top",
             "categoryorder": "array",
-            "categoryarray": list(dict.fromkeys(x)),
-            "tickangle": -35 if len(columns) > 10 else 0,
-            "tickvals": list(dict.fromkeys(x)),
-            "ticktext": [_header(column, member_palette) for column in columns],
+            "categoryarray": columns,
+            "tickangle": -40 if len(columns) > 8 else 0,
+            "tickvals": columns,
+            "ticktext": _headers(columns, member_palette),
             "fixedrange": True,
         },
         yaxis={"categoryorder": "array", "categoryarray": topics, "fixedrange": True},

@@ -43,6 +43,7 @@ from dashboard.palette import (  # noqa: F401
     TOPIC_PALETTE,
     member_colours,
     short_label,
+    short_labels,
     text_colour,
     topic_colours,
 )
@@ -133,6 +134,7 @@ def lag_by_member_figure(
     shapes: list[dict[str, object]] = []
     peak = max((max(lag.values(), default=0.0) for _, lag in columns), default=0.0)
     tallest = 1
+    labels = short_labels(members + [m for _, lag in columns for m in lag if m not in palette], 16)
     for index, (title, lag) in enumerate(columns):
         suffix = "" if index == 0 else str(index + 1)
         names, values, hovers = _lag_rows(lag)
@@ -165,7 +167,7 @@ def lag_by_member_figure(
             "anchor": f"x{suffix}",
             "autorange": "reversed",
             "tickvals": _text_array(names),
-            "ticktext": _text_array([short_label(n, 16) for n in names]),
+            "ticktext": _text_array([labels.get(n, n) for n in names]),
             "automargin": True,
         }
         shapes.append(
@@ -239,6 +241,7 @@ def assignment_matrix(
     members = list(order) if order is not None else list(assignment)
     members = [member for member in members if member in assignment]
     counts = {member: Counter(map(itemgetter(0), tps)) for member, tps in assignment.items()}
+    short = short_labels(members, 20)
     topic_names = (
         list(topics)
         if topics is not None
@@ -251,7 +254,7 @@ def assignment_matrix(
         go.Heatmap(
             z=z,
             x=_text_array(topic_names),
-            y=_text_array([_short(member, 28) for member in members]),
+            y=_text_array(members),
             xgap=1,
             ygap=1,
             colorscale="Cividis",
@@ -268,7 +271,11 @@ def assignment_matrix(
     figure.update_layout(
         height=min(900, 160 + 22 * max(len(members), 1)),
         margin={"l": 10, "r": 10, "t": 30, "b": 40},
-        yaxis={"autorange": "reversed"},
+        yaxis={
+            "autorange": "reversed",
+            "tickvals": _text_array(members),
+            "ticktext": _text_array([short.get(m, m) for m in members]),
+        },
     )
     return figure
 

@@ -92,3 +92,39 @@ def text_colour(background: str) -> str:
 def short_label(text: str, limit: int = 18) -> str:
     """``text`` cut to ``limit`` characters with an ellipsis (the full text goes in the hover)."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_SEPARATORS = "-_./:"
+
+
+def short_labels(names: Sequence[str], limit: int = 16) -> dict[str, str]:
+    """A short, distinct label per name, for axes (the full name goes in the hover).
+
+    Names that all fit stay whole. Otherwise drops the prefix every name shares (up to a separator: ``order-service-``), then keeps
+    names up to ``limit`` characters and cuts longer ones in the middle (``22-b65a7…e208f``);
+    where two labels would still be equal, both keep the whole name.
+    """
+    if all(len(name) <= limit for name in names):
+        return {name: name for name in names}
+    common = _common_prefix(names) if len(names) > 1 else ""
+    cut = max((common.rfind(sep) for sep in _SEPARATORS), default=-1) + 1
+    labels: dict[str, str] = {}
+    for name in names:
+        rest = name[cut:] or name
+        if len(rest) > limit:
+            tail = max(4, limit // 3)
+            rest = rest[: limit - tail - 1] + "…" + rest[-tail:]
+        labels[name] = rest
+    counts: dict[str, int] = {}
+    for label in labels.values():
+        counts[label] = counts.get(label, 0) + 1
+    return {name: name if counts[label] > 1 else label for name, label in labels.items()}
+
+
+def _common_prefix(names: Sequence[str]) -> str:
+    """The characters every name starts with."""
+    shortest, longest = min(names), max(names)
+    length = 0
+    while length < len(shortest) and shortest[length] == longest[length]:
+        length += 1
+    return shortest[:length]

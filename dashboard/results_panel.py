@@ -179,7 +179,7 @@ def phases_for(current: compute.Current, outcome: compute.StrategyOutcome) -> li
 
 
 #: Past this many members the cell animation shows a chosen subset (a member filter).
-MAX_ANIMATED_MEMBERS = 24
+MAX_ANIMATED_MEMBERS = 30
 
 
 def _busiest_changes(

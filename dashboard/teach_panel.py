@@ -91,7 +91,7 @@ def render(source: state.Source) -> None:
         left.info(
             f"New here? This sample has a {len(steps)}-step walkthrough: each step is one "
             "change, explained, shown in every chart below.",
-            icon="🎓",
+            icon=":material/school:",
         )
         right.button(
             "Start the walkthrough",
