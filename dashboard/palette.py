@@ -100,9 +100,10 @@ _SEPARATORS = "-_./:"
 def short_labels(names: Sequence[str], limit: int = 16) -> dict[str, str]:
     """A short, distinct label per name, for axes (the full name goes in the hover).
 
-    Names that all fit stay whole. Otherwise drops the prefix every name shares (up to a separator: ``order-service-``), then keeps
-    names up to ``limit`` characters and cuts longer ones in the middle (``22-b65a7…e208f``);
-    where two labels would still be equal, both keep the whole name.
+    Names that all fit stay whole. Otherwise drops the prefix every name shares (up to a
+    separator: ``order-service-``), then keeps names up to ``limit`` characters and cuts longer
+    ones in the middle (``22-b65a7…e208f``); where two labels would still be equal, both keep
+    the whole name.
     """
     if all(len(name) <= limit for name in names):
         return {name: name for name in names}

@@ -67,10 +67,10 @@ def test_moved_tiles_take_the_new_owners_mark_and_leave_a_trail() -> None:
         assert before[kept] == after[kept]
     assert round(after["t-2"][0]) == 2 and round(after["t-5"][0]) == 2
     colours = charts.member_colours(["a", "b", "c"])
-    marks = dict(zip(_tile_trace(figure, 1).ids, _tile_trace(figure, 1).marker.line.color))
+    marks = dict(zip(_tile_trace(figure, 1).ids, _tile_trace(figure, 1).marker.line.color, strict=False))
     assert marks["t-2"] == marks["t-5"] == colours["c"]
     assert marks["t-0"] == colours["a"]
-    first_marks = dict(zip(_tile_trace(figure, 0).ids, _tile_trace(figure, 0).marker.line.color))
+    first_marks = dict(zip(_tile_trace(figure, 0).ids, _tile_trace(figure, 0).marker.line.color, strict=False))
     assert first_marks["t-2"] == colours["a"]
     trail = next(t for t in figure.frames[1].data if t.name == "trail")
     assert len([x for x in trail.x if x is not None]) == 4  # two moves, start and end each
@@ -100,14 +100,14 @@ def test_large_assignments_are_cells_per_member_and_topic_that_grow_and_shrink()
     figure = charts.assignment_animation(
         [charts.Phase("before", before), charts.Phase("after", after)], max_tiles=600
     )
-    first, last = (dict(zip(f.data[0].ids, f.data[0].customdata)) for f in figure.frames)
+    first, last = (dict(zip(f.data[0].ids, f.data[0].customdata, strict=False)) for f in figure.frames)
     assert first["m0|big"][1] == 100 and last["m0|big"][1] == 50
     assert last["m10|big"][1] == 50 and last["m10|big"][2] == 50
     assert sum(row[1] for row in last.values()) == 1000
-    sizes = dict(zip(figure.frames[1].data[0].ids, figure.frames[1].data[0].marker.size))
+    sizes = dict(zip(figure.frames[1].data[0].ids, figure.frames[1].data[0].marker.size, strict=False))
     assert (
         sizes["m0|big"]
-        < dict(zip(figure.frames[0].data[0].ids, figure.frames[0].data[0].marker.size))["m0|big"]
+        < dict(zip(figure.frames[0].data[0].ids, figure.frames[0].data[0].marker.size, strict=False))["m0|big"]
     )
 
 
