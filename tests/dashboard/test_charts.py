@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import plotly.graph_objects as go
 import pytest
 from hypothesis import given, settings
@@ -15,6 +17,16 @@ TP = TopicPartition
 
 def _tile_trace(figure: go.Figure, frame: int) -> go.Scatter:
     return next(t for t in figure.frames[frame].data if t.name == "partitions")
+
+
+def _by_id(trace: go.Scatter, what: str) -> dict[str, Any]:
+    """Point id -> its border colour ("line"), marker size ("size") or customdata."""
+    values = {
+        "line": lambda: trace.marker.line.color,
+        "size": lambda: trace.marker.size,
+        "customdata": lambda: trace.customdata,
+    }[what]()
+    return dict(zip(trace.ids, values, strict=True))
 
 
 def _tiles(figure: go.Figure, frame: int) -> dict[str, tuple[float, float]]:
@@ -67,10 +79,10 @@ def test_moved_tiles_take_the_new_owners_mark_and_leave_a_trail() -> None:
         assert before[kept] == after[kept]
     assert round(after["t-2"][0]) == 2 and round(after["t-5"][0]) == 2
     colours = charts.member_colours(["a", "b", "c"])
-    marks = dict(zip(_tile_trace(figure, 1).ids, _tile_trace(figure, 1).marker.line.color, strict=False))
+    marks = _by_id(_tile_trace(figure, 1), "line")
     assert marks["t-2"] == marks["t-5"] == colours["c"]
     assert marks["t-0"] == colours["a"]
-    first_marks = dict(zip(_tile_trace(figure, 0).ids, _tile_trace(figure, 0).marker.line.color, strict=False))
+    first_marks = _by_id(_tile_trace(figure, 0), "line")
     assert first_marks["t-2"] == colours["a"]
     trail = next(t for t in figure.frames[1].data if t.name == "trail")
     assert len([x for x in trail.x if x is not None]) == 4  # two moves, start and end each
@@ -100,15 +112,12 @@ def test_large_assignments_are_cells_per_member_and_topic_that_grow_and_shrink()
     figure = charts.assignment_animation(
         [charts.Phase("before", before), charts.Phase("after", after)], max_tiles=600
     )
-    first, last = (dict(zip(f.data[0].ids, f.data[0].customdata, strict=False)) for f in figure.frames)
+    first, last = (_by_id(f.data[0], "customdata") for f in figure.frames)
     assert first["m0|big"][1] == 100 and last["m0|big"][1] == 50
     assert last["m10|big"][1] == 50 and last["m10|big"][2] == 50
     assert sum(row[1] for row in last.values()) == 1000
-    sizes = dict(zip(figure.frames[1].data[0].ids, figure.frames[1].data[0].marker.size, strict=False))
-    assert (
-        sizes["m0|big"]
-        < dict(zip(figure.frames[0].data[0].ids, figure.frames[0].data[0].marker.size, strict=False))["m0|big"]
-    )
+    sizes = [_by_id(f.data[0], "size")["m0|big"] for f in figure.frames]
+    assert sizes[1] < sizes[0]  # the cell shrinks as half of m0's partitions leave
 
 
 def test_member_colours_never_repeat_and_topics_have_their_own() -> None:
