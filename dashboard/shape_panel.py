@@ -189,8 +189,9 @@ def _lag(before: Scenario) -> None:
     if right.button(
         "Skew the lag",
         key="shape.skew",
-        help=f"The first quarter of each topic's partitions get {whatif.SKEW_FACTOR}x their lag "
-        f"(at least {whatif.SKEW_FLOOR:,}): a hot spot to see which strategy spreads it.",
+        help=f"A quarter of each topic's partitions, spread over the topic, get hot Zipf-like: "
+        f"the hottest {whatif.SKEW_FACTOR}x its lag (at least {whatif.SKEW_FLOOR:,}), the next "
+        "half that, and so on. See which strategy spreads them.",
     ):
         _push({"op": "skew_lag"})
         st.rerun()
