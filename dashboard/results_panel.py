@@ -17,7 +17,7 @@ import streamlit as st
 
 from assignors import AssignmentMetrics, Scenario, TopicPartition, partition_lags
 from assignors.simulate import changes
-from dashboard import charts, compute, summary, whatif
+from dashboard import charts, compute, members_table, summary, whatif
 
 #: Horizons offered for the drain projection, in seconds; "fit the backlog" (the default) ends
 #: a third after the slowest strategy clears it (an hour when one never does).
@@ -51,7 +51,7 @@ def render(
 
 
 #: The views below the animation and the lag chart; only the one picked is computed.
-MORE_VIEWS = ("Assignment matrix", "Movement", "Lag drain", "Protocols")
+MORE_VIEWS = ("Members", "Assignment matrix", "Movement", "Lag drain", "Protocols")
 
 
 @st.fragment
@@ -64,7 +64,9 @@ def more_views(
 ) -> None:
     """Matrix, movement, drain projection, protocol timeline: one at a time, rerun alone."""
     view = st.segmented_control("More views", MORE_VIEWS, default=MORE_VIEWS[0], key="view.more")
-    if view == "Assignment matrix":
+    if view == "Members":
+        _members(key, plan, current)
+    elif view == "Assignment matrix":
         _matrix(key, current, outcomes, order)
     elif view == "Movement":
         _movement(key, outcomes)
@@ -356,6 +358,25 @@ def _lag(
     st.plotly_chart(figure, width="stretch", key="view.lag")
     for name, sentence in sentences:
         st.markdown(f"**{name}**: {sentence}.")
+
+
+def _members(key: str, plan: whatif.WhatIf, current: compute.Current) -> None:
+    """The members as ``kafka-consumer-groups.sh --describe --members --verbose`` lists them."""
+    table = compute.memo(
+        key,
+        "members",
+        functools.partial(members_table.members_frame, plan.before, current.assignment.partitions),
+    )
+    st.caption(
+        "The group as it is now, like `kafka-consumer-groups.sh --describe --members --verbose`."
+    )
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        height=min(420, 38 + 35 * len(table)),
+        column_config={"member id": st.column_config.TextColumn(width="medium")},
+    )
 
 
 def _matrix(

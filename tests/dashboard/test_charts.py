@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assignors.model import TopicPartition
-from dashboard import charts, summary
+from assignors.model import Member, Scenario, Topic, TopicPartition
+from dashboard import charts, members_table, summary
 
 TP = TopicPartition
 
@@ -297,3 +297,39 @@ def test_change_phrase_names_the_change() -> None:
     assert summary.change_phrase(["remove member C1", "grow t to 4 partitions"]) == (
         "Removing C1 (and 1 more change)"
     )
+
+
+def test_members_table_lists_each_member_like_kafka_consumer_groups() -> None:
+    scenario = Scenario(
+        (Topic("orders", 4, lags=(5, 10, 20, 1_000)), Topic("pay", 2)),
+        (
+            Member(
+                "consumer-app-1-aaaaaaaaaaaaaaaaaaaa",
+                ("orders", "pay"),
+                rack="a",
+                client_id="app-1",
+                host="/10.0.0.1",
+            ),
+            Member("consumer-app-2-bbbbbbbbbbbbbbbbbbbb", ("orders", "pay")),
+        ),
+    )
+    assignment = {
+        "consumer-app-1-aaaaaaaaaaaaaaaaaaaa": [TP("orders", 0), TP("orders", 1), TP("pay", 1)],
+        "consumer-app-2-bbbbbbbbbbbbbbbbbbbb": [TP("orders", 3)],
+    }
+    table = members_table.members_frame(scenario, assignment)
+    assert list(table.columns) == [
+        "member",
+        "member id",
+        "client id",
+        "host",
+        "rack",
+        "partitions",
+        "assignment",
+        "lag",
+    ]
+    first, second = table.to_dict("records")
+    assert first["client id"] == "app-1" and first["host"] == "/10.0.0.1" and first["rack"] == "a"
+    assert first["assignment"] == "orders[0-1] pay[1]" and first["lag"] == "15"
+    assert second["lag"] == "1,000" and second["client id"] == "—"
+    assert len(first["member"]) <= 18 and first["member"] != second["member"]
