@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors.model import Member, Scenario, Topic, TopicPartition
-from dashboard import charts, members_table, summary
+from dashboard import charts, members_table, summary, tables
 
 TP = TopicPartition
 
@@ -333,3 +333,16 @@ def test_members_table_lists_each_member_like_kafka_consumer_groups() -> None:
     assert first["assignment"] == "orders[0-1] pay[1]" and first["lag"] == "15"
     assert second["lag"] == "1,000" and second["client id"] == "—"
     assert len(first["member"]) <= 18 and first["member"] != second["member"]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("lag_total", "lag total"),
+        ("pause_s", "pause (s)"),
+        ("group_id", "group"),
+        ("peak_worst_lag", "peak worst lag"),
+    ],
+)
+def test_table_headers_read_as_words(name: str, expected: str) -> None:
+    assert tables.header(name) == expected
