@@ -124,7 +124,6 @@ teach_panel.render(source)
 with st.expander(
     "Shape the what-if: add, remove or restart members, topics, lag", key="panel.shape"
 ):
-    state.scope_widgets()
     shape_panel.render(source.scenario, plan.before, plan.after)
 
 results_panel.render(key, plan, current, outcomes, colours, order)

@@ -97,7 +97,6 @@ def set_source(new_source: Source, *, keep_edits: bool = False) -> None:
     st.session_state.pop(_SCENARIO, None)
     if previous is None or family(previous) != family(new_source):
         st.session_state.pop(_STRATEGIES, None)
-        forget_widgets(STRATEGY_WIDGETS)
         for name in FAMILY_KEYS:
             st.session_state.pop(name, None)
 
@@ -105,8 +104,6 @@ def set_source(new_source: Source, *, keep_edits: bool = False) -> None:
 #: Widgets whose value belongs to one scenario (source plus edits): they start from the
 #: scenario's own values whenever it changes, so none can apply a choice made for another.
 SCENARIO_WIDGETS = ("shape.",)
-#: Widgets whose value belongs to one source family.
-STRATEGY_WIDGETS = ("strategies.pick",)
 _WIDGET_SCOPE = "ae.widget_scope"
 #: Where a source family's walkthrough stands: another family starts at its first step.
 FAMILY_KEYS = ("ae.walkthrough_step", "ae.walkthrough_started")
@@ -119,13 +116,21 @@ def forget_widgets(prefixes: tuple[str, ...]) -> None:
         del st.session_state[name]
 
 
-def scope_widgets() -> None:
+def scope_widgets(values: dict[str, Any]) -> str:
     """Call before drawing the what-if widgets: when the scenario (source or edits) changed
-    since they were drawn, they start over from its values (:data:`SCENARIO_WIDGETS`)."""
+    since they were drawn, every widget of :data:`SCENARIO_WIDGETS` starts over: those named in
+    ``values`` get the scenario's value (set through the session, so the browser shows it too;
+    dropping the value would leave the browser showing the old one), the others are dropped.
+
+    Returns the scope (the scenario key), for widgets whose keys carry it.
+    """
     scope = scenario_key()
     if st.session_state.get(_WIDGET_SCOPE) != scope:
         forget_widgets(SCENARIO_WIDGETS)
+        for name, value in values.items():
+            st.session_state[name] = value
         st.session_state[_WIDGET_SCOPE] = scope
+    return scope
 
 
 def edits() -> tuple[Edit, ...]:

@@ -18,6 +18,7 @@ from dashboard import compute, state
 PREFERRED = ("cooperative-sticky", "sticky", "uniform", "roundrobin", "range")
 #: At most this many strategies open with a scenario (more can be picked).
 MAX_DEFAULT = 3
+_PICK = "strategies.pick"
 
 
 def _named_in(text: str, known: Sequence[str]) -> list[str]:
@@ -59,16 +60,17 @@ def render(source: state.Source) -> list[str]:
     if not known:
         st.warning("No strategy is registered yet.")
         return []
-    chosen = [name for name in state.selected_strategies() if name in known]
     if not state.has_strategies():
-        chosen = default_strategies(source.scenario, source.walkthrough)
-        state.set_strategies(chosen)
-        state.forget_widgets(state.STRATEGY_WIDGETS)
+        state.set_strategies(default_strategies(source.scenario, source.walkthrough))
+    chosen = [name for name in state.selected_strategies() if name in known]
+    # The picker always shows what the page compares (a new sample, a walkthrough step or a
+    # link may have changed it): set through the session before the widget is drawn.
+    if st.session_state.get(_PICK) != chosen:
+        st.session_state[_PICK] = chosen
     picked: list[str] = st.multiselect(
         "Compare",
         list(known),
-        default=chosen,
-        key="strategies.pick",
+        key=_PICK,
         help="Every strategy in the registry; each is compared against the current assignment.",
     )
     if picked != state.selected_strategies():

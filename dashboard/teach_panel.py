@@ -138,4 +138,3 @@ def show_step(source: state.Source, index: int) -> None:
     strategy = step_strategy(steps, index, original.assignor)
     if strategy is not None:
         state.set_strategies([strategy])
-        st.session_state.pop("strategies.pick", None)
