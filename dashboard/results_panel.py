@@ -63,7 +63,9 @@ def more_views(
     order: Sequence[str],
 ) -> None:
     """Matrix, movement, drain projection, protocol timeline: one at a time, rerun alone."""
-    view = st.segmented_control("More views", MORE_VIEWS, default=MORE_VIEWS[0], key="view.more")
+    view = st.segmented_control(
+        "More views", MORE_VIEWS, default=MORE_VIEWS[0], key="view.more", required=True
+    )
     if view == "Members":
         _members(key, plan, current)
     elif view == "Assignment matrix":

@@ -19,6 +19,7 @@ PREFERRED = ("cooperative-sticky", "sticky", "uniform", "roundrobin", "range")
 #: At most this many strategies open with a scenario (more can be picked).
 MAX_DEFAULT = 3
 _PICK = "strategies.pick"
+_DRAWN = "ae.strategies_drawn"
 
 
 def _named_in(text: str, known: Sequence[str]) -> list[str]:
@@ -63,9 +64,10 @@ def render(source: state.Source) -> list[str]:
     if not state.has_strategies():
         state.set_strategies(default_strategies(source.scenario, source.walkthrough))
     chosen = [name for name in state.selected_strategies() if name in known]
-    # The picker always shows what the page compares (a new sample, a walkthrough step or a
-    # link may have changed it): set through the session before the widget is drawn.
-    if st.session_state.get(_PICK) != chosen:
+    # The picker always shows what the page compares: when a new sample, a walkthrough step or
+    # a link changed the strategies since the picker was last drawn, it is set through the
+    # session before it is drawn (a choice the user just made in it is left alone).
+    if st.session_state.get(_DRAWN) != chosen or _PICK not in st.session_state:
         st.session_state[_PICK] = chosen
     picked: list[str] = st.multiselect(
         "Compare",
@@ -75,6 +77,7 @@ def render(source: state.Source) -> list[str]:
     )
     if picked != state.selected_strategies():
         state.set_strategies(picked)
+    st.session_state[_DRAWN] = picked
     _details(picked)
     return picked
 

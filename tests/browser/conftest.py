@@ -110,5 +110,3 @@ def page(app_url: str, request: pytest.FixtureRequest) -> Iterator[Any]:
         finally:
             with contextlib.suppress(Exception):
                 browser.close()
-
-
