@@ -79,7 +79,7 @@ def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
     topics = [topic.name for topic in after.topics]
     first = after.members[0].topics if after.members else tuple(topics)
     add, remove = st.columns(2)
-    with add, st.form("shape.add_member", clear_on_submit=True, border=True):
+    with add, st.form("shape.add_member", border=True):
         st.markdown("**Add a member**")
         st.text_input("Member id", placeholder="consumer-new-1", key="shape.add_id")
         st.text_input("Rack (client.rack)", key="shape.add_rack")
