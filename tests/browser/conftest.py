@@ -96,11 +96,13 @@ SCREENSHOT_VIEWPORT = {"width": 1440, "height": 1760}
 def page(app_url: str, request: pytest.FixtureRequest) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
-    viewport = cast("ViewportSize", getattr(request, "param", {"width": 1400, "height": 1000}))
+    options = dict(getattr(request, "param", {"width": 1400, "height": 1000}))
+    scheme = options.pop("color_scheme", "light")
+    viewport = cast("ViewportSize", options)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport=viewport)
+            context = browser.new_context(viewport=viewport, color_scheme=scheme)
             tab = context.new_page()
             tab.set_default_timeout(60_000)
             tab.goto(app_url)

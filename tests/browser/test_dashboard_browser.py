@@ -18,7 +18,7 @@ LAG_MEMBERS_JS = """
 () => {
   for (const plot of document.querySelectorAll('.js-plotly-plot')) {
     const bars = (plot.data || []).filter(t => t.type === 'bar' && t.hovertemplate);
-    if (bars.length) return bars.map(t => [t.name, Array.from(t.x)]);
+    if (bars.length) return bars.map(t => [t.name, Array.from(t.orientation === 'h' ? t.y : t.x)]);
   }
   return null;
 }
@@ -40,7 +40,7 @@ def _add_member(page: Any, member_id: str) -> None:
     page.wait_for_function(
         LAG_MEMBERS_JS.replace(
             "return bars.map",
-            f"return bars.some(t => Array.from(t.x).includes('{member_id}')) && bars.map",
+            f"return bars.some(t => Array.from(t.y).includes('{member_id}')) && bars.map",
         ),
     )
     # Fold the form away again so the charts move back up.
@@ -100,7 +100,7 @@ def test_screenshot_for_the_readme(page: Any, app_url: str) -> None:
     page.wait_for_function(
         LAG_MEMBERS_JS.replace(
             "return bars.map",
-            "return bars.some(t => Array.from(t.x).includes('consumer-new')) && bars.map",
+            "return bars.some(t => Array.from(t.y).includes('consumer-new')) && bars.map",
         ),
     )
     # Animate the cooperative strategy: its rounds are the interesting part.
@@ -123,3 +123,45 @@ def test_screenshot_for_the_readme(page: Any, app_url: str) -> None:
     (ROOT / "docs").mkdir(exist_ok=True)
     page.screenshot(path=str(ROOT / "docs" / "screenshot.png"), full_page=False)
     assert (ROOT / "docs" / "screenshot.png").stat().st_size > 50_000
+
+
+OVERLAPS_JS = """
+() => {
+  const shown = e => e.checkVisibility({visibilityProperty: true, opacityProperty: true})
+    && !e.closest('details:not([open])') && e.innerText.trim() !== '';
+  const els = Array.from(document.querySelectorAll(
+    '[data-testid="stMain"] [data-testid="stElementContainer"]')).filter(shown);
+  let overlaps = 0;
+  for (let i = 0; i < els.length; i++) for (let j = i + 1; j < els.length; j++) {
+    if (els[i].contains(els[j]) || els[j].contains(els[i])) continue;
+    const a = els[i].getBoundingClientRect(), b = els[j].getBoundingClientRect();
+    const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+    const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (w > 2 && h > 2) overlaps++;
+  }
+  const main = document.querySelector('[data-testid="stMain"]');
+  return {overlaps, wide: main.scrollWidth > main.clientWidth + 1};
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("page", "sample", "shot"),
+    [
+        ({"width": 1280, "height": 1800, "color_scheme": "light"}, "rack-aware-three-zones", ""),
+        ({"width": 1920, "height": 1500, "color_scheme": "dark"}, "large-group", "large"),
+    ],
+    indirect=["page"],
+    ids=["1280-light-small", "1920-dark-large"],
+)
+def test_nothing_overlaps_at_both_widths_and_themes(
+    page: Any, app_url: str, sample: str, shot: str
+) -> None:
+    """Small and large groups at 1280 and 1920 px, light and dark: no element overlaps another,
+    nothing scrolls sideways. The large one is the README's second screenshot."""
+    page.goto(f"{app_url}/?sample={sample}")
+    page.locator(".js-plotly-plot").nth(1).wait_for()
+    page.wait_for_timeout(2_000)
+    if shot:
+        page.screenshot(path=str(ROOT / "docs" / f"screenshot-{shot}.png"), full_page=False)
+    assert page.evaluate(OVERLAPS_JS) == {"overlaps": 0, "wide": False}

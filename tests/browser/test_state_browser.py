@@ -2,9 +2,10 @@
 order, then use the controls; and a monkey test of seeded random valid actions.
 
 The monkey prints its seed; replay a run with ``AE_MONKEY_SEED=<seed>`` (and
-``AE_MONKEY_ACTIONS=<n>``, default 50 in the suite: 200 take ~20 minutes on a
-busy 2-core machine, so run ``AE_MONKEY_ACTIONS=200`` by hand). It fails on any exception, any error box after a valid
-action, or a control that silently does nothing (each action checks what it must change).
+``AE_MONKEY_ACTIONS=<n>``, default 50 in the suite: 200 take ~20 minutes on a busy 2-core
+machine, so run ``AE_MONKEY_ACTIONS=200`` by hand). It fails on any exception, any error box
+after a valid action, or a control that silently does nothing (each action checks what it must
+change).
 """
 
 from __future__ import annotations
