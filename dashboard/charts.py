@@ -28,24 +28,50 @@ import plotly.graph_objects as go
 from assignors import TopicPartition
 
 # Re-exported: the figures' shared names live in charts for the panels and tests.
-from dashboard.animation_chart import (  # noqa: F401
-    DEFAULT_MAX_TILES,
-    UNASSIGNED_COLUMN,
-    Phase,
-    assignment_animation,
-    owner_map,
-    play_controls,
+from dashboard.animation_chart import (
+    DEFAULT_MAX_TILES as DEFAULT_MAX_TILES,
 )
-from dashboard.palette import (  # noqa: F401
-    MEMBER_PALETTE,
-    MOVED_OUTLINE,
-    NOBODY_COLOUR,
-    TOPIC_PALETTE,
-    member_colours,
-    short_label,
-    short_labels,
-    text_colour,
-    topic_colours,
+from dashboard.animation_chart import (
+    UNASSIGNED_COLUMN as UNASSIGNED_COLUMN,
+)
+from dashboard.animation_chart import (
+    Phase as Phase,
+)
+from dashboard.animation_chart import (
+    assignment_animation as assignment_animation,
+)
+from dashboard.animation_chart import (
+    owner_map as owner_map,
+)
+from dashboard.animation_chart import (
+    play_controls as play_controls,
+)
+from dashboard.palette import (
+    MEMBER_PALETTE as MEMBER_PALETTE,
+)
+from dashboard.palette import (
+    MOVED_OUTLINE as MOVED_OUTLINE,
+)
+from dashboard.palette import (
+    NOBODY_COLOUR as NOBODY_COLOUR,
+)
+from dashboard.palette import (
+    TOPIC_PALETTE as TOPIC_PALETTE,
+)
+from dashboard.palette import (
+    member_colours as member_colours,
+)
+from dashboard.palette import (
+    short_label as short_label,
+)
+from dashboard.palette import (
+    short_labels as short_labels,
+)
+from dashboard.palette import (
+    text_colour as text_colour,
+)
+from dashboard.palette import (
+    topic_colours as topic_colours,
 )
 
 Owners = Mapping[str, Sequence[TopicPartition]]

@@ -71,6 +71,14 @@ def static_figure(figure: go.Figure) -> go.Figure:
     return still
 
 
+def _html_of(build: Callable[[], go.Figure]) -> str:
+    return standalone_html(build())
+
+
+def _png_of(build: Callable[[], go.Figure]) -> bytes:
+    return png_export.figure_png(static_figure(build()))
+
+
 @st.fragment
 def render(
     plan: whatif.WhatIf,
@@ -126,7 +134,7 @@ def render(
         cols = st.columns(2)
         cols[0].download_button(
             f"{title} (HTML)",
-            lambda build=build: standalone_html(build()),
+            functools.partial(_html_of, build),
             file_name=f"{slug}.html",
             mime="text/html",
             key=f"export.html.{slug}",
@@ -135,7 +143,7 @@ def render(
             # Rendered only when clicked: a browser starts for it (a few seconds).
             cols[1].download_button(
                 f"{title} (PNG)",
-                lambda build=build: png_export.figure_png(static_figure(build())),
+                functools.partial(_png_of, build),
                 file_name=f"{slug}.png",
                 mime="image/png",
                 key=f"export.png.{slug}",

@@ -77,7 +77,6 @@ def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
         st.rerun()
 
     topics = [topic.name for topic in after.topics]
-    first = after.members[0].topics if after.members else tuple(topics)
     add, remove = st.columns(2)
     with add, st.form("shape.add_member", border=True):
         st.markdown("**Add a member**")
