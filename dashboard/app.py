@@ -36,7 +36,12 @@ from dashboard import (  # noqa: E402
     teach_panel,
     whatif,
 )
-from dashboard.layout import member_layout, resolve_plan, show_messages  # noqa: E402
+from dashboard.layout import (  # noqa: E402
+    member_layout,
+    resolve_plan,
+    show_messages,
+    sync_address_bar,
+)
 
 compute.freeze_imports()
 st.set_page_config(page_title="Assignment Explorer", page_icon="🧩", layout="wide")
@@ -95,7 +100,8 @@ if source.streams is not None:
     st.stop()
 
 with st.sidebar:
-    picked = strategy_panel.render(source.scenario)
+    picked = strategy_panel.render(source)
+    source_panel.showing(source, picked)
 
 st.title("Assignment Explorer")
 st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
@@ -111,18 +117,16 @@ if plan is None:
 current = compute.current(state.scenario_key(whatif.is_shaping), plan)
 outcomes = compute.outcomes(key, picked, plan)
 order, colours = member_layout(source.scenario, plan)
+sync_address_bar(source_panel.link_params(source))
 
+results_panel.headline(plan, outcomes)
 teach_panel.render(source)
-with st.expander("Shape the what-if: add, remove or restart members, topics, lag", expanded=False):
+with st.expander(
+    "Shape the what-if: add, remove or restart members, topics, lag", key="panel.shape"
+):
     shape_panel.render(source.scenario, plan.before, plan.after)
 
 results_panel.render(key, plan, current, outcomes, colours, order)
 
-with st.expander("Share and export"):
-    ran = [o for o in outcomes if o.simulation is not None and o.metrics is not None]
-    figures = {"Lag per consumer": results_panel.lag_figure(key, current, ran, colours, order)}
-    if ran:
-        figures[f"Before → after ({ran[0].name})"] = results_panel.animation_figure(
-            key, current, ran[0], colours, order
-        )
-    export_panel.render(plan, current, outcomes, figures)
+with st.expander("Share and export", key="panel.export"):
+    export_panel.render(plan, current, outcomes, key, colours, order)

@@ -7,12 +7,13 @@ configuration of each picked strategy. Every file is built only when its button 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from urllib.parse import urlencode
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import compute, png_export, results_panel, share, state, whatif
+from dashboard import charts, compute, png_export, results_panel, share, source_panel, state, whatif
 
 
 def _slug(title: str) -> str:
@@ -21,15 +22,75 @@ def _slug(title: str) -> str:
     return "-".join(part for part in kept.split("-") if part)
 
 
+def chart_builders(
+    key: str,
+    plan: whatif.WhatIf,
+    current: compute.Current,
+    outcomes: Sequence[compute.StrategyOutcome],
+    colours: Mapping[str, str],
+    order: Sequence[str],
+) -> dict[str, Callable[[], go.Figure]]:
+    """Every chart of the page, by title, each built only when its export is clicked."""
+    ran = [o for o in outcomes if o.simulation is not None and o.metrics is not None]
+    builders: dict[str, Callable[[], go.Figure]] = {
+        "Lag per consumer": functools.partial(
+            results_panel.lag_figure, key, current, ran, colours, order
+        ),
+        "Assignment matrix (current)": functools.partial(
+            charts.assignment_matrix, current.assignment.partitions, order=order
+        ),
+    }
+    for o in ran:
+        assert o.target is not None
+        builders[f"Before → after ({o.name})"] = functools.partial(
+            results_panel.animation_figure, key, plan, current, o, colours, order
+        )
+        builders[f"Assignment matrix ({o.name})"] = functools.partial(
+            charts.assignment_matrix, o.target.partitions, order=order
+        )
+    if ran:
+        builders["Lag drain"] = functools.partial(results_panel.drain_figure, key, plan, ran)
+        builders[f"Protocols ({ran[0].name})"] = functools.partial(
+            results_panel.timeline_figure, key, plan, ran[0]
+        )
+    return builders
+
+
+def standalone_html(figure: go.Figure) -> str:
+    """A chart as one HTML file that opens offline: Plotly's JavaScript inlined (~4.7 MB),
+    the animation's buttons working."""
+    html: str = figure.to_html(include_plotlyjs=True, full_html=True)
+    return html
+
+
+def static_figure(figure: go.Figure) -> go.Figure:
+    """A copy for a picture: no Play/Pause buttons or slider (they do nothing in a PNG)."""
+    still = go.Figure(figure)
+    still.layout.updatemenus = ()
+    still.layout.sliders = ()
+    return still
+
+
+def _html_of(build: Callable[[], go.Figure]) -> str:
+    return standalone_html(build())
+
+
+def _png_of(build: Callable[[], go.Figure]) -> bytes:
+    return png_export.figure_png(static_figure(build()))
+
+
 @st.fragment
 def render(
     plan: whatif.WhatIf,
     current: compute.Current,
     outcomes: Sequence[compute.StrategyOutcome],
-    figures: dict[str, go.Figure],
+    key: str,
+    colours: Mapping[str, str],
+    order: Sequence[str],
 ) -> None:
     """Downloads, the share link and the config snippets (reruns alone)."""
     source = state.source()
+    figures = chart_builders(key, plan, current, outcomes, colours, order)
     name = (plan.after.name or source.sample or "scenario").replace(" ", "-").lower()
     ran = [o for o in outcomes if o.target is not None and o.metrics is not None]
     left, middle, right = st.columns(3)
@@ -68,12 +129,12 @@ def render(
     )
     st.markdown("**Charts**")
     png_problem = png_export.unavailable_reason()
-    for title, figure in figures.items():
+    for title, build in figures.items():
         slug = _slug(title)
         cols = st.columns(2)
         cols[0].download_button(
             f"{title} (HTML)",
-            functools.partial(figure.to_html, include_plotlyjs="cdn", full_html=True),
+            functools.partial(_html_of, build),
             file_name=f"{slug}.html",
             mime="text/html",
             key=f"export.html.{slug}",
@@ -82,7 +143,7 @@ def render(
             # Rendered only when clicked: a browser starts for it (a few seconds).
             cols[1].download_button(
                 f"{title} (PNG)",
-                functools.partial(png_export.figure_png, figure),
+                functools.partial(_png_of, build),
                 file_name=f"{slug}.png",
                 mime="image/png",
                 key=f"export.png.{slug}",
@@ -92,17 +153,23 @@ def render(
             f"{png_problem}; use the camera icon on any chart to save it as PNG from your browser."
         )
     st.markdown("**Share**")
-    if source.kind == "sample" and source.sample is not None:
-        query = share.share_query(
-            source.sample, state.selected_strategies(), state.edits(), source.walkthrough_step
-        )
-        st.code(query, language=None)
+    params = source_panel.link_params(source)
+    if params is None:
         st.caption(
-            "Append this to the dashboard's address to restore sample, strategies and edits."
+            f"This scenario is too large for a link (over {share.MAX_SCENARIO_PARAM:,} "
+            "characters packed); download the scenario JSON to share it."
         )
     else:
+        base = st.context.url or ""
+        st.code(base + "?" + urlencode(params), language=None)
         st.caption(
-            "Links restore sample scenarios only; download the scenario JSON to share this one."
+            "The address bar always holds this link: copy it from there or here. It restores "
+            + (
+                "the sample, walkthrough step, strategies and edits."
+                if source.kind == "sample"
+                else "the scenario itself (packed into the link), strategies and edits; "
+                "never connection settings or passwords."
+            )
         )
     if ran:
         st.markdown("**Consumer configuration**")

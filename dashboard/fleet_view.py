@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 from assignors import AssignmentExplorerError, Scenario
-from dashboard import pipeline_charts, state
+from dashboard import pipeline_charts, state, tables
 
 #: Query parameters of a fleet link: the snapshot directory, the cluster, the group, the time.
 QUERY_KEYS = ("pipeline_input", "cluster", "group", "at")
@@ -143,17 +143,15 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> None:
         "extra_members_note",
         "error",
     ]
-    st.dataframe(
+    tables.show(
         view[[c for c in shown if c in view.columns]],
-        hide_index=True,
-        use_container_width=True,
         column_config={
-            "explorer": st.column_config.LinkColumn("Explorer", display_text="open"),
+            "explorer": st.column_config.LinkColumn("explorer", display_text="open"),
         },
     )
     current = table[table["change"] == "current"]
     if not current.empty:
-        st.plotly_chart(pipeline_charts.fleet_scatter_figure(current), use_container_width=True)
+        st.plotly_chart(pipeline_charts.fleet_scatter_figure(current), width="stretch")
     if view.empty:
         return
     picked = st.selectbox("Group to open", view["group_id"].unique(), key="fleet.group")

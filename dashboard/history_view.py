@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from dashboard import pipeline_charts
+from dashboard import pipeline_charts, tables
 
 LAG_TABLES = ("group_health", "partition_health", "group_lag")
 
@@ -59,9 +59,10 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> N
     assert verdicts is not None
     st.subheader("Health")
     left, right = st.columns([1, 2])
-    left.plotly_chart(pipeline_charts.verdict_counts_figure(verdicts), use_container_width=True)
+    left.plotly_chart(pipeline_charts.verdict_counts_figure(verdicts), width="stretch")
     table = pipeline_charts.verdict_table(verdicts)
-    right.dataframe(table, hide_index=True, use_container_width=True, height=260)
+    with right:
+        tables.show(table, height=260)
     if table.empty:
         return
     labels = [f"{r.group_id} · {r.status}" for r in table.itertuples(index=False)]
@@ -70,34 +71,22 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> N
     group_lag = _table(root, "group_lag", group_id)
     member_lag = _table(root, "member_lag", group_id)
     if group_lag is not None:
-        st.plotly_chart(
-            pipeline_charts.group_lag_figure(group_lag, [group_id]), use_container_width=True
-        )
+        st.plotly_chart(pipeline_charts.group_lag_figure(group_lag, [group_id]), width="stretch")
     if member_lag is not None:
         st.plotly_chart(
             pipeline_charts.member_lag_figure(member_lag, f"{group_id}: lag per member"),
-            use_container_width=True,
+            width="stretch",
         )
     statuses = _table(root, "partition_health", group_id)
     if statuses is not None:
         st.caption("Partition statuses over the health window (the first rule that holds)")
-        st.dataframe(
-            statuses.sort_values(["status", "topic", "partition"]),
-            hide_index=True,
-            use_container_width=True,
-        )
+        tables.show(statuses.sort_values(["status", "topic", "partition"]))
     if replay_output is not None:
         replay_root = Path(replay_output)
         worst = _table(replay_root, "replay_worst", group_id)
         summary = _table(replay_root, "replay_summary", group_id)
         if worst is not None and not worst.empty:
             st.subheader("Replay: which strategy kept the worst member's lag lowest")
-            st.plotly_chart(
-                pipeline_charts.replay_worst_figure(worst, group_id), use_container_width=True
-            )
+            st.plotly_chart(pipeline_charts.replay_worst_figure(worst, group_id), width="stretch")
         if summary is not None:
-            st.dataframe(
-                summary.sort_values(["peak_worst_lag", "mean_worst_lag"]),
-                hide_index=True,
-                use_container_width=True,
-            )
+            tables.show(summary.sort_values(["peak_worst_lag", "mean_worst_lag"]))

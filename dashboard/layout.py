@@ -51,3 +51,11 @@ def resolve_plan(key: str, source: Scenario) -> whatif.WhatIf | None:
                 return None
             st.error(f"Edit “{whatif.describe(dropped)}” was undone: {error}")
     return None
+
+
+def sync_address_bar(params: dict[str, str] | None) -> None:
+    """Keep the address bar on what the page shows (reloading it restores the view); a view
+    that cannot travel in a link (a scenario over the size limit) clears it."""
+    wanted = params or {}
+    if dict(st.query_params) != wanted:
+        st.query_params.from_dict(wanted)

@@ -8,17 +8,23 @@ Everything drawn here is computed by :mod:`dashboard.compute` (which calls the c
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from assignors import AssignmentMetrics
-from dashboard import charts, compute, whatif
+from assignors import AssignmentMetrics, Scenario, TopicPartition, partition_lags
+from assignors.simulate import changes
+from dashboard import charts, compute, members_table, summary, whatif
 
-#: Horizons offered for the drain projection, in seconds.
-DRAIN_HORIZONS = {"10 minutes": 600.0, "1 hour": 3600.0, "6 hours": 21600.0}
+#: Horizons offered for the drain projection, in seconds; "fit the backlog" (the default) ends
+#: a third after the slowest strategy clears it (an hour when one never does).
+FIT_HORIZON = "fit the backlog"
+DRAIN_HORIZONS = {FIT_HORIZON: 0.0, "10 minutes": 600.0, "1 hour": 3600.0, "6 hours": 21600.0}
+#: How far "fit the backlog" looks for the time the lag clears.
+FIT_SEARCH_S = 21600.0
 PROTOCOL_LABELS = {
     "eager": "eager (classic)",
     "cooperative": "cooperative (classic, incremental)",
@@ -45,7 +51,7 @@ def render(
 
 
 #: The views below the animation and the lag chart; only the one picked is computed.
-MORE_VIEWS = ("Assignment matrix", "Movement", "Lag drain", "Protocols")
+MORE_VIEWS = ("Members", "Assignment matrix", "Movement", "Lag drain", "Protocols")
 
 
 @st.fragment
@@ -57,8 +63,12 @@ def more_views(
     order: Sequence[str],
 ) -> None:
     """Matrix, movement, drain projection, protocol timeline: one at a time, rerun alone."""
-    view = st.segmented_control("More views", MORE_VIEWS, default=MORE_VIEWS[0], key="view.more")
-    if view == "Assignment matrix":
+    view = st.segmented_control(
+        "More views", MORE_VIEWS, default=MORE_VIEWS[0], key="view.more", required=True
+    )
+    if view == "Members":
+        _members(key, plan, current)
+    elif view == "Assignment matrix":
         _matrix(key, current, outcomes, order)
     elif view == "Movement":
         _movement(key, outcomes)
@@ -68,61 +78,122 @@ def more_views(
         protocols_view(key, plan, outcomes)
 
 
-def _ratio_text(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}x"
+def cards_frame(
+    current: compute.Current, outcomes: Sequence[compute.StrategyOutcome]
+) -> pd.DataFrame:
+    """The comparison table: one row for the group as it is, one per strategy, with readable
+    headers and formatted numbers (a table never cuts a label, as narrow cards did)."""
+    rows = []
+    measured_rows: list[tuple[str, AssignmentMetrics, compute.StrategyOutcome | None]] = [
+        ("current (as it is now)", current.metrics, None)
+    ]
+    measured_rows += [(o.name, o.metrics, o) for o in outcomes if o.metrics is not None]
+    for name, measured, outcome in measured_rows:
+        moved = measured.movement.moved_count + measured.movement.dropped_count
+        share = measured.cross_rack_share
+        simulation = outcome.simulation if outcome is not None else None
+        rows.append(
+            {
+                "strategy": name,
+                "partitions moved": "—" if outcome is None else f"{moved:,}",
+                "partition pauses": "—"
+                if simulation is None
+                else f"{simulation.partition_pauses:,}",
+                "whole group stopped": "—"
+                if simulation is None
+                else f"{simulation.group_stop_s:,.1f} s",
+                "idle members": f"{len(measured.idle_members):,}",
+                "partitions per member": _per_member_range(measured),
+                "lag spread": summary.lag_spread_value(
+                    _with_partitions(measured), measured.lag_max_min_ratio
+                ),
+                "cross-rack reads": "—"
+                if share is None
+                else f"{measured.cross_rack_assignments:,} ({share:.0%})",
+                "co-partition splits": f"{measured.split_partition_count:,}",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _per_member_range(measured: AssignmentMetrics) -> str:
+    if not measured.members:
+        return "—"
+    low, high = measured.partitions_min, measured.partitions_max
+    return f"{low:,}" if low == high else f"{low:,} to {high:,}"
 
 
 def _cards(current: compute.Current, outcomes: Sequence[compute.StrategyOutcome]) -> None:
-    rows: list[tuple[str, AssignmentMetrics, bool]] = [("current", current.metrics, False)]
-    rows += [(o.name, o.metrics, True) for o in outcomes if o.metrics is not None]
-    for name, measured, is_change in rows:
-        columns = st.columns([2, 1, 1, 1, 1, 1, 1])
-        columns[0].markdown(f"**{name}**" + ("" if is_change else " (as it is now)"))
-        moved = measured.movement.moved_count + measured.movement.dropped_count
-        columns[1].metric("moved", moved if is_change else "—", help="partitions that change owner")
-        columns[2].metric("idle", len(measured.idle_members), help="members with no partition")
-        columns[3].metric(
-            "partition spread",
-            measured.partitions_spread,
-            help="most minus fewest partitions per member",
+    st.table(cards_frame(current, outcomes).set_index("strategy"))
+
+
+def headline(plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -> None:
+    """The comparison in one sentence, at the top of the page."""
+    costs = [
+        summary.StrategyCost(
+            name=o.name,
+            moved=o.metrics.movement.moved_count + o.metrics.movement.dropped_count,
+            partition_pauses=o.simulation.partition_pauses,
+            group_stop_s=o.simulation.group_stop_s,
+            lag_ratio=o.metrics.lag_max_min_ratio,
+            lag_total=float(o.metrics.lag_total),
         )
-        columns[4].metric(
-            "lag spread",
-            _ratio_text(measured.lag_max_min_ratio),
-            help="busiest member's lag over the quietest's",
-        )
-        share = measured.cross_rack_share
-        columns[5].metric(
-            "cross-rack",
-            "—" if share is None else f"{measured.cross_rack_assignments} ({share:.0%})",
-            help="partitions read from a rack without a replica",
-        )
-        columns[6].metric(
-            "co-partition splits",
-            measured.split_partition_count,
-            help="partition numbers of equally partitioned topics owned by different members",
-        )
+        for o in outcomes
+        if o.metrics is not None and o.simulation is not None
+    ]
+    change = summary.change_phrase([changes.describe(change) for change in plan.changes])
+    st.markdown(f"#### {summary.comparison_sentence(change, costs)}")
 
 
 def phases_for(current: compute.Current, outcome: compute.StrategyOutcome) -> list[charts.Phase]:
-    """Before, every intermediate phase of the protocol, after: the animation's frames."""
+    """Before, every intermediate phase of the protocol, after: the animation's frames, each
+    with a caption saying what happens in it (the simulator's own reason)."""
     assert outcome.simulation is not None
-    frames = [charts.Phase("before", current.assignment.partitions)]
-    for phase in outcome.simulation.phases:
-        frames.append(charts.Phase(phase.name, phase.owned))
-    target = outcome.simulation.target.partitions
+    simulation = outcome.simulation
+    frames = [
+        charts.Phase(
+            "before",
+            current.assignment.partitions,
+            "Before the change: every member reads what it owns now.",
+        )
+    ]
+    for phase in simulation.phases:
+        paused = f" {len(phase.paused):,} partition(s) unread." if phase.paused else ""
+        reason = phase.reason[:1].upper() + phase.reason[1:]
+        frames.append(
+            charts.Phase(phase.name, phase.owned, f"{phase.name}: {reason.rstrip('.')}.{paused}")
+        )
+    target = simulation.target.partitions
+    after_caption = (
+        f"After ({outcome.name}): {simulation.rounds} round(s), longest pause of a partition "
+        f"{simulation.pause_s:,.1f} s, whole group stopped {simulation.group_stop_s:,.1f} s."
+    )
     if dict(frames[-1].owners) != dict(target):
-        frames.append(charts.Phase(f"after ({outcome.name})", target))
+        frames.append(charts.Phase(f"after ({outcome.name})", target, after_caption))
     else:
-        frames[-1] = charts.Phase(f"after ({outcome.name})", target)
+        frames[-1] = charts.Phase(f"after ({outcome.name})", target, after_caption)
     labels: dict[str, int] = {}
     unique = []
     for frame in frames:
         count = labels.get(frame.label, 0)
         labels[frame.label] = count + 1
         label = frame.label if count == 0 else f"{frame.label} ({count + 1})"
-        unique.append(charts.Phase(label, frame.owners))
+        unique.append(charts.Phase(label, frame.owners, frame.caption))
     return unique
+
+
+#: Past this many members the cell animation shows a chosen subset (a member filter).
+MAX_ANIMATED_MEMBERS = 30
+
+
+def _busiest_changes(
+    current: compute.Current, outcome: compute.StrategyOutcome, order: Sequence[str]
+) -> list[str]:
+    """The members the change touches most (gained plus lost), then the rest in order."""
+    if outcome.metrics is None:
+        return list(order)
+    touched = {m.member_id: m.gained + m.lost for m in outcome.metrics.members}
+    return sorted(order, key=lambda member: (-touched.get(member, 0), order.index(member)))
 
 
 @st.fragment
@@ -135,42 +206,94 @@ def animation(
     order: Sequence[str],
 ) -> None:
     """The animated before/after for one strategy (reruns alone when another is picked)."""
-    if not outcomes:
-        st.info("Pick a strategy to see the rebalance.")
-        return
     st.subheader("Before → after")
+    if not outcomes:
+        st.info("Pick a strategy in the sidebar to see the rebalance.")
+        return
     names = [o.name for o in outcomes]
-    name = st.radio("Animate", names, horizontal=True, key="view.animate")
+    left, right = st.columns([3, 2])
+    name = left.radio("Animate", names, horizontal=True, key="view.animate")
     chosen = next(o for o in outcomes if o.name == name)
     assert chosen.simulation is not None
-    st.caption(
-        f"{chosen.strategy.protocol} protocol: {chosen.simulation.rounds} round(s); "
-        "outlined tiles change owner. Press ▶ Play or drag the slider."
-    )
-    figure = animation_figure(key, current, chosen, colours, order)
+    tiles = sum(plan.after.partition_counts().values()) <= charts.DEFAULT_MAX_TILES
+    colour_by = "topic"
+    if tiles:
+        colour_by = right.radio(
+            "Tile colour", ["topic", "lag"], horizontal=True, key="view.colour_by"
+        )
+    shown = list(order)
+    if not tiles and len(order) > MAX_ANIMATED_MEMBERS:
+        ranked = _busiest_changes(current, chosen, order)
+        shown = (
+            st.multiselect(
+                f"Members shown ({len(order):,} in the group; the {MAX_ANIMATED_MEMBERS} the change"
+                " touches most by default)",
+                list(order),
+                default=ranked[:MAX_ANIMATED_MEMBERS],
+                key=f"view.animate_members.{key}",
+                format_func=lambda member: charts.short_label(member, 40),
+            )
+            or ranked[:MAX_ANIMATED_MEMBERS]
+        )
+    figure = animation_figure(key, plan, current, chosen, colours, order, colour_by, shown)
     st.plotly_chart(figure, width="stretch", key=f"view.animation.{name}")
+    st.caption(
+        f"{chosen.strategy.protocol} protocol, {chosen.simulation.rounds} round(s). Press ▶ Play "
+        "or drag the slider under the chart: one frame per phase, its caption above the chart."
+    )
     for note in chosen.simulation.notes:
         st.caption(note)
 
 
+def partition_lag_map(scenario: Scenario) -> dict[TopicPartition, int]:
+    """Partition -> lag, for the animation's hover and its lag colours."""
+    return {
+        TopicPartition(topic.name, number): lag
+        for topic in scenario.topics
+        for number, lag in enumerate(partition_lags(topic, scenario.auto_offset_reset))
+    }
+
+
 def animation_figure(
     key: str,
+    plan: whatif.WhatIf,
     current: compute.Current,
     outcome: compute.StrategyOutcome,
     colours: Mapping[str, str],
     order: Sequence[str],
+    colour_by: str = "topic",
+    shown: Sequence[str] | None = None,
 ) -> go.Figure:
-    """The animated before/after of one strategy (built once per scenario and strategy)."""
-    figure: go.Figure = compute.memo(
-        key,
-        f"animation:{outcome.name}",
-        lambda: charts.assignment_animation(
-            phases_for(current, outcome),
+    """The animated before/after of one strategy (built once per scenario and choice)."""
+    members = list(order) if shown is None else [m for m in order if m in set(shown)]
+    partial = len(members) < len(order)
+
+    def build() -> go.Figure:
+        phases = phases_for(current, outcome)
+        if partial:
+            keep = set(members)
+            phases = [
+                charts.Phase(
+                    p.label, {m: tps for m, tps in p.owners.items() if m in keep}, p.caption
+                )
+                for p in phases
+            ]
+        small = sum(plan.after.partition_counts().values()) <= charts.DEFAULT_MAX_TILES
+        lags = partition_lag_map(plan.after) if small else {}
+        return charts.assignment_animation(
+            phases,
             # Every assignable partition is owned in the last frame or left unassigned there.
-            partitions=outcome.metrics.unassigned_partitions if outcome.metrics else (),
-            order=order,
+            partitions=()
+            if partial or outcome.metrics is None
+            else outcome.metrics.unassigned_partitions,
+            order=members,
             colours=colours,
-        ),
+            lags=lags,
+            colour_by="lag" if colour_by == "lag" else "topic",
+        )
+
+    figure: go.Figure = compute.memo(
+        key, f"animation:{outcome.name}:{colour_by}:{','.join(members) if partial else ''}", build
     )
     return figure
 
@@ -237,6 +360,25 @@ def _lag(
     st.plotly_chart(figure, width="stretch", key="view.lag")
     for name, sentence in sentences:
         st.markdown(f"**{name}**: {sentence}.")
+
+
+def _members(key: str, plan: whatif.WhatIf, current: compute.Current) -> None:
+    """The members as ``kafka-consumer-groups.sh --describe --members --verbose`` lists them."""
+    table = compute.memo(
+        key,
+        "members",
+        functools.partial(members_table.members_frame, plan.before, current.assignment.partitions),
+    )
+    st.caption(
+        "The group as it is now, like `kafka-consumer-groups.sh --describe --members --verbose`."
+    )
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        height=min(420, 38 + 35 * len(table)),
+        column_config={"member id": st.column_config.TextColumn(width="medium")},
+    )
 
 
 def _matrix(
@@ -307,18 +449,15 @@ def _movement(key: str, outcomes: Sequence[compute.StrategyOutcome]) -> None:
             )
 
 
-def drain_view(key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -> None:
-    """Total lag over time per strategy, with each protocol's pause shaded."""
-    if not outcomes:
-        st.info("Pick a strategy to project the lag.")
-        return
-    horizon_name = st.radio(
-        "Horizon", list(DRAIN_HORIZONS), index=1, horizontal=True, key="view.drain_horizon"
-    )
-    horizon = DRAIN_HORIZONS[horizon_name]
-    series = []
-    pauses = []
-    notes = []
+def _drain_parts(
+    key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome], horizon: float
+) -> tuple[
+    list[tuple[str, Sequence[float], Sequence[float]]], list[tuple[str, float, float]], list[str]
+]:
+    """The drain chart's series and pauses, and the sentences under it."""
+    series: list[tuple[str, Sequence[float], Sequence[float]]] = []
+    pauses: list[tuple[str, float, float]] = []
+    notes: list[str] = []
     for o in outcomes:
         projection = compute.drain_projection(key, o.name, plan, o, horizon)
         if projection is None or o.simulation is None:
@@ -345,18 +484,74 @@ def drain_view(key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.Strateg
                 f"{len(projection.members_using_default_rate)} member(s) have no consume rate; "
                 f"assumed {projection.default_consume_rate:,.0f} records/s."
             )
+    return series, pauses, list(dict.fromkeys(notes))
+
+
+def drain_figure(
+    key: str,
+    plan: whatif.WhatIf,
+    outcomes: Sequence[compute.StrategyOutcome],
+    horizon: float | None = None,
+) -> go.Figure:
+    """Total lag over time per strategy (``horizon`` ``None``: fitted to the backlog)."""
+    chosen = horizon if horizon else fitted_horizon(key, plan, outcomes)
     names = ",".join(o.name for o in outcomes)
-    st.plotly_chart(
-        compute.memo(
-            key,
-            f"drain:{names}:{horizon}",
-            lambda: charts.drain_projection_figure(series, pauses=pauses),
-        ),
-        width="stretch",
-        key="view.drain",
+
+    def build() -> go.Figure:
+        series, pauses, _ = _drain_parts(key, plan, outcomes, chosen)
+        return charts.drain_projection_figure(series, pauses=pauses)
+
+    figure: go.Figure = compute.memo(key, f"drain:{names}:{chosen}", build)
+    return figure
+
+
+def drain_view(key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -> None:
+    """Total lag over time per strategy, with each protocol's pause shaded."""
+    if not outcomes:
+        st.info("Pick a strategy to project the lag.")
+        return
+    horizon_name = st.radio(
+        "Horizon", list(DRAIN_HORIZONS), index=0, horizontal=True, key="view.drain_horizon"
     )
-    for note in dict.fromkeys(notes):
+    horizon = DRAIN_HORIZONS[horizon_name] or fitted_horizon(key, plan, outcomes)
+    st.plotly_chart(drain_figure(key, plan, outcomes, horizon), width="stretch", key="view.drain")
+    for note in _drain_parts(key, plan, outcomes, horizon)[2]:
         st.markdown(note)
+
+
+def fitted_horizon(
+    key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]
+) -> float:
+    """A horizon that fits the backlog: a third past the slowest strategy's clearing time,
+    rounded up to a whole minute (at least one); an hour when some strategy never clears."""
+    clears = []
+    for o in outcomes:
+        projection = compute.drain_projection(key, o.name, plan, o, FIT_SEARCH_S)
+        if projection is None:
+            continue
+        if projection.group_clears_at_s is None:
+            return 3600.0
+        clears.append(projection.group_clears_at_s)
+    if not clears:
+        return 3600.0
+    return float(max(60, math.ceil(max(clears) * 4 / 3 / 60) * 60))
+
+
+def timeline_figure(key: str, plan: whatif.WhatIf, chosen: compute.StrategyOutcome) -> go.Figure:
+    """The same change under eager, cooperative and KIP-848 rebalancing, on one time axis."""
+    runs = compute.protocol_runs(key, chosen.name, plan, chosen)
+    bars = [
+        charts.TimelineBar(
+            row=PROTOCOL_LABELS.get(protocol, protocol),
+            step=phase.name,
+            start=phase.start_s,
+            end=phase.start_s + phase.duration_s,
+            consuming=not phase.paused,
+        )
+        for protocol, simulation in runs.items()
+        for phase in simulation.phases
+    ]
+    return charts.protocol_timeline_figure(bars)
 
 
 def protocols_view(
@@ -371,30 +566,19 @@ def protocols_view(
     )
     chosen = next(o for o in outcomes if o.name == name)
     runs = compute.protocol_runs(key, name, plan, chosen)
-    bars = [
-        charts.TimelineBar(
-            row=PROTOCOL_LABELS.get(protocol, protocol),
-            step=phase.name,
-            start=phase.start_s,
-            end=phase.start_s + phase.duration_s,
-            consuming=not phase.paused,
-        )
-        for protocol, simulation in runs.items()
-        for phase in simulation.phases
-    ]
-    st.plotly_chart(charts.protocol_timeline_figure(bars), width="stretch", key="view.timeline")
+    st.plotly_chart(timeline_figure(key, plan, chosen), width="stretch", key="view.timeline")
     st.caption("Hatched steps: some partitions are not being consumed.")
     table = pd.DataFrame(
         [
             {
                 "protocol": PROTOCOL_LABELS.get(protocol, protocol),
-                "rounds": simulation.rounds,
-                "longest partition pause (s)": simulation.pause_s,
-                "whole group stopped (s)": simulation.group_stop_s,
-                "partition pauses": simulation.partition_pauses,
-                "done after (s)": simulation.duration_s,
+                "rounds": f"{simulation.rounds:,}",
+                "longest partition pause": f"{simulation.pause_s:,.1f} s",
+                "whole group stopped": f"{simulation.group_stop_s:,.1f} s",
+                "partition pauses": f"{simulation.partition_pauses:,}",
+                "done after": f"{simulation.duration_s:,.1f} s",
             }
             for protocol, simulation in runs.items()
         ]
     )
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.table(table.set_index("protocol"))

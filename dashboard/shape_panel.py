@@ -25,8 +25,36 @@ def _push(edit: dict[str, Any]) -> None:
     state.push_edit(edit)
 
 
+def scenario_values(before: Scenario, after: Scenario) -> dict[str, Any]:
+    """What each what-if widget shows for a scenario it has not been used on yet."""
+    topics = [topic.name for topic in after.topics]
+    first = after.members[0].topics if after.members else tuple(topics)
+    values: dict[str, Any] = {
+        "shape.include_members": [member.member_id for member in before.members],
+        "shape.topics": [topic.name for topic in before.topics],
+        "shape.add_id": "",
+        "shape.add_rack": "",
+        "shape.add_topics": [t for t in first if t in topics],
+        "shape.add_priority": 0,
+        "shape.add_rate": 0.0,
+        "shape.remove_ids": [],
+    }
+    if after.members:
+        values["shape.sub_member"] = after.members[0].member_id
+    if after.topics:
+        values["shape.grow_topic"] = after.topics[0].name
+    if before.topics:
+        values["shape.lag_topic"] = before.topics[0].name
+    return values
+
+
 def render(source: Scenario, before: Scenario, after: Scenario) -> None:
-    """The what-if controls for the scenario as the source gave it and as edited so far."""
+    """The what-if controls for the scenario as the source gave it and as edited so far.
+
+    Every widget belongs to the scenario it is drawn for (:func:`dashboard.state.scope_widgets`):
+    after a load or an edit none shows or applies a choice made for another scenario.
+    """
+    state.scope_widgets(scenario_values(before, after))
     members_tab, topics_tab, lag_tab, edits_tab = st.tabs(
         ["Members", "Topics", "Lag & rates", f"Edits ({len(state.edits())})"]
     )
@@ -43,31 +71,22 @@ def render(source: Scenario, before: Scenario, after: Scenario) -> None:
 def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
     all_members = [member.member_id for member in source.members]
     included = [member.member_id for member in before.members]
-    chosen = st.multiselect(
-        "Members to include", all_members, default=included, key="shape.include_members"
-    )
+    chosen = st.multiselect("Members to include", all_members, key="shape.include_members")
     if chosen != included and st.button("Apply member selection", key="shape.apply_members"):
         _push({"op": "include_members", "members": chosen})
         st.rerun()
 
     topics = [topic.name for topic in after.topics]
-    first = after.members[0].topics if after.members else tuple(topics)
     add, remove = st.columns(2)
-    with add, st.form("shape.add_member", clear_on_submit=True, border=True):
+    with add, st.form("shape.add_member", border=True):
         st.markdown("**Add a member**")
         st.text_input("Member id", placeholder="consumer-new-1", key="shape.add_id")
         st.text_input("Rack (client.rack)", key="shape.add_rack")
-        st.multiselect(
-            "Subscription",
-            topics,
-            default=[t for t in first if t in topics],
-            key="shape.add_topics",
-        )
-        st.number_input("Priority (failover)", value=0, step=1, key="shape.add_priority")
+        st.multiselect("Subscription", topics, key="shape.add_topics")
+        st.number_input("Priority (failover)", step=1, key="shape.add_priority")
         st.number_input(
             "Consume rate (records/s, 0 = default)",
             min_value=0.0,
-            value=0.0,
             step=100.0,
             key="shape.add_rate",
         )
@@ -114,7 +133,7 @@ def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
                 "Subscribes to",
                 topics,
                 default=[t for t in current_topics if t in topics],
-                key=f"shape.sub_topics.{who}",
+                key=f"shape.sub_topics.{who}.{state.scenario_key()}",
             )
             if st.button("Change subscription", key="shape.sub_apply"):
                 _push({"op": "subscribe", "member_id": who, "topics": new_topics})
@@ -153,7 +172,7 @@ def _next_member_id(scenario: Scenario) -> str:
 def _topics(source: Scenario, before: Scenario, after: Scenario) -> None:
     all_topics = [topic.name for topic in source.topics]
     included = [topic.name for topic in before.topics]
-    chosen = st.multiselect("Topics to include", all_topics, default=included, key="shape.topics")
+    chosen = st.multiselect("Topics to include", all_topics, key="shape.topics")
     if chosen != included and st.button("Apply topic selection", key="shape.apply_topics"):
         _push({"op": "include_topics", "topics": chosen})
         st.rerun()
@@ -168,7 +187,7 @@ def _topics(source: Scenario, before: Scenario, after: Scenario) -> None:
         min_value=count,
         value=count,
         step=1,
-        key=f"shape.grow_count.{topic_name}",
+        key=f"shape.grow_count.{topic_name}.{state.scenario_key()}",
     )
     if st.button("Set partition count", key="shape.grow", disabled=new_count == count):
         _push({"op": "set_partitions", "topic": topic_name, "partitions": int(new_count)})
@@ -189,8 +208,9 @@ def _lag(before: Scenario) -> None:
     if right.button(
         "Skew the lag",
         key="shape.skew",
-        help=f"The first quarter of each topic's partitions get {whatif.SKEW_FACTOR}x their lag "
-        f"(at least {whatif.SKEW_FLOOR:,}): a hot spot to see which strategy spreads it.",
+        help=f"A quarter of each topic's partitions, spread over the topic, get hot Zipf-like: "
+        f"the hottest {whatif.SKEW_FACTOR}x its lag (at least {whatif.SKEW_FLOOR:,}), the next "
+        "half that, and so on. See which strategy spreads them.",
     ):
         _push({"op": "skew_lag"})
         st.rerun()

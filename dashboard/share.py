@@ -167,11 +167,60 @@ def movement_rows(
 
 
 def movement_csv(movements: Mapping[str, Sequence[Mapping[str, str | int]]]) -> str:
-    """``strategy,topic,partition,from,to`` rows for every strategy's movement."""
+    """``strategy,topic,partition,from,to,kind`` rows for every strategy's movement (``kind``:
+    moved, newly assigned, dropped; empty for rows that do not say)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["strategy", "topic", "partition", "from", "to"])
+    writer.writerow(["strategy", "topic", "partition", "from", "to", "kind"])
     for name, rows in movements.items():
         for row in rows:
-            writer.writerow([name, row["topic"], row["partition"], row["from"], row["to"]])
+            writer.writerow(
+                [name, row["topic"], row["partition"], row["from"], row["to"], row.get("kind", "")]
+            )
     return out.getvalue()
+
+
+#: The longest ``scenario`` parameter a link carries (compressed form): an uploaded or cluster
+#: scenario larger than this gets no link (download its JSON instead). 16,384 characters stay
+#: well inside what browsers and Streamlit's server accept in an address.
+MAX_SCENARIO_PARAM = 16_384
+#: The most a ``scenario`` parameter may unpack to.
+MAX_SCENARIO_TEXT = 2_000_000
+
+
+def encode_scenario(scenario: Scenario) -> str | None:
+    """A scenario (the project's format, never connection settings) as the ``scenario`` query
+    parameter; ``None`` when it is longer than :data:`MAX_SCENARIO_PARAM`."""
+    raw = json.dumps(scenario_to_json(scenario), separators=(",", ":")).encode("utf-8")
+    packed = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
+    return packed if len(packed) <= MAX_SCENARIO_PARAM else None
+
+
+def decode_scenario_text(param: str) -> str:
+    """The ``scenario`` query parameter -> the scenario's JSON text (parse it with the loader);
+    :class:`ShareLinkError` when it is too long or damaged."""
+    if len(param) > MAX_SCENARIO_PARAM:
+        raise ShareLinkError(
+            f"the link's scenario is {len(param):,} characters; at most {MAX_SCENARIO_PARAM:,}"
+        )
+    try:
+        packed = base64.urlsafe_b64decode(param + "=" * (-len(param) % 4))
+        inflater = zlib.decompressobj()
+        text = inflater.decompress(packed, MAX_SCENARIO_TEXT)
+        if inflater.unconsumed_tail:
+            raise ShareLinkError(f"the link's scenario unpacks to over {MAX_SCENARIO_TEXT:,} bytes")
+        return text.decode("utf-8")
+    except (binascii.Error, zlib.error, UnicodeDecodeError) as error:
+        raise ShareLinkError(f"the link's scenario parameter is damaged ({error})") from None
+
+
+def scenario_params(
+    encoded: str, strategies: Sequence[str], edits: Sequence[Mapping[str, Any]]
+) -> dict[str, str]:
+    """The query parameters of a link that carries its scenario (an upload or a group)."""
+    params = {"scenario": encoded}
+    if strategies:
+        params["strategies"] = ",".join(strategies)
+    if edits:
+        params["edits"] = encode_edits(edits)
+    return params

@@ -29,6 +29,7 @@ from assignors import (
 from dashboard import cluster_source, state
 
 _UPLOAD_SEEN = "ae.upload_seen"
+_SAMPLE_WIDGET = "source.sample"
 #: The registry's Kafka Streams task strategy: it parses and assigns Streams scenarios.
 STREAMS_STRATEGY = "streams-ha"
 
@@ -162,19 +163,31 @@ def _samples() -> None:
     }
     descriptions = {key: description for key, _, description, _ in catalogue}
     current = state.source().sample if state.has_source() else None
-    index = keys.index(current) if current in keys else 0
+    # The picker always names the sample on the page (a link, a walkthrough or the Fleet view
+    # may have loaded it): set before the widget is drawn, never after.
+    if current in keys and st.session_state.get(_SAMPLE_WIDGET) != current:
+        st.session_state[_SAMPLE_WIDGET] = current
     chosen = st.selectbox(
         "Sample scenario",
         keys,
-        index=index,
         format_func=lambda key: titles[key],
-        key="source.sample",
+        key=_SAMPLE_WIDGET,
+        on_change=_load_picked_sample,
     )
     st.caption(descriptions.get(chosen, ""))
     if chosen != current and st.button("Load sample", key="source.load_sample", type="primary"):
-        if load_sample_into_state(chosen):
-            state.report_notice(f"Loaded sample “{titles[chosen]}”.")
+        _load_picked_sample()
         st.rerun()
+
+
+def _load_picked_sample() -> None:
+    """The sample picker's callback: picking a sample shows it (no second click)."""
+    chosen = st.session_state.get(_SAMPLE_WIDGET)
+    if chosen is None:
+        return
+    title = dict((key, name) for key, name, _, _ in sample_catalogue()).get(chosen, chosen)
+    if load_sample_into_state(str(chosen)):
+        state.report_notice(f"Loaded sample “{title}”.")
 
 
 def _upload() -> None:
@@ -243,9 +256,13 @@ def _cluster() -> None:
 
 
 def restore_from_query(params: dict[str, Any]) -> None:
-    """Load the sample, strategies and edits a shared link names (defaults when absent)."""
+    """Load the sample (or the scenario carried in the link), strategies and edits a shared
+    link names (defaults when absent)."""
     from dashboard import share
 
+    if params.get("scenario") and _restore_scenario(str(params["scenario"])):
+        _restore_choices(params)
+        return
     key = params.get("sample") or sample_data.DEFAULT_SAMPLE
     if not load_sample_into_state(str(key)):
         load_sample_into_state(sample_data.DEFAULT_SAMPLE)
@@ -257,6 +274,13 @@ def restore_from_query(params: dict[str, Any]) -> None:
         except (share.ShareLinkError, AssignmentExplorerError) as error:
             state.report_error(f"The link's walkthrough step was not restored: {error}")
             return
+    _restore_choices(params)
+
+
+def _restore_choices(params: dict[str, Any]) -> None:
+    """The edits and strategies of a link, on top of the source it loaded."""
+    from dashboard import share
+
     if params.get("edits"):
         try:
             state.set_edits(share.restore_edits(str(params["edits"])))
@@ -265,3 +289,53 @@ def restore_from_query(params: dict[str, Any]) -> None:
     names = share.parse_strategies(params.get("strategies"))
     if names:
         state.set_strategies(names)
+
+
+def _restore_scenario(param: str) -> bool:
+    """Load the scenario a link carries (an upload or a group shared as a link)."""
+    from dashboard import share
+
+    try:
+        text = share.decode_scenario_text(param)
+        scenario, warnings = parse_scenario_text(text, source="the link")
+    except (share.ShareLinkError, AssignmentExplorerError) as error:
+        state.report_error(f"The link's scenario was not restored: {error}")
+        return False
+    state.set_source(
+        state.Source(
+            kind="upload",
+            label=f"scenario “{scenario.name or 'unnamed'}” from a link",
+            key=f"upload:{state.content_key(text)}",
+            scenario=scenario,
+            warnings=warnings,
+        )
+    )
+    return True
+
+
+def link_params(source: state.Source) -> dict[str, str] | None:
+    """The query parameters that restore what the page shows; ``None`` when it cannot travel
+    in a link (a scenario over the size limit). A sample is named; an upload or a group is
+    carried whole (its scenario, which never holds connection settings)."""
+    from dashboard import share
+
+    if source.kind == "sample" and source.sample is not None:
+        return share.share_params(
+            source.sample, state.selected_strategies(), state.edits(), source.walkthrough_step
+        )
+    encoded = share.encode_scenario(source.scenario)
+    if encoded is None:
+        return None
+    return share.scenario_params(encoded, state.selected_strategies(), state.edits())
+
+
+def showing(source: state.Source, picked: list[str]) -> None:
+    """The sidebar's note of what the page shows, whatever the controls above say."""
+    parts = [source.label]
+    if source.walkthrough and source.walkthrough_step:
+        parts.append(f"walkthrough step {source.walkthrough_step + 1} of {len(source.walkthrough)}")
+    count = len(state.edits())
+    if count:
+        parts.append(f"{count} edit{'s' if count != 1 else ''}")
+    compared = ", ".join(picked) if picked else "no strategy"
+    st.caption(f"**On the page:** {' · '.join(parts)}; comparing {compared}.")

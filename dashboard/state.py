@@ -7,7 +7,8 @@ Everything the user did lives in ``st.session_state`` under the keys below and n
 2. ``ae.edits``: the what-if edits applied on top of the source, in order, each a small JSON
    object (see :mod:`dashboard.whatif`). Undo drops the last one, reset drops them all. Being
    JSON, they also travel in the shareable link.
-3. ``ae.strategies``: the strategy names picked for comparison.
+3. ``ae.strategies``: the strategy names picked for comparison; they belong to the source's
+   family (:func:`family`) and start over with another sample, upload or group.
 4. ``ae.error``: the last problem to show (a failed connection or a bad file), shown once.
 
 The edited scenario is derived, never stored by the user: :func:`scenario` recomputes it when
@@ -76,12 +77,60 @@ def source() -> Source:
     return value
 
 
+def family(value: Source) -> str:
+    """What a source is, whatever walkthrough step it is at: ``sample:NAME``, an upload's digest,
+    a cluster group. The strategies belong to a family: a new family opens with its own."""
+    return value.key.split("@", 1)[0]
+
+
 def set_source(new_source: Source, *, keep_edits: bool = False) -> None:
-    """Make ``new_source`` current; the edits start over unless ``keep_edits``."""
+    """Make ``new_source`` current; the edits start over unless ``keep_edits``.
+
+    A source of another family (another sample, an upload, a group) also drops the picked
+    strategies (the new one opens with its own, :func:`dashboard.strategy_panel.render`) and
+    every widget that belonged to the old scenario (:func:`scope_widgets`).
+    """
+    previous = st.session_state.get(_SOURCE)
     st.session_state[_SOURCE] = new_source
     if not keep_edits:
         st.session_state[_EDITS] = []
     st.session_state.pop(_SCENARIO, None)
+    if previous is None or family(previous) != family(new_source):
+        st.session_state.pop(_STRATEGIES, None)
+        for name in FAMILY_KEYS:
+            st.session_state.pop(name, None)
+
+
+#: Widgets whose value belongs to one scenario (source plus edits): they start from the
+#: scenario's own values whenever it changes, so none can apply a choice made for another.
+SCENARIO_WIDGETS = ("shape.",)
+_WIDGET_SCOPE = "ae.widget_scope"
+#: Where a source family's walkthrough stands: another family starts at its first step.
+FAMILY_KEYS = ("ae.walkthrough_step", "ae.walkthrough_started")
+
+
+def forget_widgets(prefixes: tuple[str, ...]) -> None:
+    """Drop the session values of the widgets whose keys start with ``prefixes`` (they are
+    drawn with their defaults next)."""
+    for name in [key for key in st.session_state if str(key).startswith(prefixes)]:
+        del st.session_state[name]
+
+
+def scope_widgets(values: dict[str, Any]) -> str:
+    """Call before drawing the what-if widgets: when the scenario (source or edits) changed
+    since they were drawn, every widget of :data:`SCENARIO_WIDGETS` starts over: those named in
+    ``values`` get the scenario's value (set through the session, so the browser shows it too;
+    dropping the value would leave the browser showing the old one), the others are dropped.
+
+    Returns the scope (the scenario key), for widgets whose keys carry it.
+    """
+    scope = scenario_key()
+    if st.session_state.get(_WIDGET_SCOPE) != scope:
+        forget_widgets(SCENARIO_WIDGETS)
+        for name, value in values.items():
+            st.session_state[name] = value
+        st.session_state[_WIDGET_SCOPE] = scope
+    return scope
 
 
 def edits() -> tuple[Edit, ...]:
@@ -136,6 +185,11 @@ def scenario(apply: Callable[[Scenario, tuple[Edit, ...]], Scenario]) -> Scenari
 def selected_strategies() -> list[str]:
     """The strategy names picked for comparison."""
     return list(st.session_state.get(_STRATEGIES, []))
+
+
+def has_strategies() -> bool:
+    """Whether strategies were picked for this source family (an empty pick counts)."""
+    return _STRATEGIES in st.session_state
 
 
 def set_strategies(names: list[str]) -> None:

@@ -6,21 +6,44 @@ the registry shows here with no dashboard change.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 import streamlit as st
 
-from assignors import Scenario
+from assignors import Scenario, WalkthroughStep
 from dashboard import compute, state
 
-#: Tried in order when nothing is picked yet: the group's own assignor, then one that moves little.
+#: Tried in order when a scenario names fewer than two: one that moves little, then the rest.
 PREFERRED = ("cooperative-sticky", "sticky", "uniform", "roundrobin", "range")
+#: At most this many strategies open with a scenario (more can be picked).
+MAX_DEFAULT = 3
+_PICK = "strategies.pick"
+_DRAWN = "ae.strategies_drawn"
 
 
-def default_strategies(scenario: Scenario) -> list[str]:
-    """The group's own strategy (when registered) and one more to compare it with."""
+def _named_in(text: str, known: Sequence[str]) -> list[str]:
+    """Registry names that ``text`` mentions as words ("sticky" is not named by
+    "cooperative-sticky"), in the order they appear."""
+    found: list[tuple[int, str]] = []
+    for name in known:
+        match = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, flags=re.IGNORECASE)
+        if match:
+            found.append((match.start(), name))
+    return [name for _, name in sorted(found)]
+
+
+def default_strategies(
+    scenario: Scenario, walkthrough: Sequence[WalkthroughStep] = ()
+) -> list[str]:
+    """The strategies a scenario opens with: the group's own assignor, those its description
+    names, those its walkthrough switches to (at most :data:`MAX_DEFAULT`); filled up to two
+    from :data:`PREFERRED` when it names fewer."""
     known = list(compute.partition_strategies())
-    picked: list[str] = []
-    if scenario.assignor in known:
-        picked.append(scenario.assignor)
+    named = [scenario.assignor or ""]
+    named += _named_in(f"{scenario.name or ''} {scenario.description or ''}", known)
+    named += [step.assignor for step in walkthrough if step.assignor]
+    picked = [name for name in dict.fromkeys(named) if name in known][:MAX_DEFAULT]
     for name in PREFERRED:
         if len(picked) >= 2:
             break
@@ -31,26 +54,30 @@ def default_strategies(scenario: Scenario) -> list[str]:
     return picked
 
 
-def render(scenario: Scenario) -> list[str]:
+def render(source: state.Source) -> list[str]:
     """The strategy multiselect (sidebar) and each picked strategy's description."""
     known = compute.partition_strategies()
     st.header("Strategies")
     if not known:
         st.warning("No strategy is registered yet.")
         return []
+    if not state.has_strategies():
+        state.set_strategies(default_strategies(source.scenario, source.walkthrough))
     chosen = [name for name in state.selected_strategies() if name in known]
-    if not state.selected_strategies():
-        chosen = default_strategies(scenario)
-        state.set_strategies(chosen)
+    # The picker always shows what the page compares: when a new sample, a walkthrough step or
+    # a link changed the strategies since the picker was last drawn, it is set through the
+    # session before it is drawn (a choice the user just made in it is left alone).
+    if st.session_state.get(_DRAWN) != chosen or _PICK not in st.session_state:
+        st.session_state[_PICK] = chosen
     picked: list[str] = st.multiselect(
         "Compare",
         list(known),
-        default=chosen,
-        key="strategies.pick",
+        key=_PICK,
         help="Every strategy in the registry; each is compared against the current assignment.",
     )
     if picked != state.selected_strategies():
         state.set_strategies(picked)
+    st.session_state[_DRAWN] = picked
     _details(picked)
     return picked
 

@@ -32,6 +32,16 @@ from assignors import (
 from dashboard import source_panel, state, whatif
 
 _STEP = "ae.walkthrough_step"
+_STARTED = "ae.walkthrough_started"
+_PANEL = "panel.teach"
+
+
+def _start(source: state.Source) -> None:
+    """The offer's button: open the walkthrough on its first step."""
+    st.session_state[_STARTED] = True
+    st.session_state[_STEP] = 0
+    st.session_state[_PANEL] = True
+    show_step(source, 0)
 
 
 def _edit(change: Change) -> dict[str, Any]:
@@ -76,7 +86,21 @@ def render(source: state.Source) -> None:
     steps = source.walkthrough
     if not steps:
         return
-    with st.expander(f"Walkthrough: {len(steps)} steps", expanded=False):
+    if not st.session_state.get(_STARTED):
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        left.info(
+            f"New here? This sample has a {len(steps)}-step walkthrough: each step is one "
+            "change, explained, shown in every chart below.",
+            icon=":material/school:",
+        )
+        right.button(
+            "Start the walkthrough",
+            key="teach.start",
+            type="primary",
+            on_click=_start,
+            args=(source,),
+        )
+    with st.expander(f"Walkthrough: {len(steps)} steps", key=_PANEL):
         index = int(st.session_state.get(_STEP, 0))
         index = min(index, len(steps) - 1)
         step = steps[index]
@@ -86,12 +110,15 @@ def render(source: state.Source) -> None:
         back, apply, forward = st.columns(3)
         if back.button("◀ Previous", key="teach.back", disabled=index == 0):
             st.session_state[_STEP] = index - 1
+            show_step(source, index - 1)
             st.rerun()
         if apply.button("Show this step", key="teach.apply", type="primary"):
+            st.session_state[_STARTED] = True
             show_step(source, index)
             st.rerun()
         if forward.button("Next ▶", key="teach.next", disabled=index == len(steps) - 1):
             st.session_state[_STEP] = index + 1
+            show_step(source, index + 1)
             st.rerun()
 
 
@@ -111,4 +138,3 @@ def show_step(source: state.Source, index: int) -> None:
     strategy = step_strategy(steps, index, original.assignor)
     if strategy is not None:
         state.set_strategies([strategy])
-        st.session_state.pop("strategies.pick", None)

@@ -128,7 +128,7 @@ def describe(edit: Edit) -> str:
     if op == "set_produce_rates":
         return f"produce rate edited on {len(edit['rates'])} partition(s) of {edit['topic']}"
     if op == "skew_lag":
-        return f"lag skewed ({SKEW_FACTOR}x on the first quarter of each topic's partitions)"
+        return f"lag skewed (a quarter of each topic's partitions hot, the hottest {SKEW_FACTOR}x)"
     if op == "add_member":
         extras = [
             f"{key} {edit[key]}" for key in ("rack", "priority", "consume_rate") if key in edit

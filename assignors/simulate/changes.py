@@ -24,8 +24,9 @@ partitions: offsets 0, no commit, lag 0, produce rate 0, no replica racks.
 
 Besides membership and partition counts, three changes edit facts about partitions (what-if
 inputs rather than group events): :class:`SetLags` and :class:`SetProduceRates` set the lag or
-produce rate of some partitions of a topic, and :class:`SkewLag` makes the first part of every
-topic hot (``factor`` times its lag, at least ``floor``) to see which strategy spreads a hot spot.
+produce rate of some partitions of a topic, and :class:`SkewLag` makes some partitions of every
+topic hot, Zipf-like (seeded, spread over the topic; the hottest ``factor`` times its lag, at
+least ``floor``), to see which strategy spreads the lag.
 :func:`apply_one` applies any single change on its own (no ownership step), e.g. to shape the
 scenario a comparison starts from.
 
@@ -44,6 +45,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import TypeVar
@@ -169,18 +171,25 @@ class SetProduceRates:
 SKEW_FACTOR = 10
 #: ...and at least this lag, so that a skew shows even where there was none.
 SKEW_FLOOR = 10_000
-#: The share of each topic's partitions (the lowest-numbered ones, at least one) made hot.
+#: The share of each topic's partitions (at least one) made hot.
 SKEW_SHARE = 0.25
 
 
 @dataclass(frozen=True, slots=True)
 class SkewLag:
-    """A hot spot: the first ``share`` of every topic's partitions (at least one) gets
-    ``factor`` times its lag, and at least ``floor``."""
+    """Hot partitions, Zipf-like: in every topic, ``share`` of the partitions (at least one),
+    picked by a seeded shuffle of the topic's partitions (:func:`skew_ranks`), get ranks
+    1, 2, 3, ...; the partition of rank ``r`` gets ``max(lag, lag * factor // r, floor // r)``.
+
+    The hottest gets ``factor`` times its lag and at least ``floor``, the next half that, and so
+    on. Spread over the topic rather than on its first partitions (which every strategy gives to
+    the same member), the hot spots land on different members under different strategies.
+    Same scenario and seed, same answer."""
 
     factor: int = SKEW_FACTOR
     floor: int = SKEW_FLOOR
     share: float = SKEW_SHARE
+    seed: int = 0
 
 
 Change = (
@@ -470,13 +479,22 @@ def set_produce_rates(
     return _with_topic(scenario, replace(chosen, produce_rates=tuple(values)))
 
 
+def skew_ranks(topic: str, partitions: int, share: float, seed: int = 0) -> list[int]:
+    """The hot partitions of ``topic`` for :class:`SkewLag`, hottest first: ``share`` of its
+    ``partitions`` (at least one), in the order a shuffle seeded by ``seed`` and the topic's
+    name puts them (the same on every platform and Python version)."""
+    hot = min(max(1, int(partitions * share)), partitions)
+    return random.Random(f"skew-lag:{seed}:{topic}").sample(range(partitions), hot)
+
+
 def skew_lag(
     scenario: Scenario,
     factor: int = SKEW_FACTOR,
     floor: int = SKEW_FLOOR,
     share: float = SKEW_SHARE,
+    seed: int = 0,
 ) -> Scenario:
-    """``scenario`` with a hot spot in every topic (see :class:`SkewLag`)."""
+    """``scenario`` with hot partitions in every topic (see :class:`SkewLag`)."""
     if isinstance(factor, bool) or not isinstance(factor, int) or factor < 1:
         raise ChangeError(f"skew the lag: the factor must be a whole number >= 1, got {factor!r}")
     if isinstance(floor, bool) or not isinstance(floor, int) or floor < 0:
@@ -488,9 +506,11 @@ def skew_lag(
     topics = []
     for topic in scenario.topics:
         values = partition_lags(topic, scenario.auto_offset_reset)
-        hot = min(max(1, int(topic.partitions * share)), topic.partitions)
-        for partition in range(hot):
-            values[partition] = max(values[partition] * factor, floor)
+        if topic.partitions:
+            ranked = skew_ranks(topic.name, topic.partitions, share, seed)
+            for rank, partition in enumerate(ranked, start=1):
+                old = values[partition]
+                values[partition] = max(old, old * factor // rank, floor // rank)
         topics.append(replace(topic, lags=tuple(values)))
     return replace(scenario, topics=tuple(topics))
 
@@ -511,7 +531,7 @@ def apply_one(scenario: Scenario, change: Change) -> Scenario:
         return set_lags(scenario, change.topic, change.lags)
     if isinstance(change, SetProduceRates):
         return set_produce_rates(scenario, change.topic, change.rates)
-    return skew_lag(scenario, change.factor, change.floor, change.share)
+    return skew_lag(scenario, change.factor, change.floor, change.share, change.seed)
 
 
 def apply_changes(
@@ -580,6 +600,6 @@ def describe(change: Change) -> str:
     if isinstance(change, SetProduceRates):
         return f"set the produce rate of {len(change.rates)} partition(s) of {change.topic}"
     return (
-        f"skew the lag: {change.factor}x (at least {change.floor:,}) on the first"
-        f" {change.share:.0%} of each topic's partitions"
+        f"skew the lag: {change.share:.0%} of each topic's partitions hot, Zipf-like (the"
+        f" hottest {change.factor}x, at least {change.floor:,}; seed {change.seed})"
     )

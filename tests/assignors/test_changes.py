@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from assignors import registry
 from assignors.errors import UnknownStrategyError
 from assignors.model import Member, Scenario, Topic
 from assignors.simulate.changes import (
@@ -27,6 +28,7 @@ from assignors.simulate.changes import (
     current_assignment,
     describe,
     restarted_members,
+    skew_ranks,
 )
 from assignors.simulate.lag import partition_lags
 from tests.assignors.test_metrics import assignment, tp
@@ -221,16 +223,30 @@ def lags(scenario: Scenario, topic: str) -> list[int]:
     return partition_lags(scenario.topic_by_name()[topic], scenario.auto_offset_reset)
 
 
+def _skewed(values: list[int], topic: str, factor: int, floor: int, share: float) -> list[int]:
+    """The rule of SkewLag written out: rank r of the seeded order gets max(v, v*f//r, floor//r)."""
+    result = list(values)
+    for rank, partition in enumerate(skew_ranks(topic, len(values), share), start=1):
+        old = values[partition]
+        result[partition] = max(old, old * factor // rank, floor // rank)
+    return result
+
+
 @pytest.mark.parametrize(
     ("change", "topic", "expected"),
     [
         # Only the named partitions change; the others keep the lag their offsets give.
         (SetLags("clicks", ((0, 500), (7, 9))), "clicks", [500, 20, 30, 40, 50, 60, 70, 9]),
         (SetLags("orders", ((3, 0),)), "orders", [1, 2, 3, 0]),
-        # A hot spot: the first quarter (at least one partition) gets 10x, at least 10,000.
-        (SkewLag(), "clicks", [10_000, 10_000, 30, 40, 50, 60, 70, 0]),
-        (SkewLag(), "orders", [10_000, 2, 3, 4]),
-        (SkewLag(factor=3, floor=0, share=0.5), "orders", [3, 6, 3, 4]),
+        # Hot partitions: a quarter (at least one), seeded positions, Zipf-like: the hottest
+        # 10x (at least 10,000), the next half that (at least 5,000).
+        (SkewLag(), "clicks", _skewed([10, 20, 30, 40, 50, 60, 70, 0], "clicks", 10, 10_000, 0.25)),
+        (SkewLag(), "orders", _skewed([1, 2, 3, 4], "orders", 10, 10_000, 0.25)),
+        (
+            SkewLag(factor=3, floor=0, share=0.5),
+            "orders",
+            _skewed([1, 2, 3, 4], "orders", 3, 0, 0.5),
+        ),
     ],
     ids=lambda value: describe(value) if isinstance(value, SetLags | SkewLag) else None,
 )
@@ -306,7 +322,7 @@ def test_fact_changes_that_make_no_sense_are_refused(change: Change, message: st
 
 def test_fact_changes_also_apply_with_the_membership_changes() -> None:
     after = apply_changes(SHAPED, [SkewLag(), AddMember("C")])
-    assert lags(after, "orders") == [10_000, 2, 3, 4]
+    assert lags(after, "orders") == lags(apply_one(SHAPED, SkewLag()), "orders")
     assert [m.generation for m in after.members] == [1, 1, None]
 
 
@@ -316,19 +332,43 @@ def test_fact_changes_also_apply_with_the_membership_changes() -> None:
     st.integers(0, 10**5),
     st.floats(0.01, 1.0),
 )
-def test_a_skew_never_lowers_a_lag_and_touches_only_the_first_share(
+def test_a_skew_never_lowers_a_lag_and_decays_by_rank(
     values: list[int], factor: int, floor: int, share: float
 ) -> None:
     scenario = Scenario((Topic("t", len(values), lags=tuple(values)),), GROUP.members)
     skewed = lags(apply_one(scenario, SkewLag(factor, floor, share)), "t")
-    hot = max(1, int(len(values) * share))
-    assert skewed[hot:] == values[hot:]
-    assert all(
-        new == max(old * factor, floor) for old, new in zip(values, skewed[:hot], strict=False)
-    )
+    ranked = skew_ranks("t", len(values), share)
+    assert len(ranked) == len(set(ranked)) == max(1, int(len(values) * share))
+    for partition, (old, new) in enumerate(zip(values, skewed, strict=True)):
+        if partition not in ranked:
+            assert new == old
+    for rank, partition in enumerate(ranked, start=1):
+        old = values[partition]
+        assert skewed[partition] == max(old, old * factor // rank, floor // rank)
     assert apply_one(scenario, SkewLag(factor, floor, share)) == apply_one(
         scenario, SkewLag(factor, floor, share)
     )
+
+
+def test_a_skew_spreads_hot_partitions_so_strategies_differ() -> None:
+    """The old rule made the first partitions hot, which range and roundrobin both give to the
+    first member: every strategy looked the same. Seeded positions separate them."""
+    members = tuple(Member(f"C{i}", ("a", "b")) for i in range(4))
+    scenario = Scenario((Topic("a", 16), Topic("b", 16)), members)
+    skewed = apply_one(scenario, SkewLag())
+    hot = [p for t in ("a", "b") for p, lag in enumerate(lags(skewed, t)) if lag]
+    assert sorted(hot) != list(range(len(hot)))  # not simply the first partitions
+    by_member = {}
+    for name in ("range", "roundrobin"):
+        assignment = registry.partition_strategies()[name].assign(skewed)
+        topic_lags = {t.name: lags(skewed, t.name) for t in skewed.topics}
+        by_member[name] = sorted(
+            sum(topic_lags[tp.topic][tp.partition] for tp in tps)
+            for tps in assignment.partitions.values()
+        )
+    assert by_member["range"] != by_member["roundrobin"]
+    # A different seed puts the hot partitions elsewhere.
+    assert skew_ranks("a", 16, 0.25, seed=1) != skew_ranks("a", 16, 0.25, seed=0)
 
 
 @given(st.dictionaries(st.integers(0, 7), st.integers(0, 10**9), min_size=1))

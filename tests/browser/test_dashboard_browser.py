@@ -1,129 +1,24 @@
 """The dashboard in a real browser: Debian's Chromium driven by Playwright against the app served
-on localhost by this test (``streamlit run`` on a free port).
-
-Skipped, with the reason, when Chromium is not installed (``apt-get install -y chromium``; CI
-installs it). Saves ``docs/screenshot.png`` for the README.
+on localhost (fixtures in ``conftest.py``). Saves ``docs/screenshot.png`` for the README.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 import pytest
 
 from dashboard import share
-
-if TYPE_CHECKING:
-    from playwright.sync_api import ViewportSize
+from tests.browser.conftest import ROOT, SCREENSHOT_VIEWPORT
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path(os.environ.get("AE_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-START_TIMEOUT_S = 60.0
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The dashboard served by ``streamlit run`` on a free loopback port."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"Chromium not found at {CHROMIUM}: apt-get install -y chromium")
-    port = _free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(ROOT / "dashboard" / "app.py"),
-        f"--server.port={port}",
-        "--server.address=127.0.0.1",
-        "--server.headless=true",
-        "--browser.gatherUsageStats=false",
-        "--server.fileWatcherType=none",
-    ]
-    with open(log, "wb") as output:
-        process = subprocess.Popen(
-            command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not _healthy(url):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start:\n{log.read_text()[-3000:]}")
-            time.sleep(0.3)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
-#: The README screenshot's size: tall enough for the cards, the animation and the lag chart.
-SCREENSHOT_VIEWPORT = {"width": 1440, "height": 1760}
-
-
-@pytest.fixture()
-def page(app_url: str, request: pytest.FixtureRequest) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    viewport = cast("ViewportSize", getattr(request, "param", {"width": 1400, "height": 1000}))
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport=viewport)
-            tab = context.new_page()
-            tab.set_default_timeout(60_000)
-            tab.goto(app_url)
-            tab.get_by_text("Assignment Explorer").first.wait_for()
-            tab.locator(".js-plotly-plot").first.wait_for()
-            yield tab
-        finally:
-            with contextlib.suppress(Exception):
-                browser.close()
-
 
 LAG_MEMBERS_JS = """
 () => {
   for (const plot of document.querySelectorAll('.js-plotly-plot')) {
     const bars = (plot.data || []).filter(t => t.type === 'bar' && t.hovertemplate);
-    if (bars.length) return bars.map(t => [t.name, Array.from(t.x)]);
+    if (bars.length) return bars.map(t => [t.name, Array.from(t.orientation === 'h' ? t.y : t.x)]);
   }
   return null;
 }
@@ -145,7 +40,7 @@ def _add_member(page: Any, member_id: str) -> None:
     page.wait_for_function(
         LAG_MEMBERS_JS.replace(
             "return bars.map",
-            f"return bars.some(t => Array.from(t.x).includes('{member_id}')) && bars.map",
+            f"return bars.some(t => Array.from(t.y).includes('{member_id}')) && bars.map",
         ),
     )
     # Fold the form away again so the charts move back up.
@@ -205,7 +100,7 @@ def test_screenshot_for_the_readme(page: Any, app_url: str) -> None:
     page.wait_for_function(
         LAG_MEMBERS_JS.replace(
             "return bars.map",
-            "return bars.some(t => Array.from(t.x).includes('consumer-new')) && bars.map",
+            "return bars.some(t => Array.from(t.y).includes('consumer-new')) && bars.map",
         ),
     )
     # Animate the cooperative strategy: its rounds are the interesting part.
@@ -228,3 +123,45 @@ def test_screenshot_for_the_readme(page: Any, app_url: str) -> None:
     (ROOT / "docs").mkdir(exist_ok=True)
     page.screenshot(path=str(ROOT / "docs" / "screenshot.png"), full_page=False)
     assert (ROOT / "docs" / "screenshot.png").stat().st_size > 50_000
+
+
+OVERLAPS_JS = """
+() => {
+  const shown = e => e.checkVisibility({visibilityProperty: true, opacityProperty: true})
+    && !e.closest('details:not([open])') && e.innerText.trim() !== '';
+  const els = Array.from(document.querySelectorAll(
+    '[data-testid="stMain"] [data-testid="stElementContainer"]')).filter(shown);
+  let overlaps = 0;
+  for (let i = 0; i < els.length; i++) for (let j = i + 1; j < els.length; j++) {
+    if (els[i].contains(els[j]) || els[j].contains(els[i])) continue;
+    const a = els[i].getBoundingClientRect(), b = els[j].getBoundingClientRect();
+    const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+    const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (w > 2 && h > 2) overlaps++;
+  }
+  const main = document.querySelector('[data-testid="stMain"]');
+  return {overlaps, wide: main.scrollWidth > main.clientWidth + 1};
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("page", "sample", "shot"),
+    [
+        ({"width": 1280, "height": 1800, "color_scheme": "light"}, "rack-aware-three-zones", ""),
+        ({"width": 1920, "height": 1500, "color_scheme": "dark"}, "large-group", "large"),
+    ],
+    indirect=["page"],
+    ids=["1280-light-small", "1920-dark-large"],
+)
+def test_nothing_overlaps_at_both_widths_and_themes(
+    page: Any, app_url: str, sample: str, shot: str
+) -> None:
+    """Small and large groups at 1280 and 1920 px, light and dark: no element overlaps another,
+    nothing scrolls sideways. The large one is the README's second screenshot."""
+    page.goto(f"{app_url}/?sample={sample}")
+    page.locator(".js-plotly-plot").nth(1).wait_for()
+    page.wait_for_timeout(2_000)
+    if shot:
+        page.screenshot(path=str(ROOT / "docs" / f"screenshot-{shot}.png"), full_page=False)
+    assert page.evaluate(OVERLAPS_JS) == {"overlaps": 0, "wide": False}

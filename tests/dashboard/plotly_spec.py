@@ -39,5 +39,20 @@ def lag_panel(app: AppTest, title: str) -> dict[str, float]:
                 and trace.get("name") == title
                 and "hovertemplate" in trace
             ):
-                return dict(zip(values(trace["x"]), values(trace["y"]), strict=True))
+                members, lags = trace["x"], trace["y"]
+                if trace.get("orientation") == "h":  # sorted horizontal bars: names on y
+                    members, lags = lags, members
+                return dict(zip(values(members), values(lags), strict=True))
     raise AssertionError(f"no lag panel {title!r}")
+
+
+def comparison(app: AppTest) -> dict[str, dict[str, str]]:
+    """The comparison table at the top: row name -> column -> the text shown."""
+    for table in app.table:
+        frame = table.value
+        if "partitions moved" in frame.columns:
+            return {
+                str(name): {str(k): str(v) for k, v in row.items()}
+                for name, row in frame.iterrows()
+            }
+    raise AssertionError("no comparison table on the page")

@@ -38,29 +38,36 @@ def test_opens_on_the_default_sample_with_two_strategies() -> None:
     title = sample_data.load_sample(sample_data.DEFAULT_SAMPLE).info.name
     assert title in _headline(app)
     picked = app.multiselect(key="strategies.pick").value
-    assert 1 <= len(picked) <= 2
-    labels = [metric.label for metric in app.metric]
-    assert labels.count("moved") == 1 + len(picked)  # "current" + one row per strategy
+    # The sample's description names range and roundrobin: it opens comparing both.
+    assert picked == ["range", "roundrobin"]
+    rows = plotly_spec.comparison(app)
+    assert list(rows) == ["current (as it is now)", *picked]
+    # The answer in words at the top, and the walkthrough offered.
+    assert any(m.value.startswith("#### Reassigning the group") for m in app.markdown)
+    assert app.button(key="teach.start")
 
 
 @pytest.mark.parametrize("key", CONSUMER_SAMPLES)
 def test_each_sample_loads_and_shows_its_description(key: str) -> None:
     app = start_app()
     app.selectbox(key="source.sample").set_value(key).run()
-    if key != sample_data.DEFAULT_SAMPLE:
-        app.button(key="source.load_sample").click().run()
     assert_no_exception(app)
     info = sample_data.load_sample(key).info
     assert info.name in _headline(app)
     assert info.description in _texts(app)
-    assert app.metric, "metrics cards are shown"
+    assert plotly_spec.comparison(app), "the comparison table is shown"
+    # Every consumer-group sample carries lag, and opens with its own strategies.
+    assert sum(plotly_spec.lag_panel(app, "current").values()) > 0
+    sample = sample_data.load_sample(key)
+    assert sample.scenario is not None
+    assert sample.scenario.assignor in app.multiselect(key="strategies.pick").value
 
 
 def test_choosing_strategies_adds_a_row_per_strategy() -> None:
     app = start_app()
     app.multiselect(key="strategies.pick").set_value(["range", "roundrobin", "sticky"]).run()
     assert_no_exception(app)
-    assert [m.label for m in app.metric].count("moved") == 4
+    assert list(plotly_spec.comparison(app))[1:] == ["range", "roundrobin", "sticky"]
     assert app.radio(key="view.animate").options == ["range", "roundrobin", "sticky"]
 
 
@@ -153,8 +160,17 @@ def test_skew_the_lag_raises_the_lag_spread() -> None:
 
 
 def test_a_scenario_without_lag_says_so_next_to_the_lag_chart() -> None:
-    app = start_app(sample="range-vs-roundrobin")
+    app = start_app()
+    scenario = {
+        "topics": [{"name": "orders", "partitions": 4}],
+        "members": [{"member_id": "x", "topics": ["orders"]}],
+    }
+    app.radio(key="source.kind").set_value("Upload").run()
+    app.file_uploader(key="source.upload").upload(
+        "nolag.json", json.dumps(scenario).encode(), "application/json"
+    ).run()
     assert_no_exception(app)
+    assert plotly_spec.comparison(app)["current (as it is now)"]["lag spread"] == "no lag"
     assert any("carries no lag" in info.value for info in app.info)
     lagging = start_app(sample="lag-aware-worked-example")
     assert not any("carries no lag" in info.value for info in lagging.info)

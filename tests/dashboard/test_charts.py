@@ -2,19 +2,35 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import plotly.graph_objects as go
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assignors.model import TopicPartition
-from dashboard import charts
+from assignors.model import Member, Scenario, Topic, TopicPartition
+from dashboard import charts, members_table, summary, tables
 
 TP = TopicPartition
 
 
+def _tile_trace(figure: go.Figure, frame: int) -> go.Scatter:
+    return next(t for t in figure.frames[frame].data if t.name == "partitions")
+
+
+def _by_id(trace: go.Scatter, what: str) -> dict[str, Any]:
+    """Point id -> its border colour ("line"), marker size ("size") or customdata."""
+    values = {
+        "line": lambda: trace.marker.line.color,
+        "size": lambda: trace.marker.size,
+        "customdata": lambda: trace.customdata,
+    }[what]()
+    return dict(zip(trace.ids, values, strict=True))
+
+
 def _tiles(figure: go.Figure, frame: int) -> dict[str, tuple[float, float]]:
-    trace = figure.frames[frame].data[0]
+    trace = _tile_trace(figure, frame)
     return {tid: (x, y) for tid, x, y in zip(trace.ids, trace.x, trace.y, strict=True)}
 
 
@@ -26,45 +42,69 @@ AFTER = {
 }
 
 
-def test_animation_has_one_frame_per_phase_with_play_controls() -> None:
+def test_animation_has_one_frame_per_phase_with_captions_and_controls_below() -> None:
     middle = {"a": [TP("t", 0), TP("t", 1)], "b": [TP("t", 3), TP("t", 4)], "c": []}
     figure = charts.assignment_animation(
         [
-            charts.Phase("before", BEFORE),
-            charts.Phase("revoke", middle),
-            charts.Phase("after", AFTER),
+            charts.Phase("before", BEFORE, "Before: a and b read."),
+            charts.Phase("revoke", middle, "revoke: a and b give up t-2 and t-5."),
+            charts.Phase("after", AFTER, "After: c reads t-2 and t-5."),
         ],
         order=["a", "b", "c"],
     )
     assert [frame.name for frame in figure.frames] == ["before", "revoke", "after"]
+    assert [frame.layout.title.text for frame in figure.frames] == [
+        "Before: a and b read.",
+        "revoke: a and b give up t-2 and t-5.",
+        "After: c reads t-2 and t-5.",
+    ]
     labels = [button.label for button in figure.layout.updatemenus[0].buttons]
     assert labels == ["▶ Play", "❚❚ Pause"]
     assert [step.label for step in figure.layout.sliders[0].steps] == ["before", "revoke", "after"]
+    # Controls sit under the plot area, member names above it: nothing is drawn over names.
+    assert figure.layout.updatemenus[0].y <= 0 and figure.layout.sliders[0].y <= 0
+    assert figure.layout.xaxis.side == "top"
     # Mid-rebalance, revoked partitions sit in the "(unassigned)" column after the members.
     ticks = list(figure.layout.xaxis.ticktext)
-    assert ticks == ["a", "b", "c", charts.UNASSIGNED_COLUMN]
-    assert _tiles(figure, 1)["t-2"][0] == 3
+    assert len(ticks) == 4 and ticks[-1].endswith(charts.UNASSIGNED_COLUMN)
+    assert round(_tiles(figure, 1)["t-2"][0]) == 3
 
 
-def test_kept_partitions_keep_their_tile_position_and_moved_ones_are_outlined() -> None:
+def test_moved_tiles_take_the_new_owners_mark_and_leave_a_trail() -> None:
     figure = charts.assignment_animation(
         [charts.Phase("before", BEFORE), charts.Phase("after", AFTER)], order=["a", "b", "c"]
     )
     before, after = _tiles(figure, 0), _tiles(figure, 1)
     for kept in ("t-0", "t-1", "t-3", "t-4"):
         assert before[kept] == after[kept]
-    assert after["t-2"][0] == 2 and after["t-5"][0] == 2
-    trace = figure.frames[0].data[0]
-    outlined = {
-        tid for tid, width in zip(trace.ids, trace.marker.line.width, strict=True) if width > 0
-    }
-    assert outlined == {"t-2", "t-5"}
-    # A tile keeps the colour of the member that owned it first, in every frame.
+    assert round(after["t-2"][0]) == 2 and round(after["t-5"][0]) == 2
     colours = charts.member_colours(["a", "b", "c"])
-    assert list(figure.frames[1].data[0].marker.color) == [colours["a"]] * 3 + [colours["b"]] * 3
+    marks = _by_id(_tile_trace(figure, 1), "line")
+    assert marks["t-2"] == marks["t-5"] == colours["c"]
+    assert marks["t-0"] == colours["a"]
+    first_marks = _by_id(_tile_trace(figure, 0), "line")
+    assert first_marks["t-2"] == colours["a"]
+    trail = next(t for t in figure.frames[1].data if t.name == "trail")
+    assert len([x for x in trail.x if x is not None]) == 4  # two moves, start and end each
+    # Tiles are coloured by topic (its own palette), labels readable on them.
+    tiles = _tile_trace(figure, 0)
+    assert set(tiles.marker.color) == {charts.topic_colours(["t"])["t"]}
+    assert tiles.textfont.size >= 11 and tiles.marker.size >= 30
 
 
-def test_large_assignments_are_aggregated_per_member_and_topic() -> None:
+def test_tiles_can_be_coloured_by_lag_with_exact_numbers_in_the_hover() -> None:
+    lags = {TP("t", p): lag for p, lag in enumerate([0, 20_000, 40_000, 60_000, 80_000, 123_456])}
+    figure = charts.assignment_animation(
+        [charts.Phase("before", BEFORE), charts.Phase("after", AFTER)],
+        lags=lags,
+        colour_by="lag",
+    )
+    tiles = _tile_trace(figure, 0)
+    assert len(set(tiles.marker.color)) == 6
+    assert [row[4] for row in tiles.customdata][-1] == "123,456"
+
+
+def test_large_assignments_are_cells_per_member_and_topic_that_grow_and_shrink() -> None:
     before = {f"m{i}": [TP("big", p) for p in range(i, 1000, 10)] for i in range(10)}
     after = {**before, "m10": []}
     after["m0"] = before["m0"][:50]
@@ -72,13 +112,22 @@ def test_large_assignments_are_aggregated_per_member_and_topic() -> None:
     figure = charts.assignment_animation(
         [charts.Phase("before", before), charts.Phase("after", after)], max_tiles=600
     )
-    names = [trace.name for trace in figure.frames[1].data]
-    assert names == ["big", "moved here"]
-    big, moved = figure.frames[1].data
-    columns = list(big.x)
-    assert moved.y[columns.index("m10")] == 50
-    assert big.y[columns.index("m0")] == 50
-    assert sum(big.y) + sum(moved.y) == 1000
+    first, last = (_by_id(f.data[0], "customdata") for f in figure.frames)
+    assert first["m0|big"][1] == 100 and last["m0|big"][1] == 50
+    assert last["m10|big"][1] == 50 and last["m10|big"][2] == 50
+    assert sum(row[1] for row in last.values()) == 1000
+    sizes = [_by_id(f.data[0], "size")["m0|big"] for f in figure.frames]
+    assert sizes[1] < sizes[0]  # the cell shrinks as half of m0's partitions leave
+
+
+def test_member_colours_never_repeat_and_topics_have_their_own() -> None:
+    members = [f"member-{i:03}" for i in range(200)]
+    colours = charts.member_colours(members)
+    assert len(set(colours.values())) == 200
+    assert charts.NOBODY_COLOUR not in colours.values()
+    topics = charts.topic_colours([f"topic-{i}" for i in range(12)])
+    assert len(set(topics.values())) == 12
+    assert not set(topics.values()) & set(charts.MEMBER_PALETTE)
 
 
 @given(
@@ -101,14 +150,14 @@ def test_no_two_tiles_share_a_cell_in_any_frame(owners: list[int], new_owners: l
         assert len(cells) == len(set(cells)) == len(partitions)
 
 
-def test_member_colours_are_stable_and_colour_blind_safe_palette() -> None:
+def test_member_colours_are_stable_and_from_the_colour_blind_safe_palette() -> None:
     colours = charts.member_colours(["x", "y", "z"])
     assert colours == charts.member_colours(["x", "y", "z"])
     assert len(set(colours.values())) == 3
     assert set(colours.values()) <= set(charts.MEMBER_PALETTE)
 
 
-def test_lag_chart_has_one_panel_per_column_in_member_colours() -> None:
+def test_lag_chart_sorts_bars_marks_the_fair_share_in_member_colours() -> None:
     colours = {"a": "#111111", "b": "#222222"}
     figure = charts.lag_by_member_figure(
         [("current", {"a": 10.0, "b": 30.0}), ("sticky", {"a": 20.0, "b": 20.0})],
@@ -116,9 +165,25 @@ def test_lag_chart_has_one_panel_per_column_in_member_colours() -> None:
         colours=colours,
     )
     assert len(figure.data) == 2
-    assert list(figure.data[0].y) == [10.0, 30.0]
-    assert list(figure.data[1].marker.color) == ["#111111", "#222222"]
-    assert [a.text for a in figure.layout.annotations] == ["current", "sticky"]
+    assert list(figure.data[0].y) == ["b", "a"] and list(figure.data[0].x) == [30.0, 10.0]
+    assert list(figure.data[0].marker.color) == ["#222222", "#111111"]
+    assert [shape.x0 for shape in figure.layout.shapes] == [20.0, 20.0]  # fair share
+    assert [a.text for a in figure.layout.annotations] == [
+        "<b>current</b>  ·  fair share 20",
+        "<b>sticky</b>  ·  fair share 20",
+    ]
+    assert list(figure.data[0].customdata) == ["b: 30", "a: 10"]
+
+
+def test_lag_chart_past_forty_members_names_the_ends_and_summarises_the_rest() -> None:
+    lag = {f"m{i:03}": float(i * 1_000) for i in range(200)}
+    figure = charts.lag_by_member_figure([("current", lag)])
+    names = list(figure.data[0].y)
+    assert len(names) == 2 * charts.NAMED_AT_EACH_END + 1
+    assert names[0] == "m199" and names[-1] == "m000"
+    assert names[charts.NAMED_AT_EACH_END] == "… 180 others"
+    middle = figure.data[0].x[charts.NAMED_AT_EACH_END]
+    assert middle == sum(range(10, 190)) * 1_000 / 180
 
 
 @pytest.mark.parametrize(
@@ -146,6 +211,7 @@ def test_assignment_matrix_counts_partitions_per_member_and_topic() -> None:
     heatmap = figure.data[0]
     assert list(heatmap.x) == ["t", "u"]
     assert [list(row) for row in heatmap.z] == [[1, 2], [1, 0]]
+    assert heatmap.zmin == 0  # 12 versus 13 must not span the whole scale
 
 
 def test_drain_figure_marks_the_pause() -> None:
@@ -183,3 +249,100 @@ def test_streams_figure_has_a_frame_per_phase_with_warmups() -> None:
     assert [frame.name for frame in figure.frames] == ["before", "probing 1"]
     active, standby, warmup = figure.frames[1].data
     assert list(active.y) == [2, 0] and list(standby.y) == [0, 0] and list(warmup.y) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("costs", "change", "expected"),
+    [
+        (
+            [
+                summary.StrategyCost("cooperative-sticky", 1, 2, 0.0, 1.5, 10.0),
+                summary.StrategyCost("range", 3, 6, 1.0, 2.0, 10.0),
+            ],
+            "Adding C2",
+            "Adding C2: cooperative-sticky moves 1 partition and pauses 2; range moves 3 "
+            "partitions and stops the whole group for 1 s.",
+        ),
+        (
+            [summary.StrategyCost("sticky", 0, 0, 0.0, None, 0.0)],
+            "",
+            "Reassigning the group as it is: sticky moves nothing. Lag spread: sticky no lag.",
+        ),
+    ],
+)
+def test_the_comparison_in_one_sentence(
+    costs: list[summary.StrategyCost], change: str, expected: str
+) -> None:
+    assert summary.comparison_sentence(change, costs) == expected
+
+
+@pytest.mark.parametrize(
+    ("lags", "ratio", "expected"),
+    [
+        ({"a": 0.0, "b": 0.0}, None, "no lag"),
+        ({"a": 500.0, "b": 0.0, "c": 0.0}, None, "one member carries all"),
+        ({"a": 500.0, "b": 200.0, "c": 0.0}, None, "some carry none"),
+        ({"a": 5.0, "b": 5.0}, 1.0, "even"),
+        ({"a": 180.0, "b": 100.0}, 1.8, "1.8x"),
+    ],
+)
+def test_lag_spread_card_in_words(
+    lags: dict[str, float], ratio: float | None, expected: str
+) -> None:
+    assert summary.lag_spread_value(lags, ratio) == expected
+
+
+def test_change_phrase_names_the_change() -> None:
+    assert summary.change_phrase(["add member C2 (like the first member)"]) == "Adding C2"
+    assert summary.change_phrase(["remove member C1", "grow t to 4 partitions"]) == (
+        "Removing C1 (and 1 more change)"
+    )
+
+
+def test_members_table_lists_each_member_like_kafka_consumer_groups() -> None:
+    scenario = Scenario(
+        (Topic("orders", 4, lags=(5, 10, 20, 1_000)), Topic("pay", 2)),
+        (
+            Member(
+                "consumer-app-1-aaaaaaaaaaaaaaaaaaaa",
+                ("orders", "pay"),
+                rack="a",
+                client_id="app-1",
+                host="/10.0.0.1",
+            ),
+            Member("consumer-app-2-bbbbbbbbbbbbbbbbbbbb", ("orders", "pay")),
+        ),
+    )
+    assignment = {
+        "consumer-app-1-aaaaaaaaaaaaaaaaaaaa": [TP("orders", 0), TP("orders", 1), TP("pay", 1)],
+        "consumer-app-2-bbbbbbbbbbbbbbbbbbbb": [TP("orders", 3)],
+    }
+    table = members_table.members_frame(scenario, assignment)
+    assert list(table.columns) == [
+        "member",
+        "member id",
+        "client id",
+        "host",
+        "rack",
+        "partitions",
+        "assignment",
+        "lag",
+    ]
+    first, second = table.to_dict("records")
+    assert first["client id"] == "app-1" and first["host"] == "/10.0.0.1" and first["rack"] == "a"
+    assert first["assignment"] == "orders[0-1] pay[1]" and first["lag"] == "15"
+    assert second["lag"] == "1,000" and second["client id"] == "—"
+    assert len(first["member"]) <= 18 and first["member"] != second["member"]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("lag_total", "lag total"),
+        ("pause_s", "pause (s)"),
+        ("group_id", "group"),
+        ("peak_worst_lag", "peak worst lag"),
+    ],
+)
+def test_table_headers_read_as_words(name: str, expected: str) -> None:
+    assert tables.header(name) == expected

@@ -69,6 +69,15 @@ def test_a_live_group_shows_its_members_and_lag(kafka_cluster: KafkaCluster) -> 
         assert set(lag) == members
         # Lag = end offset - committed offset: 100 + 50 + 0 + 10 records in all.
         assert sum(lag.values()) == 160
+        # The member table, as kafka-consumer-groups.sh --describe --members shows it.
+        table = next(df.value for df in app.dataframe if "client id" in df.value.columns)
+        assert set(table["member id"]) == members
+        assert all(client != "—" for client in table["client id"])
+        assert all(host != "—" for host in table["host"])
+        assigned = group.assignment()
+        for row in table.itertuples(index=False):
+            assert int(row.partitions) == len(assigned[row[1]])
+        assert sum(int(value.replace(",", "")) for value in table["lag"]) == 160
 
 
 @pytest.mark.broker

@@ -103,7 +103,9 @@ def test_the_movement_csv_is_what_the_core_says_moves(recording: None) -> None:
     name, content = downloads.download(app, "Movement (CSV)")
     assert name == "movement.csv"
     rows = _csv(content)
-    assert content.decode().splitlines()[0] == "strategy,topic,partition,from,to"
+    assert content.decode().splitlines()[0] == "strategy,topic,partition,from,to,kind"
+    kinds = {"moved", "newly assigned", "dropped"}
+    assert rows and all(r["kind"] in kinds for r in rows)
     plan = _expected_plan()
     for strategy in STRATEGIES:
         target = rebalance.simulate(plan.before, plan.after, strategy, previous=plan.current).target
@@ -133,6 +135,9 @@ def test_charts_download_as_html(recording: None) -> None:
     assert name == "lag-per-consumer.html"
     html = content.decode("utf-8")
     assert html.lstrip().lower().startswith("<html") and "plotly" in html.lower()
+    # Self-contained: Plotly's JavaScript is inlined, nothing is loaded from the internet.
+    assert 'src="https://cdn.plot.ly' not in html and "<script src=" not in html
+    assert len(html) > 1_000_000
     assert "newcomer" in html
 
 

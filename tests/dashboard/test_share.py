@@ -127,8 +127,8 @@ def test_movement_rows_list_each_partition_that_changes_owner() -> None:
         {"topic": "u", "partition": 0, "from": "b", "to": "(nobody)"},
     ]
     text = share.movement_csv({"sticky": share.movement_rows(before, after)})
-    assert _rows(text)[0] == ["strategy", "topic", "partition", "from", "to"]
-    assert _rows(text)[1] == ["sticky", "t", "1", "a", "c"]
+    assert _rows(text)[0] == ["strategy", "topic", "partition", "from", "to", "kind"]
+    assert _rows(text)[1] == ["sticky", "t", "1", "a", "c", ""]
 
 
 def test_a_member_id_with_commas_and_quotes_stays_one_csv_field() -> None:
@@ -150,6 +150,23 @@ def test_a_scenario_download_holds_only_scenario_fields() -> None:
         "topics",
         "members",
     }
+
+
+def test_a_scenario_travels_in_a_link_within_the_size_limit() -> None:
+    scenario = Scenario((Topic("orders", 4),), (Member("a", ("orders",)),), name="mine")
+    encoded = share.encode_scenario(scenario)
+    assert encoded is not None and len(encoded) <= share.MAX_SCENARIO_PARAM
+    text = share.decode_scenario_text(encoded)
+    assert json.loads(text)["name"] == "mine"
+    big = Scenario(
+        tuple(Topic(f"topic-{i}", 1) for i in range(3_000)),
+        tuple(Member(f"member-{i}-{i * 7919 % 10007}", (f"topic-{i}",)) for i in range(3_000)),
+    )
+    assert share.encode_scenario(big) is None
+    with pytest.raises(share.ShareLinkError, match="at most"):
+        share.decode_scenario_text("x" * (share.MAX_SCENARIO_PARAM + 1))
+    with pytest.raises(share.ShareLinkError, match="damaged"):
+        share.decode_scenario_text("not-a-scenario")
 
 
 #: A link made by the dashboard before the one change format (commit ce727f4), unchanged.

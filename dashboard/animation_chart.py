@@ -1,0 +1,558 @@
+"""The animated rebalance, a pure figure: phases in, :class:`plotly.graph_objects.Figure` out.
+
+Two forms, by size:
+
+1. **Tiles** (up to ``max_tiles`` partitions, ~60): one labelled tile per partition in its
+   owner's column, the member's name and colour swatch above the column. Tiles are coloured by
+   topic (the topics' own palette) or by lag (one sequential scale, numbers in the hover); the
+   label is black or white, whichever reads on the tile. Every tile's border is its owner's
+   colour in that frame, so a moved tile takes its new owner's mark; in the frames after it
+   moved, a dashed trail joins where it started to where it is. Kept tiles keep their cell.
+2. **Cells** (above that): one cell per member and topic whose area grows and shrinks with the
+   partitions held in each frame; the count is written in the cell and the hover gives the exact
+   numbers (held, arrived since the first frame).
+
+Both: one frame per phase, the frame's caption (what happens in that phase) as the figure's
+title, ▶ Play / ❚❚ Pause and the phase slider *below* the chart, nothing drawn over names.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Literal
+
+import plotly.graph_objects as go
+
+from assignors import TopicPartition
+from dashboard import palette
+
+#: Above this many partitions the animation draws cells per member and topic.
+DEFAULT_MAX_TILES = 64
+UNASSIGNED_COLUMN = "(unassigned)"
+ColourBy = Literal["topic", "lag"]
+#: The lag colour scale (colour-blind safe, light = little lag).
+LAG_SCALE = "YlOrRd"
+
+Owners = Mapping[str, Sequence[TopicPartition]]
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """One frame of a rebalance: a label, who holds which partition then, and a caption."""
+
+    label: str
+    owners: Owners
+    caption: str = ""
+
+
+def owner_map(owners: Owners) -> dict[TopicPartition, str]:
+    """Partition -> the member holding it."""
+    return {tp: member for member, tps in owners.items() for tp in tps}
+
+
+def columns_for(
+    phases: Sequence[Phase], order: Sequence[str] | None, unassigned: bool
+) -> list[str]:
+    """Member columns: ``order`` first, then members only the phases name, then nobody."""
+    columns = list(order) if order is not None else []
+    seen = set(columns)
+    for phase in phases:
+        for member in phase.owners:
+            if member not in seen:
+                columns.append(member)
+                seen.add(member)
+    if unassigned:
+        columns.append(UNASSIGNED_COLUMN)
+    return columns
+
+
+def play_controls(labels: Sequence[str], duration_ms: int) -> dict[str, object]:
+    """Play/pause buttons and a phase slider, both under the plot area."""
+    frame_args = {
+        "frame": {"duration": duration_ms, "redraw": True},
+        "transition": {"duration": int(duration_ms * 0.6), "easing": "cubic-in-out"},
+        "mode": "immediate",
+        "fromcurrent": True,
+    }
+    return {
+        "updatemenus": [
+            {
+                "type": "buttons",
+                "direction": "left",
+                "x": 0.0,
+                "y": 0.0,
+                "xanchor": "left",
+                "yanchor": "top",
+                "pad": {"t": 30, "r": 10},
+                "showactive": False,
+                "buttons": [
+                    {"label": "▶ Play", "method": "animate", "args": [None, frame_args]},
+                    {
+                        "label": "❚❚ Pause",
+                        "method": "animate",
+                        "args": [
+                            [None],
+                            {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"},
+                        ],
+                    },
+                ],
+            }
+        ],
+        "sliders": [
+            {
+                "active": 0,
+                "x": 0.2,
+                "len": 0.74,
+                "y": 0.0,
+                "yanchor": "top",
+                "pad": {"t": 20},
+                "currentvalue": {"prefix": "Phase: ", "font": {"size": 14}},
+                "steps": [
+                    {
+                        "label": label,
+                        "method": "animate",
+                        "args": [
+                            [label],
+                            {
+                                "frame": {"duration": 0, "redraw": True},
+                                "transition": {"duration": 300},
+                                "mode": "immediate",
+                            },
+                        ],
+                    }
+                    for label in labels
+                ],
+            }
+        ],
+    }
+
+
+def _caption(phase: Phase) -> str:
+    return phase.caption or phase.label
+
+
+def _title(phase: Phase) -> dict[str, object]:
+    """The frame's caption as the title, pinned to the top left of the figure."""
+    return {
+        "text": _caption(phase),
+        "font": {"size": 15},
+        "x": 0.01,
+        "xanchor": "left",
+        "xref": "paper",
+        "y": 0.995,
+        "yref": "container",
+        "yanchor": "top",
+    }
+
+
+def assignment_animation(
+    phases: Sequence[Phase],
+    *,
+    partitions: Sequence[TopicPartition] = (),
+    order: Sequence[str] | None = None,
+    colours: Mapping[str, str] | None = None,
+    lags: Mapping[TopicPartition, int] | None = None,
+    colour_by: ColourBy = "topic",
+    max_tiles: int = DEFAULT_MAX_TILES,
+    duration_ms: int = 1400,
+) -> go.Figure:
+    """Animate ``phases`` (first = before, last = after, protocol phases between).
+
+    ``partitions`` lists every assignable partition, so that ones nobody holds appear in an
+    "(unassigned)" column; ``order`` fixes the member columns; ``lags`` (partition -> lag) feeds
+    the hover and ``colour_by="lag"``. Past ``max_tiles`` partitions: cells (module docstring).
+    """
+    if not phases:
+        raise ValueError("an animation needs at least one phase")
+    everything = frozenset(partitions).union(
+        *(tps for phase in phases for tps in phase.owners.values())
+    )
+    if len(everything) > max_tiles:
+        return _cells(phases, everything, order, colours, duration_ms)
+    return _tiles(phases, sorted(everything), order, colours, lags or {}, colour_by, duration_ms)
+
+
+def _tile_slots(
+    phases: Sequence[Phase], columns: Sequence[str], universe: Sequence[TopicPartition]
+) -> list[dict[TopicPartition, tuple[str, int]]]:
+    """Per phase, partition -> (column, slot); a partition keeps its slot while it stays."""
+    placements: list[dict[TopicPartition, tuple[str, int]]] = []
+    previous: dict[TopicPartition, tuple[str, int]] = {}
+    for phase in phases:
+        owner = owner_map(phase.owners)
+        by_column: dict[str, list[TopicPartition]] = defaultdict(list)
+        for tp in universe:
+            by_column[owner.get(tp, UNASSIGNED_COLUMN)].append(tp)
+        placement: dict[TopicPartition, tuple[str, int]] = {}
+        for column in columns:
+            held = by_column.get(column, [])
+            kept = {tp: previous[tp][1] for tp in held if previous.get(tp, ("", 0))[0] == column}
+            used = set(kept.values())
+            free = 0
+            for tp in held:
+                if tp in kept:
+                    placement[tp] = (column, kept[tp])
+                    continue
+                while free in used:
+                    free += 1
+                used.add(free)
+                placement[tp] = (column, free)
+        placements.append(placement)
+        previous = placement
+    return placements
+
+
+def _lag_colour(value: float, peak: float) -> str:
+    """``value`` on :data:`LAG_SCALE` (0 = lightest)."""
+    from plotly.colors import sample_colorscale
+
+    share = 0.0 if peak <= 0 else min(1.0, value / peak)
+    rgb = sample_colorscale(LAG_SCALE, [0.08 + 0.92 * share])[0]
+    red, green, blue = (int(float(part)) for part in rgb[4:-1].split(","))
+    return f"#{red:02X}{green:02X}{blue:02X}"
+
+
+def _tiles(
+    phases: Sequence[Phase],
+    universe: list[TopicPartition],
+    order: Sequence[str] | None,
+    colours: Mapping[str, str] | None,
+    lags: Mapping[TopicPartition, int],
+    colour_by: ColourBy,
+    duration_ms: int,
+) -> go.Figure:
+    owned_everywhere = all(len(owner_map(phase.owners)) == len(universe) for phase in phases)
+    columns = columns_for(phases, order, unassigned=not owned_everywhere)
+    member_palette = dict(colours) if colours is not None else palette.member_colours(columns)
+    placements = _tile_slots(phases, columns, universe)
+    tallest = max((slot for p in placements for _, slot in p.values()), default=0) + 1
+    across = max(1, math.ceil(tallest / 8))  # tiles side by side in one member's column
+    rows = math.ceil(tallest / across)
+    column_index = {column: index for index, column in enumerate(columns)}
+    topics = sorted({tp.topic for tp in universe})
+    topic_palette = palette.topic_colours(topics)
+    peak = max((lags.get(tp, 0) for tp in universe), default=0)
+    fill = [
+        _lag_colour(lags.get(tp, 0), peak) if colour_by == "lag" else topic_palette[tp.topic]
+        for tp in universe
+    ]
+    ink = [palette.text_colour(colour) for colour in fill]
+    first = placements[0]
+    first_owner = owner_map(phases[0].owners)
+    last_owner = owner_map(phases[-1].owners)
+    moved = sum(1 for tp in universe if first_owner.get(tp) != last_owner.get(tp))
+    # Tile size in pixels: fits a column of a ~1,100 px wide chart, never below a label's size.
+    size = max(30, min(54, int(1000 / (len(columns) * across)) - 8))
+
+    def xy(place: tuple[str, int]) -> tuple[float, float]:
+        column, slot = place
+        return column_index[column] + (slot % across + 0.5) / across - 0.5, slot // across
+
+    def frame_data(index: int) -> list[go.Scatter]:
+        placement = placements[index]
+        owner_now = owner_map(phases[index].owners)
+        points = [xy(placement[tp]) for tp in universe]
+        trail_x: list[float | None] = []
+        trail_y: list[float | None] = []
+        for tp, (x, y) in zip(universe, points, strict=True):
+            if placement[tp][0] != first[tp][0]:
+                start_x, start_y = xy(first[tp])
+                trail_x += [start_x, x, None]
+                trail_y += [start_y, y, None]
+        tiles = go.Scatter(
+            x=[x for x, _ in points],
+            y=[y for _, y in points],
+            ids=[str(tp) for tp in universe],
+            mode="markers+text",
+            text=[f"{_topic_label(tp.topic)}<br><b>{tp.partition}</b>" for tp in universe],
+            textfont={"size": 11, "color": ink},
+            customdata=[
+                [
+                    str(tp),
+                    first_owner.get(tp, "nobody"),
+                    owner_now.get(tp, "nobody"),
+                    last_owner.get(tp, "nobody"),
+                    f"{lags.get(tp, 0):,}",
+                ]
+                for tp in universe
+            ],
+            hovertemplate=(
+                "<b>%{customdata[0]}</b><br>now: %{customdata[2]}<br>"
+                "before: %{customdata[1]} → after: %{customdata[3]}<br>"
+                "lag: %{customdata[4]}<extra></extra>"
+            ),
+            marker={
+                "symbol": "square",
+                "size": size,
+                "color": fill,
+                "line": {
+                    "color": [
+                        member_palette.get(owner_now.get(tp, ""), palette.NOBODY_COLOUR)
+                        for tp in universe
+                    ],
+                    "width": 4,
+                },
+            },
+            name="partitions",
+            showlegend=False,
+        )
+        trail = go.Scatter(
+            x=trail_x or [None],
+            y=trail_y or [None],
+            mode="lines",
+            line={"color": "#777777", "width": 2, "dash": "dot"},
+            hoverinfo="skip",
+            name="trail",
+            showlegend=False,
+        )
+        return [trail, tiles]
+
+    labels = [phase.label for phase in phases]
+    figure = go.Figure(
+        data=frame_data(0),
+        frames=[
+            go.Frame(
+                data=frame_data(index),
+                traces=[0, 1],
+                name=label,
+                layout={"title": _title(phases[index])},
+            )
+            for index, label in enumerate(labels)
+        ],
+    )
+    legend = _topic_legend(topics, topic_palette) if colour_by == "topic" else []
+    figure.update_layout(
+        title=_title(phases[0]),
+        xaxis={
+            "range": [-0.55, len(columns) - 0.45],
+            "side": "top",
+            "tickvals": list(range(len(columns))),
+            "ticktext": _headers(columns, member_palette),
+            "tickfont": {"size": 13},
+            "showgrid": False,
+            "zeroline": False,
+            "fixedrange": True,
+        },
+        yaxis={
+            "range": [rows - 0.4, -0.6],
+            "showticklabels": False,
+            "showgrid": False,
+            "zeroline": False,
+            "fixedrange": True,
+        },
+        height=max(300, 190 + (size + 10) * rows),
+        margin={"l": 10, "r": 10, "t": 100, "b": 90},
+        annotations=[
+            *legend,
+            {
+                "text": f"{moved} of {len(universe)} partitions change owner; a tile's border is "
+                "its owner's colour",
+                "xref": "paper",
+                "yref": "paper",
+                "x": 1,
+                "y": 1,
+                "yshift": 48,
+                "xanchor": "right",
+                "showarrow": False,
+                "font": {"size": 12},
+            },
+        ],
+        **play_controls(labels, duration_ms),
+    )
+    if colour_by == "lag":
+        figure.add_trace(_lag_colourbar(peak))
+    return figure
+
+
+def _topic_label(topic: str) -> str:
+    return topic if len(topic) <= 7 else topic[:6] + "…"
+
+
+def _headers(columns: Sequence[str], member_palette: Mapping[str, str]) -> list[str]:
+    """Each column's name (short, distinct) after its member's colour swatch."""
+    labels = palette.short_labels([c for c in columns if c != UNASSIGNED_COLUMN], 14)
+    labels[UNASSIGNED_COLUMN] = UNASSIGNED_COLUMN
+    return [
+        f"<span style='color:{member_palette.get(column, palette.NOBODY_COLOUR)}'>■</span> "
+        f"{labels[column]}"
+        for column in columns
+    ]
+
+
+def _topic_legend(
+    topics: Sequence[str], topic_palette: Mapping[str, str]
+) -> list[dict[str, object]]:
+    """The topics' colours as one line of text under the chart title."""
+    text = "   ".join(
+        f"<span style='color:{topic_palette[topic]}'>■</span> {topic}" for topic in topics
+    )
+    return [
+        {
+            "text": "tile colour = topic:  " + text,
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0,
+            "y": 1,
+            "yshift": 48,
+            "xanchor": "left",
+            "showarrow": False,
+            "font": {"size": 12},
+        }
+    ]
+
+
+def _lag_colourbar(peak: int) -> go.Scatter:
+    """An invisible trace that carries the lag scale's colour bar."""
+    return go.Scatter(
+        x=[None],
+        y=[None],
+        mode="markers",
+        marker={
+            "colorscale": LAG_SCALE,
+            "cmin": 0,
+            "cmax": max(peak, 1),
+            "color": [0],
+            "showscale": True,
+            "colorbar": {"title": {"text": "lag"}, "thickness": 12, "tickformat": ",d"},
+        },
+        hoverinfo="skip",
+        showlegend=False,
+        name="lag scale",
+    )
+
+
+def _cells(
+    phases: Sequence[Phase],
+    universe: frozenset[TopicPartition],
+    order: Sequence[str] | None,
+    colours: Mapping[str, str] | None,
+    duration_ms: int,
+) -> go.Figure:
+    """One cell per member and topic, its area the partitions held, one frame per phase."""
+    empty: frozenset[TopicPartition] = frozenset()
+    held = [{member: frozenset(tps) for member, tps in phase.owners.items()} for phase in phases]
+    owned = [empty.union(*holding.values()) for holding in held]
+    owned_everywhere = all(len(now) == len(universe) for now in owned)
+    columns = columns_for(phases, order, unassigned=not owned_everywhere)
+    member_palette = dict(colours) if colours is not None else palette.member_colours(columns)
+    topics = sorted({tp.topic for tp in universe})
+    topic_palette = palette.topic_colours(topics)
+    first = held[0]
+    nobody_first = universe - owned[0]
+
+    def counts(index: int) -> tuple[dict[tuple[str, str], int], dict[tuple[str, str], int]]:
+        holding = dict(held[index])
+        had = dict(first)
+        if not owned_everywhere:
+            holding[UNASSIGNED_COLUMN] = universe - owned[index]
+            had[UNASSIGNED_COLUMN] = nobody_first
+        total: Counter[tuple[str, str]] = Counter()
+        arrived: Counter[tuple[str, str]] = Counter()
+        for member, tps in holding.items():
+            before = had.get(member, empty)
+            for topic, count in Counter(map(itemgetter(0), tps)).items():
+                total[(member, topic)] += count
+            for topic, count in Counter(map(itemgetter(0), tps - before)).items():
+                arrived[(member, topic)] += count
+        return dict(total), dict(arrived)
+
+    per_frame = [counts(index) for index in range(len(phases))]
+    # Sized against the members' largest holding: the unassigned column (everything, in an
+    # eager rebalance's revoke phase) is drawn at most that large, its count written in it.
+    peak = max(
+        (n for total, _ in per_frame for (who, _), n in total.items() if who != UNASSIGNED_COLUMN),
+        default=1,
+    )
+    cells = [(column, topic) for column in columns for topic in topics]
+    x = [column for column, _ in cells]
+    y = [topic for _, topic in cells]
+    full = [column for column, _ in cells]
+
+    def frame_data(index: int) -> list[go.Scatter]:
+        total, arrived = per_frame[index]
+        values = [total.get(cell, 0) for cell in cells]
+        came = [arrived.get(cell, 0) for cell in cells]
+        return [
+            go.Scatter(
+                x=x,
+                y=y,
+                ids=[f"{column}|{topic}" for column, topic in cells],
+                mode="markers+text",
+                text=[str(value) if value else "" for value in values],
+                textfont={"size": 11, "color": "#000000"},
+                customdata=list(zip(full, values, came, strict=True)),
+                hovertemplate=(
+                    "<b>%{customdata[0]}</b> · %{y}<br>%{customdata[1]:,} partitions"
+                    "<br>%{customdata[2]:,} arrived since the first frame<extra></extra>"
+                ),
+                marker={
+                    "symbol": "square",
+                    "size": [
+                        6 + 30 * math.sqrt(min(value, peak) / peak) if value else 0
+                        for value in values
+                    ],
+                    "sizemode": "diameter",
+                    "color": [topic_palette[topic] for topic in y],
+                    "opacity": 0.85,
+                    "line": {
+                        "color": [
+                            "#000000" if came_here else "rgba(0,0,0,0)" for came_here in came
+                        ],
+                        "width": 2,
+                    },
+                },
+                name="partitions",
+                showlegend=False,
+            )
+        ]
+
+    labels = [phase.label for phase in phases]
+    figure = go.Figure(
+        data=frame_data(0),
+        frames=[
+            go.Frame(
+                data=frame_data(index),
+                traces=[0],
+                name=label,
+                layout={"title": _title(phases[index])},
+            )
+            for index, label in enumerate(labels)
+        ],
+    )
+    stayed = sum(len(tps & held[-1].get(member, empty)) for member, tps in first.items())
+    moved = len(universe) - stayed - len(nobody_first - owned[-1])
+    figure.update_layout(
+        title=_title(phases[0]),
+        xaxis={
+            "side": "top",
+            "categoryorder": "array",
+            "categoryarray": columns,
+            "tickangle": -40 if len(columns) > 8 else 0,
+            "tickvals": columns,
+            "ticktext": _headers(columns, member_palette),
+            "fixedrange": True,
+        },
+        yaxis={"categoryorder": "array", "categoryarray": topics, "fixedrange": True},
+        height=max(320, 260 + 42 * len(topics)),
+        margin={"l": 10, "r": 10, "t": 150, "b": 110},
+        annotations=[
+            {
+                "text": f"{len(universe):,} partitions, {moved:,} change owner; a cell's size is "
+                "the partitions its member holds of that topic, outlined where some arrived",
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0,
+                "y": 1,
+                "yshift": 110,
+                "xanchor": "left",
+                "showarrow": False,
+                "font": {"size": 12},
+            }
+        ],
+        **play_controls(labels, duration_ms),
+    )
+    return figure

@@ -1,0 +1,61 @@
+"""Readable tables: headers in words and numbers with thousands separators, whatever the
+pipeline named its columns (``lag_total`` -> "lag total", ``pause_s`` -> "pause (s)").
+
+The data keep their column names (tests and links use them); only what is shown changes,
+through Streamlit's ``column_config``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+#: Headers said better than by splitting the name.
+HEADERS = {
+    "group_id": "group",
+    "lag_cv": "lag coeff. of variation",
+    "extra_members_to_drain": "members to add to drain in an hour",
+    "extra_members_note": "note",
+    "t": "time",
+}
+_UNITS = {"_s": " (s)", "_ms": " (ms)", "_pct": " (%)"}
+
+
+def header(name: str) -> str:
+    """``peak_worst_lag`` -> "peak worst lag", ``pause_s`` -> "pause (s)"."""
+    if name in HEADERS:
+        return HEADERS[name]
+    for suffix, unit in _UNITS.items():
+        if name.endswith(suffix):
+            return name[: -len(suffix)].replace("_", " ") + unit
+    return name.replace("_", " ")
+
+
+def column_config(frame: pd.DataFrame, **overrides: Any) -> dict[str, Any]:
+    """Words for every header, separators for every number (two decimals where fractional)."""
+    config: dict[str, Any] = {}
+    for name in frame.columns:
+        label = header(str(name))
+        kind = frame[name].dtype
+        if pd.api.types.is_integer_dtype(kind):
+            config[name] = st.column_config.NumberColumn(label, format="localized")
+        elif pd.api.types.is_float_dtype(kind):
+            config[name] = st.column_config.NumberColumn(label, format="%,.2f")
+        else:
+            config[name] = st.column_config.Column(label)
+    config.update(overrides)
+    return config
+
+
+def show(frame: pd.DataFrame, **options: Any) -> None:
+    """``st.dataframe`` with readable headers and numbers, full width, no index."""
+    overrides = options.pop("column_config", {})
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        column_config=column_config(frame, **overrides),
+        **options,
+    )

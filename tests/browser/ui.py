@@ -1,0 +1,194 @@
+"""Driving the dashboard in Chromium like a person: pick a sample, a strategy, a walkthrough
+step, add a member, undo, switch views. Each action returns only when the page has finished
+rerunning, and :func:`check_page` fails on any exception or error box.
+
+Every action is *valid* (it uses a control the page shows) and says what must change, so a
+control that silently does nothing fails its check.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+SIDEBAR = '[data-testid="stSidebar"]'
+MAIN = '[data-testid="stMain"]'
+
+
+def settle(page: Any) -> None:
+    """Wait until Streamlit has finished the rerun an action started."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        """() => {
+          const app = document.querySelector('[data-testid="stApp"]');
+          const run = app && app.getAttribute('data-test-script-state');
+          return run !== 'running' && run !== 'rerunRequested';
+        }""",
+        timeout=120_000,
+    )
+    page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=120_000)
+    page.wait_for_timeout(150)
+
+
+def check_page(page: Any, after: str) -> None:
+    """No exception and no error box on the page after a valid action."""
+    exceptions = page.locator('[data-testid="stException"]')
+    assert exceptions.count() == 0, f"after {after}: {exceptions.first.inner_text()[:800]}"
+    errors = page.locator('[data-testid="stAlertContentError"]')
+    assert errors.count() == 0, f"after {after}: error box {errors.first.inner_text()[:500]}"
+
+
+def on_the_page(page: Any) -> str:
+    """The sidebar's note of what the page shows."""
+    note = page.locator(SIDEBAR).locator('[data-testid="stCaptionContainer"]')
+    return str(note.filter(has_text="On the page:").first.inner_text())
+
+
+def headline(page: Any) -> str:
+    """The top of the page: the title, then the scenario line (bold name · source)."""
+    return str(page.locator(MAIN).inner_text())[:500]
+
+
+def pick_sample(page: Any, title: str) -> None:
+    """Pick a sample in the sidebar; the page and the sidebar then name it."""
+    page.locator(SIDEBAR).locator('[data-testid="stSelectbox"]').first.click()
+    page.locator('[role="option"]').filter(has_text=re.compile("^" + re.escape(title))).click()
+    settle(page)
+    assert title in headline(page), f"picked {title!r}; the page shows {headline(page)!r}"
+    assert title in on_the_page(page)
+
+
+def strategies_shown(page: Any) -> list[str]:
+    """The strategies the sidebar's picker shows as chosen."""
+    tags = page.locator(SIDEBAR).locator('[data-testid="stMultiSelect"] [data-tag]')
+    return [str(tags.nth(i).get_attribute("aria-label")) for i in range(tags.count())]
+
+
+def comparison_rows(page: Any) -> list[str]:
+    """The row names of the comparison table (current first, then each strategy)."""
+    table = page.locator('[data-testid="stTable"]').first
+    return [str(cell).strip() for cell in table.locator("tbody tr th").all_inner_texts()]
+
+
+def add_strategy(page: Any, name: str) -> None:
+    """Add ``name`` to the compared strategies; its row appears in the comparison."""
+    page.locator(SIDEBAR).locator('[data-testid="stMultiSelect"] input').first.click()
+    page.locator('[role="option"]').filter(has_text=re.compile("^" + re.escape(name) + "$")).click()
+    page.wait_for_timeout(200)
+    page.locator(SIDEBAR).get_by_text("Strategies", exact=True).first.click()  # close the list
+    settle(page)
+    assert name in strategies_shown(page)
+    assert name in comparison_rows(page), comparison_rows(page)
+
+
+def remove_strategy(page: Any, name: str) -> None:
+    """Drop ``name`` from the compared strategies; its row leaves the comparison."""
+    page.locator(SIDEBAR).get_by_role("button", name=f"Remove {name}").click()
+    settle(page)
+    assert name not in strategies_shown(page)
+    assert name not in comparison_rows(page)
+
+
+def _expander(page: Any, label: str) -> Any:
+    return page.locator('[data-testid="stExpander"]').filter(has_text=label).first
+
+
+def open_expander(page: Any, label: str) -> Any:
+    """Open the expander whose summary starts with ``label`` (if closed); return it."""
+    expander = _expander(page, label)
+    details = expander.locator("details")
+    if details.count() and details.first.get_attribute("open") is None:
+        expander.locator("summary").first.click()
+        page.wait_for_timeout(300)
+    return expander
+
+
+def walkthrough_step(page: Any) -> tuple[int, int] | None:
+    """``(step, steps)`` the walkthrough panel shows, or ``None`` when it has none."""
+    if _expander(page, "Walkthrough:").count() == 0:
+        return None
+    panel = open_expander(page, "Walkthrough:")
+    found = re.search(r"Step (\d+) of (\d+)", panel.inner_text())
+    return None if found is None else (int(found[1]), int(found[2]))
+
+
+def walkthrough_move(page: Any, button: str) -> None:
+    """Press ◀ Previous, Show this step or Next ▶; the step shown and the sidebar follow."""
+    before = walkthrough_step(page)
+    assert before is not None
+    panel = open_expander(page, "Walkthrough:")
+    panel.get_by_role("button", name=button).click()
+    settle(page)
+    after = walkthrough_step(page)
+    assert after is not None
+    expected = before[0] + {"Next ▶": 1, "◀ Previous": -1, "Show this step": 0}[button]
+    assert after[0] == expected, (button, before, after)
+    if expected > 1:
+        assert f"walkthrough step {expected} of" in on_the_page(page)
+
+
+def edits_count(page: Any) -> int:
+    panel = open_expander(page, "Shape the what-if")
+    found = re.search(r"Edits \((\d+)\)", panel.inner_text())
+    assert found is not None
+    return int(found[1])
+
+
+def add_member(page: Any, member_id: str) -> None:
+    """Add a member with the form's defaults; one more edit, and the change is named."""
+    count = edits_count(page)
+    panel = open_expander(page, "Shape the what-if")
+    panel.get_by_role("tab", name="Members").click()
+    panel.get_by_label("Member id").fill(member_id)
+    panel.get_by_role("button", name="Add member").click()
+    settle(page)
+    alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
+    assert edits_count(page) == count + 1, (count, alerts)
+    # The sentence at the top names the change (the first one, when there are several).
+    assert "Adding " in page.locator(MAIN).inner_text()
+
+
+def undo(page: Any) -> None:
+    """Undo the last edit (when there is one): one edit fewer."""
+    count = edits_count(page)
+    panel = open_expander(page, "Shape the what-if")
+    panel.get_by_role("tab", name=re.compile(r"^Edits")).click()
+    panel.get_by_role("button", name="Undo last edit").click()
+    settle(page)
+    assert edits_count(page) == count - 1
+
+
+def pick_radio(page: Any, label: str, option: str) -> None:
+    """Pick ``option`` of the main page's radio ``label``; it is then the checked one."""
+    group = page.locator(MAIN).locator('[data-testid="stRadio"]').filter(has_text=label).first
+    group.locator("label").filter(has_text=re.compile("^" + re.escape(option) + "$")).click()
+    settle(page)
+    checked = group.locator("label:has(input:checked)")
+    assert checked.count() == 1
+    assert checked.inner_text().strip() == option
+
+
+def more_view(page: Any, view: str) -> None:
+    """Show one of the views under the lag chart; each has its own visible mark."""
+    marks = {
+        "Members": "kafka-consumer-groups.sh",
+        "Assignment matrix": "Assignment",
+        "Movement": "kept,",
+        "Lag drain": "Horizon",
+        "Protocols": "Target assignment from",
+    }
+    group = page.locator(MAIN).locator('[data-testid="stButtonGroup"]')
+    group.locator("button").filter(has_text=re.compile("^" + re.escape(view) + "$")).click()
+    settle(page)
+    assert marks[view] in page.locator(MAIN).inner_text(), view
+
+
+def play(page: Any) -> None:
+    """Press ▶ Play; the animation's slider moves past the first phase."""
+    plot = page.locator(".js-plotly-plot").first
+    plot.scroll_into_view_if_needed()
+    plot.locator(".updatemenu-button").first.click()
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active > 0",
+        timeout=30_000,
+    )
