@@ -109,7 +109,7 @@ def _load_trim() -> Callable[[int], int] | None:
         trim = ctypes.CDLL(name).malloc_trim if name else None
     except (OSError, AttributeError):
         return None
-    return trim  # type: ignore[no-any-return]
+    return trim
 
 
 _malloc_trim = _load_trim()

@@ -48,7 +48,8 @@ POLL_S = 0.25
 #: Seconds a child gets to end after SIGTERM before SIGKILL.
 KILL_GRACE_S = 1.0
 _PR_SET_PDEATHSIG = 1
-
+#: How much lower a child's scheduling priority is than the server's.
+NICENESS = 10
 
 
 def read_only(content: dict[Any, Any]) -> MappingProxyType[Any, Any]:
@@ -90,6 +91,9 @@ def _die_with_parent() -> None:
 def _child(function: Callable[..., Any], args: tuple[Any, ...], sender: Connection) -> None:
     """The child's whole life: compute, send ``("ok", answer)`` or ``("error", ...)``, exit."""
     _die_with_parent()
+    # Below the server: a session's heavy work yields the cores to every session's reruns.
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     try:

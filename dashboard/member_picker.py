@@ -59,9 +59,7 @@ def pick_subset(label: str, options: Sequence[str], current: Sequence[str], key:
         placeholder="part of a name, or a glob such as consumer-1*",
         help=f"{len(options):,} to choose from: too many to list, so filter them.",
     )
-    mode = st.radio(
-        "Then", MODES, horizontal=True, key=f"{key}.mode", label_visibility="collapsed"
-    )
+    mode = st.radio("Then", MODES, horizontal=True, key=f"{key}.mode", label_visibility="collapsed")
     matches = matching(options, pattern)
     st.caption(_summary(len(options), len(current), matches))
     return choose(options, current, matches, mode)
