@@ -14,8 +14,9 @@ from streamlit.testing.v1 import AppTest
 from dashboard import big_group, jobs, member_picker
 from tests.dashboard.app_session import APP, assert_no_exception
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import big_groups  # noqa: E402
+# Appended, not prepended: benchmarks/assignors.py must never hide the assignors package.
+sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import big_groups
 
 
 def _upload(document: dict[str, object]) -> AppTest:
