@@ -10,7 +10,7 @@ Layout (each sub-package's docstring says what it holds and what it may import):
   heap orders where Kafka's answers depend on them), :mod:`.gc_pause`;
 * :mod:`.client`: Kafka's client-side assignors; :mod:`.broker`: the broker-side (KIP-848) ones;
   :mod:`.streams`: Kafka Streams task assignment; :mod:`.seeds`: the design documents' strategies;
-* :mod:`.simulate`: changes, lag, metrics, rebalance, drain;
+* :mod:`.simulate`: changes, lag, metrics, rebalance, drain, and :func:`.evaluate` on top;
 * :mod:`.io`: the scenario format and walkthrough files; :mod:`.cli`: ``python -m assignors``.
 
 Shells (the dashboard, the pipeline, the cluster reader, the adapters) import the names listed in
@@ -49,8 +49,18 @@ from assignors.model import (
     TopicPartition,
 )
 from assignors.seeds.stream_join_sticky import next_epoch
+from assignors.simulate.drain import DEFAULT_CONSUME_RATE, DrainProjection, MemberDrain
+from assignors.simulate.evaluate import (
+    DEFAULT_HORIZON_S,
+    PROTOCOLS,
+    Evaluation,
+    StrategyEvaluation,
+    default_step,
+    evaluate,
+)
 from assignors.simulate.lag import partition_lag, partition_lags
-from assignors.simulate.metrics import AssignmentMetrics
+from assignors.simulate.metrics import AssignmentMetrics, Movement, PartitionMove
+from assignors.simulate.rebalance import Phase, RebalanceSimulation, Timings
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
 from assignors.streams.convergence import Convergence, simulate_convergence
 from assignors.streams.model import (
@@ -64,6 +74,8 @@ from assignors.streams.model import (
 )
 
 __all__ = [
+    "DEFAULT_CONSUME_RATE",
+    "DEFAULT_HORIZON_S",
     "LOWEST_PRIORITY",
     "MAX_FILE_BYTES",
     "MAX_MEMBERS",
@@ -71,28 +83,40 @@ __all__ = [
     "MAX_PARTITIONS_PER_TOPIC",
     "MAX_TOTAL_PARTITIONS",
     "MIN_PROBING_REBALANCE_INTERVAL_MS",
+    "PROTOCOLS",
     "Assignment",
     "AssignmentExplorerError",
     "AssignmentMetrics",
     "AutoOffsetReset",
     "ClientAssignment",
     "Convergence",
+    "DrainProjection",
+    "Evaluation",
     "Member",
+    "MemberDrain",
+    "Movement",
+    "PartitionMove",
     "PartitionStrategy",
+    "Phase",
     "RebalanceProtocol",
+    "RebalanceSimulation",
     "Scenario",
     "ScenarioError",
     "Strategy",
+    "StrategyEvaluation",
     "StrategyNotApplicableError",
     "StreamsAssignment",
     "StreamsScenario",
     "TaskStrategy",
+    "Timings",
     "Topic",
     "TopicPartition",
     "UnknownStrategyError",
     "WalkthroughStep",
     "apply_step",
+    "default_step",
     "dumps_scenario",
+    "evaluate",
     "load_scenario_file",
     "member_to_json",
     "next_epoch",

@@ -16,9 +16,9 @@ Steps:
    they are one change followed by one rebalance. ``--add-member`` without topics subscribes like
    the first member; ``--restart-member`` restarts a static member within the session timeout (no
    rebalance if nothing else changes).
-3. Per strategy: simulate the rebalance (:func:`assignors.simulate.rebalance.simulate`), measure the
-   target against the current assignment (:func:`assignors.simulate.metrics.assignment_metrics`) and
-   project the backlog (:func:`assignors.simulate.drain.project_drain`).
+3. Per strategy, through :func:`assignors.simulate.evaluate.evaluate`: the rebalance played
+   under the strategy's protocol, the target measured against the current assignment, and the
+   backlog projected.
 4. Print a table with one column per strategy, or JSON with ``--json``.
 
 JSON (``--json``), one object::
@@ -61,7 +61,7 @@ from typing import Any
 from assignors import registry
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
 from assignors.io.scenario import load_scenario_file
-from assignors.model import Assignment, Scenario
+from assignors.model import Scenario
 from assignors.simulate.changes import (
     AddMember,
     Change,
@@ -69,14 +69,11 @@ from assignors.simulate.changes import (
     RemoveMember,
     SetPartitions,
     Subscribe,
-    apply_changes,
-    current_assignment,
     describe,
-    restarted_members,
 )
-from assignors.simulate.drain import DEFAULT_CONSUME_RATE, DrainProjection, project_drain
-from assignors.simulate.metrics import AssignmentMetrics, assignment_metrics, lag_by_partition
-from assignors.simulate.rebalance import RebalanceSimulation, Timings, simulate
+from assignors.simulate.drain import DEFAULT_CONSUME_RATE
+from assignors.simulate.evaluate import StrategyEvaluation, evaluate
+from assignors.simulate.rebalance import Timings
 from assignors.strategy import PartitionStrategy
 
 
@@ -185,15 +182,11 @@ def _strategy(name: str) -> PartitionStrategy:
     return strategy
 
 
-def _entry(
-    strategy: PartitionStrategy,
-    simulation: RebalanceSimulation,
-    metrics: AssignmentMetrics,
-    drain: DrainProjection,
-) -> dict[str, Any]:
+def _entry(item: StrategyEvaluation) -> dict[str, Any]:
+    simulation, metrics, drain = item.simulation, item.metrics, item.drain()
     movement = metrics.movement
     return {
-        "strategy": strategy.name,
+        "strategy": item.name,
         "protocol": simulation.protocol,
         "moved": movement.moved_count,
         "kept": movement.kept_count,
@@ -276,25 +269,17 @@ def compare(
         raise ChangeError(f"strategy {repeated[0]!r} is given twice")
     chosen = [_strategy(name) for name in strategies]
     timings = Timings() if timings is None else timings
-    current: Assignment = current_assignment(scenario)
-    after = apply_changes(scenario, changes, current)
-    restarted = restarted_members(changes)
-    lags = lag_by_partition(after)
-    entries = []
-    for strategy in chosen:
-        simulation = simulate(
-            scenario, after, strategy, timings=timings, restarted=restarted, previous=current
-        )
-        metrics = assignment_metrics(after, simulation.target, current, lags=lags)
-        drain = project_drain(
-            after,
-            simulation,
-            horizon_s=horizon_s,
-            step_s=step_s,
-            default_consume_rate=default_consume_rate,
-            lags=lags,
-        )
-        entries.append(_entry(strategy, simulation, metrics, drain))
+    evaluation = evaluate(
+        scenario,
+        changes,
+        chosen,
+        timings=timings,
+        horizon_s=horizon_s,
+        step_s=step_s,
+        default_consume_rate=default_consume_rate,
+    )
+    current = evaluation.current
+    entries = [_entry(item) for item in evaluation.strategies]
     return {
         "scenario": scenario.name,
         "changes": [describe(change) for change in changes],
