@@ -28,8 +28,13 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from assignors import AssignmentExplorerError, Scenario, registry
-from assignors.simulate import metrics, rebalance
+from assignors import (
+    AssignmentExplorerError,
+    AssignmentMetrics,
+    RebalanceSimulation,
+    Scenario,
+    registry,
+)
 from dashboard import aggregate_charts, budget, jobs, shape_panel, state, whatif
 
 #: Past any of these the group is shown as aggregates (issue 21: a browser draws about this much).
@@ -76,8 +81,8 @@ class Summary:
 
 def _summary(
     name: str,
-    measured: metrics.AssignmentMetrics,
-    simulation: rebalance.RebalanceSimulation | None,
+    measured: AssignmentMetrics,
+    simulation: RebalanceSimulation | None,
 ) -> Summary:
     members = measured.members
     busiest = sorted(members, key=lambda m: (-m.lag, -m.partitions, m.member_id))[:BUSIEST]
@@ -104,19 +109,17 @@ def _failed(name: str, error: str) -> Summary:
 
 
 def summarise_current(plan: whatif.WhatIf) -> Summary:
-    """The group as it is (runs in a worker process)."""
-    measured = metrics.assignment_metrics(plan.before, plan.current, previous=plan.current)
-    return _summary("current", measured, None)
+    """The group as it is (runs in a worker process; the core's evaluation answers)."""
+    return _summary("current", plan.evaluation.current_metrics, None)
 
 
 def summarise_strategy(plan: whatif.WhatIf, name: str) -> Summary:
-    """Strategy ``name`` on the what-if (runs in a worker process)."""
-    strategy = registry.partition_strategies()[name]
+    """Strategy ``name`` on the what-if (runs in a worker process; the core's evaluation
+    answers)."""
+    evaluated = plan.evaluation.strategy(name)
     try:
-        simulation = rebalance.simulate(
-            plan.before, plan.after, strategy, restarted=plan.restarted, previous=plan.current
-        )
-        measured = metrics.assignment_metrics(plan.after, simulation.target, previous=plan.current)
+        simulation = evaluated.simulation
+        measured = evaluated.metrics
     except AssignmentExplorerError as error:
         return _failed(name, str(error))
     return _summary(name, measured, simulation)

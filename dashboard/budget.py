@@ -186,6 +186,16 @@ class ByteBudgetCache:
             self._used += size
             self._trim_after(freed)
 
+    def resize(self, key: Hashable) -> None:
+        """Re-estimate the entry under ``key`` (a value that keeps answers it computed grows);
+        evict others, or it, to stay within the budget."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return
+            value = entry.value
+        self.put(key, value, estimate_bytes(value))
+
     def get_or_build(
         self, key: Hashable, build: Callable[[], T], nbytes: Callable[[T], int] | None = None
     ) -> T:
@@ -237,9 +247,25 @@ _shared_lock = threading.Lock()
 
 
 def shared() -> ByteBudgetCache:
-    """The server's one result cache (configured from the environment on first use)."""
+    """The server's one result cache (configured from the environment on first use).
+
+    A daemon thread sweeps it every quarter of its time to live, so that entries expire (and
+    their memory goes back to the system) even when no session comes back to look.
+    """
     global _shared
     with _shared_lock:
         if _shared is None:
             _shared = ByteBudgetCache(configured_budget(), configured_ttl())
+            _start_sweeper(_shared)
         return _shared
+
+
+def _start_sweeper(cache: ByteBudgetCache) -> None:
+    interval = max(1.0, cache.ttl_s / 4)
+
+    def sweep_forever() -> None:
+        while True:
+            time.sleep(interval)
+            cache.sweep()
+
+    threading.Thread(target=sweep_forever, name="ae-cache-sweeper", daemon=True).start()
