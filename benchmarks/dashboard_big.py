@@ -112,9 +112,11 @@ def dashboard_run(url: str, pid: int, path: Path) -> dict[str, float]:
             served_app.upload(page, path)
             page.locator(FIRST_CHART).first.wait_for()
             first = time.perf_counter() - started
+            print(f"  {path.stem}: first chart after {first:.1f} s", file=sys.stderr, flush=True)
             served_app.wait_idle(page)
             page.get_by_text("Shape the what-if").first.click()
             reruns = [filter_rerun(page, text) for text in ("c1", "c2*", "zzz")]
+            print(f"  {path.stem}: reruns {reruns}", file=sys.stderr, flush=True)
             peaks.running = False
             return {
                 "first_chart_s": first,
@@ -139,10 +141,10 @@ def main() -> None:
         for name in args.groups.split(","):
             path = big_groups.write(name, folder)
             load = os.getloadavg()[0]
+            shown = dashboard_run(served.url, served.process.pid, path)
             cli = {strategy: cli_run(path, strategy) for strategy in STRATEGIES}
             cli_s = sum(seconds for seconds, _ in cli.values())
             cli_mb = max(peak for _, peak in cli.values()) / 2**20
-            shown = dashboard_run(served.url, served.process.pid, path)
             print(
                 f"{name}: first chart {shown['first_chart_s']:.1f} s "
                 f"(CLI {cli_s:.1f} s for {' + '.join(STRATEGIES)}, "

@@ -267,5 +267,7 @@ def _start_sweeper(cache: ByteBudgetCache) -> None:
         while True:
             time.sleep(interval)
             cache.sweep()
+            # Closed sessions free their scenarios outside this cache: give that memory back too.
+            release_free_memory()
 
     threading.Thread(target=sweep_forever, name="ae-cache-sweeper", daemon=True).start()
