@@ -56,6 +56,7 @@ LAG_HAS_MEMBER_JS = """
 
 def first_load(url: str, browser: object) -> float:
     page = browser.new_context().new_page()  # type: ignore[attr-defined]
+    page.set_default_timeout(600_000)
     started = time.perf_counter()
     page.goto(url)
     page.locator(".js-plotly-plot").first.wait_for()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import statistics
@@ -136,9 +137,17 @@ async def session(
     page = await context.new_page()
     page.set_default_timeout(timeout_s * 1000)
     page.on("pageerror", lambda error: tally.errors.append(f"session {index}: page error {error}"))
-    await page.goto(url)
-    await page.locator(".js-plotly-plot").first.wait_for()
-    await idle(page, timeout_s)
+    await asyncio.sleep(index * 2.0)  # arrivals spread over the first seconds, as people come
+    started = time.perf_counter()
+    try:
+        await page.goto(url)
+        await page.locator(".js-plotly-plot").first.wait_for(timeout=timeout_s * 3000)
+        await idle(page, timeout_s * 3)
+    except Exception as error:  # counted: a session that never got its first page
+        tally.errors.append(f"session {index}: first page: {type(error).__name__}: {error}")
+        await context.close()
+        return
+    tally.latencies.setdefault("first page", []).append(time.perf_counter() - started)
     while time.monotonic() < until:
         name = rng.choices(list(ACTIONS), WEIGHTS)[0]
         started = time.perf_counter()
@@ -148,14 +157,16 @@ async def session(
             await idle(page, timeout_s)
         except Exception as error:  # every failure is a counted error
             tally.errors.append(f"session {index}: {name}: {type(error).__name__}: {error}")
-            await page.goto(url)
+            with contextlib.suppress(Exception):
+                await page.goto(url)
             continue
         tally.latencies.setdefault(name, []).append(time.perf_counter() - started - 0.3)
         tally.actions += 1
         if await page.locator(EXCEPTION).count():
             text = await page.locator(EXCEPTION).first.inner_text()
             tally.errors.append(f"session {index}: {name}: exception on the page: {text[:300]}")
-            await page.goto(url)
+            with contextlib.suppress(Exception):
+                await page.goto(url)
     await context.close()
 
 
@@ -207,7 +218,12 @@ def main() -> None:
             drive(served.url, args.sessions, args.minutes, args.seed, args.action_timeout)
         )
         running[0] = False
-    every = [value for values in tally.latencies.values() for value in values]
+    every = [
+        value
+        for name, values in tally.latencies.items()
+        if name != "first page"
+        for value in values
+    ] or [0.0]
     print(
         f"{args.sessions} sessions x {args.minutes:g} min, seed {args.seed}: {tally.actions} "
         f"actions, {len(tally.errors)} errors; latency p50 {percentile(every, 0.5):.2f} s, "
