@@ -24,12 +24,18 @@ from assignors.errors import (
     StrategyNotApplicableError,
     UnknownStrategyError,
 )
+from assignors.io.changes import (
+    MAX_CHANGES,
+    TEXT_FORMS,
+    ChangeFormatError,
+    change_from_text,
+    change_to_json,
+    parse_change,
+    parse_change_text,
+    parse_changes,
+)
 from assignors.io.scenario import (
     MAX_FILE_BYTES,
-    MAX_MEMBERS,
-    MAX_NAME_LENGTH,
-    MAX_PARTITIONS_PER_TOPIC,
-    MAX_TOTAL_PARTITIONS,
     dumps_scenario,
     load_scenario_file,
     member_to_json,
@@ -39,6 +45,12 @@ from assignors.io.scenario import (
     scenario_to_json,
 )
 from assignors.io.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
+from assignors.limits import (
+    MAX_MEMBERS,
+    MAX_NAME_LENGTH,
+    MAX_PARTITIONS_PER_TOPIC,
+    MAX_TOTAL_PARTITIONS,
+)
 from assignors.model import (
     LOWEST_PRIORITY,
     Assignment,
@@ -49,7 +61,31 @@ from assignors.model import (
     TopicPartition,
 )
 from assignors.seeds.stream_join_sticky import next_epoch
-from assignors.simulate.drain import DEFAULT_CONSUME_RATE, DrainProjection, MemberDrain
+from assignors.simulate.changes import (
+    DEFAULT_ASSIGNOR,
+    SKEW_FACTOR,
+    SKEW_FLOOR,
+    AddMember,
+    AddMembers,
+    Change,
+    ChangeError,
+    RemoveMember,
+    SetLags,
+    SetPartitions,
+    SetProduceRates,
+    SkewLag,
+    Subscribe,
+    apply_one,
+    current_assignment,
+    with_current_ownership,
+)
+from assignors.simulate.changes import describe as describe_change
+from assignors.simulate.drain import (
+    DEFAULT_CONSUME_RATE,
+    DrainProjection,
+    MemberDrain,
+    produce_rate_by_partition,
+)
 from assignors.simulate.evaluate import (
     DEFAULT_HORIZON_S,
     PROTOCOLS,
@@ -59,7 +95,7 @@ from assignors.simulate.evaluate import (
     evaluate,
 )
 from assignors.simulate.lag import partition_lag, partition_lags
-from assignors.simulate.metrics import AssignmentMetrics, Movement, PartitionMove
+from assignors.simulate.metrics import AssignmentMetrics, Movement, PartitionMove, lag_by_partition
 from assignors.simulate.rebalance import Phase, RebalanceSimulation, Timings
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
 from assignors.streams.convergence import Convergence, simulate_convergence
@@ -74,9 +110,11 @@ from assignors.streams.model import (
 )
 
 __all__ = [
+    "DEFAULT_ASSIGNOR",
     "DEFAULT_CONSUME_RATE",
     "DEFAULT_HORIZON_S",
     "LOWEST_PRIORITY",
+    "MAX_CHANGES",
     "MAX_FILE_BYTES",
     "MAX_MEMBERS",
     "MAX_NAME_LENGTH",
@@ -84,10 +122,18 @@ __all__ = [
     "MAX_TOTAL_PARTITIONS",
     "MIN_PROBING_REBALANCE_INTERVAL_MS",
     "PROTOCOLS",
+    "SKEW_FACTOR",
+    "SKEW_FLOOR",
+    "TEXT_FORMS",
+    "AddMember",
+    "AddMembers",
     "Assignment",
     "AssignmentExplorerError",
     "AssignmentMetrics",
     "AutoOffsetReset",
+    "Change",
+    "ChangeError",
+    "ChangeFormatError",
     "ClientAssignment",
     "Convergence",
     "DrainProjection",
@@ -100,36 +146,53 @@ __all__ = [
     "Phase",
     "RebalanceProtocol",
     "RebalanceSimulation",
+    "RemoveMember",
     "Scenario",
     "ScenarioError",
+    "SetLags",
+    "SetPartitions",
+    "SetProduceRates",
+    "SkewLag",
     "Strategy",
     "StrategyEvaluation",
     "StrategyNotApplicableError",
     "StreamsAssignment",
     "StreamsScenario",
+    "Subscribe",
     "TaskStrategy",
     "Timings",
     "Topic",
     "TopicPartition",
     "UnknownStrategyError",
     "WalkthroughStep",
+    "apply_one",
     "apply_step",
+    "change_from_text",
+    "change_to_json",
+    "current_assignment",
     "default_step",
+    "describe_change",
     "dumps_scenario",
     "evaluate",
+    "lag_by_partition",
     "load_scenario_file",
     "member_to_json",
     "next_epoch",
+    "parse_change",
+    "parse_change_text",
+    "parse_changes",
     "parse_scenario",
     "parse_scenario_text",
     "parse_streams_scenario",
     "parse_walkthrough",
     "partition_lag",
     "partition_lags",
+    "produce_rate_by_partition",
     "read_json_file",
     "registry",
     "scenario_to_json",
     "simulate_convergence",
     "streams_assignment_to_json",
     "streams_scenario_to_json",
+    "with_current_ownership",
 ]

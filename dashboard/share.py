@@ -6,7 +6,9 @@ query parameters:
 * ``sample``: the sample's name,
 * ``step`` (optional): how many of the sample's walkthrough steps the scenario has behind it,
 * ``strategies``: comma-separated strategy names,
-* ``edits``: the edits as compact JSON, zlib-compressed, URL-safe base64 without padding.
+* ``edits``: the edits as compact JSON, zlib-compressed, URL-safe base64 without padding; each
+  :func:`restore_edits` checks each on the way in (:func:`dashboard.whatif.check_edit`: the
+  core's one change format), so a link made before and one made now restore alike.
 
 Only sample sources can be shared this way (an upload or a cluster snapshot is not on the other
 person's machine); exports of the scenario itself are JSON files without any secret, since a
@@ -25,10 +27,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from assignors import Scenario, TopicPartition, scenario_to_json
+from assignors import (
+    MAX_CHANGES,
+    AssignmentExplorerError,
+    Scenario,
+    TopicPartition,
+    scenario_to_json,
+)
+from dashboard import whatif
 
 #: The longest edits parameter a link restores (compressed form); longer ones are refused.
 MAX_EDITS_PARAM = 16_384
+#: The most strategies a link restores (after dropping repeats); the rest are ignored.
+MAX_SHARED_STRATEGIES = 32
 
 
 class ShareLinkError(ValueError):
@@ -56,6 +67,21 @@ def decode_edits(param: str) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise ShareLinkError("the link's edits parameter is not a list of edits")
     return value
+
+
+def restore_edits(param: str) -> list[dict[str, Any]]:
+    """The ``edits`` query parameter -> edits checked as the dashboard applies them: at most
+    :data:`~assignors.MAX_CHANGES`, each a filter or a change in the core's one JSON form
+    (:func:`dashboard.whatif.check_edit`); :class:`ShareLinkError` naming the first bad one."""
+    edits = decode_edits(param)
+    if len(edits) > MAX_CHANGES:
+        raise ShareLinkError(f"the link holds {len(edits):,} edits; at most {MAX_CHANGES:,}")
+    for index, edit in enumerate(edits):
+        try:
+            whatif.check_edit(edit, index)
+        except AssignmentExplorerError as error:
+            raise ShareLinkError(f"the link's edits cannot be restored: {error}") from None
+    return edits
 
 
 def parse_step(param: str) -> int:
@@ -93,10 +119,12 @@ def share_query(
 
 
 def parse_strategies(param: str | None) -> list[str]:
-    """The ``strategies`` query parameter -> names (empty entries dropped)."""
+    """The ``strategies`` query parameter -> names: empty entries and repeats dropped, at most
+    :data:`MAX_SHARED_STRATEGIES`, in the order first named."""
     if not param:
         return []
-    return [name.strip() for name in param.split(",") if name.strip()]
+    names = dict.fromkeys(name.strip() for name in param[:65_536].split(",") if name.strip())
+    return list(names)[:MAX_SHARED_STRATEGIES]
 
 
 def scenario_download(scenario: Scenario) -> str:

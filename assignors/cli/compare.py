@@ -3,6 +3,7 @@
 Usage::
 
     python -m assignors compare SCENARIO.json --strategy range --strategy cooperative-sticky \\
+        [--change add:2 | add:ID[:topic,topic] | remove:ID | restart:ID | ...] \\
         [--add-member ID[:topic,topic]] [--remove-member ID] [--restart-member ID] \\
         [--subscribe ID:topic,topic] [--partitions topic:N] [--json] \\
         [--horizon S] [--step S] [--default-consume-rate R] [timing options]
@@ -12,8 +13,11 @@ Steps:
 1. Load the scenario; its current assignment is
    :func:`assignors.simulate.changes.current_assignment` (the members' owned partitions; with no
    ownership yet, what the scenario's ``assignor`` field strategy, or ``range``, computes).
-2. Apply the changes in the order given (:func:`assignors.simulate.changes.apply_changes`); together
-   they are one change followed by one rebalance. ``--add-member`` without topics subscribes like
+2. ``--change`` takes a change in the one text form of :mod:`assignors.io.changes`; the older
+   flags (``--add-member`` ...) are kept as aliases and become the same JSON change objects, so
+   every change is checked by one parser. Apply the changes in the order given
+   (:func:`assignors.simulate.changes.apply_changes`); together they are one change followed by
+   one rebalance. ``--add-member`` without topics subscribes like
    the first member; ``--restart-member`` restarts a static member within the session timeout (no
    rebalance if nothing else changes).
 3. Per strategy, through :func:`assignors.simulate.evaluate.evaluate`: the rebalance played
@@ -60,15 +64,12 @@ from typing import Any
 
 from assignors import registry
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
+from assignors.io.changes import TEXT_FORMS, change_from_text, parse_change
 from assignors.io.scenario import load_scenario_file
 from assignors.model import Scenario
 from assignors.simulate.changes import (
-    AddMember,
     Change,
     ChangeError,
-    RemoveMember,
-    SetPartitions,
-    Subscribe,
     describe,
 )
 from assignors.simulate.drain import DEFAULT_CONSUME_RATE
@@ -93,25 +94,39 @@ def _split_topics(text: str, option: str) -> tuple[str, ...]:
     return topics
 
 
-def _parse_change(option: str, value: str) -> Change:
+def _flag_json(option: str, value: str) -> dict[str, Any]:
+    """The one JSON change form (:mod:`assignors.io.changes`) of an old-style change flag."""
     if option == "--add-member":
         member_id, colon, topics = value.partition(":")
         if not member_id:
             raise _UsageError("--add-member: expected ID or ID:topic,topic")
-        return AddMember(member_id, _split_topics(topics, option) if colon else None)
+        entry: dict[str, Any] = {"op": "add_member", "member_id": member_id}
+        return {**entry, "topics": list(_split_topics(topics, option))} if colon else entry
     if option in ("--remove-member", "--restart-member"):
         if not value:
             raise _UsageError(f"{option}: expected a member id")
-        return RemoveMember(value, static_restart=option == "--restart-member")
+        entry = {"op": "remove_member", "member_id": value}
+        return {**entry, "static_restart": True} if option == "--restart-member" else entry
     if option == "--subscribe":
         member_id, colon, topics = value.partition(":")
         if not member_id or not colon:
             raise _UsageError(f"--subscribe: expected ID:topic,topic, got {value!r}")
-        return Subscribe(member_id, _split_topics(topics, option))
+        return {
+            "op": "subscribe",
+            "member_id": member_id,
+            "topics": list(_split_topics(topics, option)),
+        }
     topic, colon, count = value.rpartition(":")
     if not topic or not colon or not count.isdigit():
         raise _UsageError(f"--partitions: expected topic:N with N a whole number, got {value!r}")
-    return SetPartitions(topic, int(count))
+    return {"op": "set_partitions", "topic": topic, "partitions": int(count)}
+
+
+def _parse_change(option: str, value: str) -> Change:
+    """``--change TEXT`` in the text form; the older flags are aliases of its JSON form."""
+    if option == "--change":
+        return change_from_text(value)
+    return parse_change(_flag_json(option, value), f"{option} {value}")
 
 
 class _ChangeAction(argparse.Action):
@@ -137,6 +152,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("file", help="scenario JSON file")
     parser.add_argument(
         "--strategy", action="append", required=True, help="strategy name (repeatable)"
+    )
+    parser.add_argument(
+        "--change",
+        metavar="CHANGE",
+        action=_ChangeAction,
+        dest="changes",
+        help="a change in the text form: " + " | ".join(TEXT_FORMS) + " (repeatable)",
     )
     for option, meta, text in (
         ("--add-member", "ID[:T,T]", "a member joins (without topics: like the first member)"),
