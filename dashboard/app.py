@@ -23,6 +23,7 @@ if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
 from dashboard import (  # noqa: E402
+    big_group,
     compute,
     export_panel,
     fleet_view,
@@ -108,6 +109,10 @@ st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
 if source.scenario.description:
     st.caption(source.scenario.description)
 show_messages(source)
+if big_group.is_big(source.scenario):
+    # Past what a browser can draw per partition: aggregates, worked out in stoppable workers.
+    big_group.render(source.scenario, picked)
+    st.stop()
 
 key = state.scenario_key()
 plan = resolve_plan(key, source.scenario)

@@ -1,10 +1,16 @@
 """The expensive calls into the core, cached: what-if plan, strategies, simulation, metrics, drain.
 
 Every function takes a ``key`` naming its input (the source's key plus a digest of the edits, see
-:func:`dashboard.state.scenario_key`) and the input itself as an underscore argument, which
-Streamlit does not hash: hashing a 10,000-partition scenario on every rerun would cost more than
-the cache saves. The results are frozen dataclasses from ``assignors`` (some hold read-only
-mappings that do not pickle), so they are cached as shared resources, never mutated.
+:func:`dashboard.state.scenario_key`) and the input itself as an underscore argument, never
+hashed: hashing a 10,000-partition scenario on every rerun would cost more than the cache saves.
+
+Caching: every answer lives in the server's one byte-budgeted, expiring cache
+(:mod:`dashboard.budget`, ``AE_CACHE_BYTES`` / ``AE_CACHE_TTL_S``), shared by the sessions and
+never mutated. The plan's evaluation keeps each answer it computed, so after each answer the
+plan's entry is re-sized; an answer is also counted in its own entry, which over-counts shared
+objects (the safe side for a budget). Work is done once per scenario: a rerun that changes
+nothing finds everything here. Groups too big for these per-partition views never come here:
+:mod:`dashboard.big_group` works them out in worker processes.
 
 Nothing here decides anything: it asks the core's :func:`assignors.evaluate` (held by the
 what-if plan, :class:`dashboard.whatif.WhatIf`) for the answers each view needs and packs them
@@ -16,9 +22,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import streamlit as st
+from typing import Any, TypeVar
 
 from assignors import (
     PROTOCOLS,
@@ -32,9 +36,10 @@ from assignors import (
     default_step,
     registry,
 )
-from dashboard import whatif
+from dashboard import budget, whatif
 
-#: How many distinct (scenario, strategy) results each cache keeps.
+T = TypeVar("T")
+#: Entry cap of the few small Streamlit caches left elsewhere (e.g. a Streams convergence).
 CACHE_ENTRIES = 96
 
 
@@ -82,14 +87,27 @@ def freeze_imports() -> None:
         _imports_frozen = True
 
 
-@st.cache_resource(max_entries=4 * CACHE_ENTRIES, show_spinner=False)
+def _cached(entry: tuple[str, ...], build: Callable[[], T], plan_key: str | None = None) -> T:
+    """``build()`` once per ``entry`` in the shared budget; then re-size the plan it came from."""
+    cache = budget.shared()
+    found = cache.get(entry)
+    if found is not None:
+        value: T = found
+        return value
+    value = build()
+    cache.put(entry, value)
+    if plan_key is not None:
+        cache.resize(("plan", plan_key))
+    return value
+
+
 def memo(key: str, what: str, _build: Callable[[], Any]) -> Any:
     """``_build()`` once per (``key``, ``what``): figures and tables derived from cached results.
 
     ``key`` names the scenario and edits, ``what`` the view and every choice that shapes it
     (strategy, horizon, ...); the callable itself is not hashed.
     """
-    return _build()
+    return _cached(("memo", key, what), _build)
 
 
 def partition_strategies() -> dict[str, PartitionStrategy]:
@@ -97,13 +115,11 @@ def partition_strategies() -> dict[str, PartitionStrategy]:
     return registry.partition_strategies()
 
 
-@st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
 def plan(key: str, _source: Scenario, _edits: tuple[whatif.Edit, ...]) -> whatif.WhatIf:
     """The what-if for ``key`` (see :func:`dashboard.whatif.plan`)."""
-    return whatif.plan(_source, _edits)
+    return _cached(("plan", key), lambda: whatif.plan(_source, _edits))
 
 
-@st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
 def current(key: str, _plan: whatif.WhatIf) -> Current:
     """The before: the current assignment of the shaped scenario and its metrics.
 
@@ -111,12 +127,18 @@ def current(key: str, _plan: whatif.WhatIf) -> Current:
     membership edits), so adding a member reuses it.
     """
     evaluation = _plan.evaluation
-    return Current(assignment=evaluation.current, metrics=evaluation.current_metrics)
+    return _cached(
+        ("current", key),
+        lambda: Current(assignment=evaluation.current, metrics=evaluation.current_metrics),
+    )
 
 
-@st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
 def outcome(key: str, name: str, _plan: whatif.WhatIf) -> StrategyOutcome:
     """Strategy ``name`` on the what-if: simulated rebalance and metrics against the before."""
+    return _cached(("outcome", key, name), lambda: _outcome(name, _plan), plan_key=key)
+
+
+def _outcome(name: str, _plan: whatif.WhatIf) -> StrategyOutcome:
     strategy = partition_strategies()[name]
     evaluated = _plan.evaluation.strategy(name)
     try:
@@ -133,17 +155,20 @@ def outcomes(key: str, names: Sequence[str], the_plan: whatif.WhatIf) -> list[St
     return [outcome(key, name, the_plan) for name in names if name in known]
 
 
-@st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
 def drain_projection(
     key: str, name: str, _plan: whatif.WhatIf, _outcome: StrategyOutcome, horizon_s: float
 ) -> DrainProjection | None:
     """How the lag drains after the change under strategy ``name``."""
     if _outcome.simulation is None:
         return None
-    return _plan.evaluation.strategy(name).drain(horizon_s, default_step(horizon_s))
+    evaluated = _plan.evaluation.strategy(name)
+    return _cached(
+        ("drain", key, name, str(horizon_s)),
+        lambda: evaluated.drain(horizon_s, default_step(horizon_s)),
+        plan_key=key,
+    )
 
 
-@st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
 def protocol_runs(
     key: str, name: str, _plan: whatif.WhatIf, _outcome: StrategyOutcome
 ) -> dict[str, RebalanceSimulation]:
@@ -151,4 +176,8 @@ def protocol_runs(
     if _outcome.simulation is None:
         return {}
     evaluated = _plan.evaluation.strategy(name)
-    return {protocol: evaluated.protocol_run(protocol) for protocol in PROTOCOLS}
+    return _cached(
+        ("protocols", key, name),
+        lambda: {protocol: evaluated.protocol_run(protocol) for protocol in PROTOCOLS},
+        plan_key=key,
+    )

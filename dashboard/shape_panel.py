@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from assignors import Scenario, partition_lags
-from dashboard import state, whatif
+from dashboard import member_picker, state, whatif
 
 #: Above this many partitions in one topic the lag table shows the first ones only.
 MAX_EDITABLE_ROWS = 2_000
@@ -71,7 +71,9 @@ def render(source: Scenario, before: Scenario, after: Scenario) -> None:
 def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
     all_members = [member.member_id for member in source.members]
     included = [member.member_id for member in before.members]
-    chosen = st.multiselect("Members to include", all_members, key="shape.include_members")
+    chosen = member_picker.pick_subset(
+        "Members to include", all_members, included, key="shape.include_members"
+    )
     if chosen != included and st.button("Apply member selection", key="shape.apply_members"):
         _push({"op": "include_members", "members": chosen})
         st.rerun()
@@ -82,7 +84,11 @@ def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
         st.markdown("**Add a member**")
         st.text_input("Member id", placeholder="consumer-new-1", key="shape.add_id")
         st.text_input("Rack (client.rack)", key="shape.add_rack")
-        st.multiselect("Subscription", topics, key="shape.add_topics")
+        if len(topics) <= member_picker.LIMIT:
+            st.multiselect("Subscription", topics, key="shape.add_topics")
+        else:
+            first = after.members[0].topics if after.members else tuple(topics)
+            st.caption(f"Subscribes to the first member's {len(first):,} topics.")
         st.number_input("Priority (failover)", step=1, key="shape.add_priority")
         st.number_input(
             "Consume rate (records/s, 0 = default)",
@@ -102,7 +108,7 @@ def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
     with remove, st.container(border=True):
         st.markdown("**Remove or restart members**")
         present = [member.member_id for member in after.members]
-        leaving = st.multiselect("Members", present, key="shape.remove_ids")
+        leaving = member_picker.pick_subset("Members", present, [], key="shape.remove_ids")
         restartable = [
             m.member_id
             for m in after.members
@@ -126,13 +132,13 @@ def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
         st.caption(f"{len(after.members)} members after the change ({len(before.members)} before).")
     with st.expander("Edit a subscription"):
         present = [member.member_id for member in after.members]
-        if present:
-            who = st.selectbox("Member", present, key="shape.sub_member")
+        who = member_picker.pick_one("Member", present, key="shape.sub_member") if present else None
+        if who is not None:
             current_topics = next(m.topics for m in after.members if m.member_id == who)
-            new_topics = st.multiselect(
+            new_topics = member_picker.pick_subset(
                 "Subscribes to",
                 topics,
-                default=[t for t in current_topics if t in topics],
+                [t for t in current_topics if t in topics],
                 key=f"shape.sub_topics.{who}.{state.scenario_key()}",
             )
             if st.button("Change subscription", key="shape.sub_apply"):
@@ -148,7 +154,10 @@ def _add_member(after: Scenario) -> None:
         state.report_error(f'a member "{new_id}" is already in the group; pick another id')
         return
     edit: dict[str, Any] = {"op": "add_member", "member_id": new_id}
-    edit["topics"] = list(values.get("shape.add_topics", []))
+    if "shape.add_topics" in values:
+        edit["topics"] = list(values["shape.add_topics"])
+    # else: past the picker's limit the form lists no topics; the member subscribes like the
+    # first one (the core's default for an add without topics).
     rack = str(values.get("shape.add_rack", "")).strip()
     if rack:
         edit["rack"] = rack
@@ -172,7 +181,9 @@ def _next_member_id(scenario: Scenario) -> str:
 def _topics(source: Scenario, before: Scenario, after: Scenario) -> None:
     all_topics = [topic.name for topic in source.topics]
     included = [topic.name for topic in before.topics]
-    chosen = st.multiselect("Topics to include", all_topics, key="shape.topics")
+    chosen = member_picker.pick_subset(
+        "Topics to include", all_topics, included, key="shape.topics"
+    )
     if chosen != included and st.button("Apply topic selection", key="shape.apply_topics"):
         _push({"op": "include_topics", "topics": chosen})
         st.rerun()
@@ -180,7 +191,10 @@ def _topics(source: Scenario, before: Scenario, after: Scenario) -> None:
         return
     names = [topic.name for topic in after.topics]
     left, right = st.columns(2)
-    topic_name = left.selectbox("Grow a topic", names, key="shape.grow_topic")
+    with left:
+        topic_name = member_picker.pick_one("Grow a topic", names, key="shape.grow_topic")
+    if topic_name is None:
+        return
     count = after.partition_counts()[topic_name]
     new_count = right.number_input(
         "Partitions (Kafka only adds)",
@@ -202,9 +216,10 @@ def _lag(before: Scenario) -> None:
         st.info("No topic to edit.")
         return
     left, right = st.columns([3, 1])
-    topic_name = left.selectbox(
-        "Topic", [topic.name for topic in before.topics], key="shape.lag_topic"
-    )
+    with left:
+        topic_name = member_picker.pick_one(
+            "Topic", [topic.name for topic in before.topics], key="shape.lag_topic"
+        )
     if right.button(
         "Skew the lag",
         key="shape.skew",
@@ -214,6 +229,8 @@ def _lag(before: Scenario) -> None:
     ):
         _push({"op": "skew_lag"})
         st.rerun()
+    if topic_name is None:
+        return
     topic = before.topic_by_name()[topic_name]
     lags = partition_lags(topic, before.auto_offset_reset)
     rates = topic.produce_rates or (0.0,) * topic.partitions

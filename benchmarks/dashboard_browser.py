@@ -1,0 +1,119 @@
+"""Fast in the browser (issue 17.7), measured in Chromium against the served dashboard.
+
+1. First load on a warm server: a new tab opens the default page; seconds from ``goto`` to the
+   first chart drawn (the server has served one page before, so its imports are warm).
+2. *Add member* at 10,000 partitions x 200 members with three strategies: the tab uploads the
+   group (benchmarks/dashboard.py's generator), then clicks *Add member* ``--repeat`` times;
+   seconds from the click to the lag chart showing the new member.
+
+    .venv/bin/python benchmarks/dashboard_browser.py [--repeat 5]
+
+Targets: add member under 0.5 s, first load under 2 s. Prints the load average beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path[:1]:
+    sys.path.insert(0, str(ROOT))  # before benchmarks/, whose assignors.py would hide the package
+
+from tests.browser import served_app  # noqa: E402
+
+
+def large_scenario(partitions: int, members: int) -> dict[str, object]:
+    """benchmarks/dashboard.py's generator (that file's name is the dashboard package's)."""
+    spec = importlib.util.spec_from_file_location(
+        "ae_bench_dashboard", ROOT / "benchmarks" / "dashboard.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    document: dict[str, object] = module.large_scenario(partitions, members)
+    return document
+
+
+STRATEGIES = ("range", "cooperative-sticky", "uniform")
+LAG_HAS_MEMBER_JS = """
+(member) => {
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const bars = (plot.data || []).filter(t => t.type === 'bar' && t.hovertemplate);
+    if (bars.length) return bars.some(t => Array.from(t.x || []).includes(member));
+  }
+  return false;
+}
+"""
+
+
+def first_load(url: str, browser: object) -> float:
+    page = browser.new_context().new_page()  # type: ignore[attr-defined]
+    page.set_default_timeout(600_000)
+    started = time.perf_counter()
+    page.goto(url)
+    page.locator(".js-plotly-plot").first.wait_for()
+    seconds = time.perf_counter() - started
+    page.context.close()
+    return seconds
+
+
+def add_member_times(url: str, browser: object, path: Path, repeat: int) -> list[float]:
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()  # type: ignore[attr-defined]
+    page.set_default_timeout(600_000)
+    page.goto(f"{url}/?strategies={','.join(STRATEGIES)}")
+    page.locator(".js-plotly-plot").first.wait_for()
+    served_app.upload(page, path)
+    page.get_by_text("10,000 partitions x 200 members").first.wait_for()
+    served_app.wait_idle(page)
+    page.get_by_text("Shape the what-if").first.click()
+    times = []
+    for attempt in range(repeat):
+        member = f"bench-new-{attempt}"
+        page.get_by_label("Member id").fill(member)
+        started = time.perf_counter()
+        page.get_by_role("button", name="Add member").click()
+        page.wait_for_function(LAG_HAS_MEMBER_JS, arg=member, polling="raf")
+        times.append(time.perf_counter() - started)
+        served_app.wait_idle(page)
+        page.get_by_role("button", name="Undo last edit").count()  # the page stays usable
+    page.context.close()
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    folder = Path(tempfile.mkdtemp(prefix="ae-browser-"))
+    path = folder / "10k-x-200.json"
+    path.write_text(json.dumps(large_scenario(10_000, 200)))
+    with served_app.serve(folder / "streamlit.log") as served, sync_playwright() as playwright:
+        browser = served_app.launch(playwright)
+        first_load(served.url, browser)  # warms the server
+        loads = [first_load(served.url, browser) for _ in range(3)]
+        load_avg = os.getloadavg()[0]
+        adds = add_member_times(served.url, browser, path, args.repeat)
+        browser.close()
+    print(
+        f"first load on a warm server: median {statistics.median(loads):.2f} s "
+        f"(runs {', '.join(f'{s:.2f}' for s in loads)}; target < 2 s)"
+    )
+    print(
+        f"add member -> charts updated at 10,000 x 200, {len(STRATEGIES)} strategies: median "
+        f"{statistics.median(adds):.2f} s (runs {', '.join(f'{s:.2f}' for s in adds)}; "
+        f"target < 0.5 s); load average {load_avg:.1f} -> {os.getloadavg()[0]:.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""Work ends with its session (issue 21.3), measured in Chromium against the served dashboard.
+
+1. Closed tab: a tab uploads the 1M x 2,000 group; once its worker runs, the tab closes;
+   seconds until the worker process has gone.
+2. New action: the same, but the tab switches back to the sample source instead of closing;
+   seconds until the old worker has gone.
+3. SIGTERM while a worker runs: seconds until the server process has exited.
+4. Starvation: a light session's *Add member* rerun on the default sample (median of
+   ``--repeat``), alone and while another session's big group is being worked out.
+
+    .venv/bin/python benchmarks/dashboard_lifecycle.py [--repeat 5]
+
+Targets: 1-2 within a few seconds, 3 within 5 s, 4 within a stated bound. Prints the load
+average beside the timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path[:1]:
+    sys.path.insert(0, str(ROOT))
+
+import big_groups  # noqa: E402
+
+from tests.browser import served_app  # noqa: E402
+
+
+def _page(browser: Any, url: str) -> Any:
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.set_default_timeout(900_000)
+    page.goto(url)
+    page.locator(".js-plotly-plot").first.wait_for()
+    served_app.wait_idle(page)
+    return page
+
+
+def _worker(pid: int) -> list[int]:
+    while True:
+        found = served_app.children(pid)
+        if found:
+            time.sleep(1.0)  # well into its work
+            return found
+        time.sleep(0.05)
+
+
+def _seconds_until_gone(pids: list[int], started: float) -> float:
+    while any(served_app.alive(pid) for pid in pids):
+        time.sleep(0.02)
+    return time.perf_counter() - started
+
+
+def cancel_times(browser: Any, url: str, pid: int, heavy: Path) -> tuple[float, float]:
+    page = _page(browser, url)
+    served_app.upload(page, heavy)
+    workers = _worker(pid)
+    started = time.perf_counter()
+    page.context.close()
+    closed = _seconds_until_gone(workers, started)
+    page = _page(browser, url)
+    served_app.upload(page, heavy)
+    workers = _worker(pid)
+    started = time.perf_counter()
+    page.get_by_text("Sample", exact=True).first.click()
+    switched = _seconds_until_gone(workers, started)
+    page.context.close()
+    return closed, switched
+
+
+def add_member_rerun(page: Any, name: str) -> float:
+    if not page.get_by_label("Member id").is_visible():
+        page.get_by_text("Shape the what-if").first.click()
+    page.get_by_label("Member id").fill(name)
+    started = time.perf_counter()
+    page.get_by_role("button", name="Add member").click()
+    page.wait_for_timeout(60)
+    served_app.wait_idle(page)
+    return time.perf_counter() - started - 0.3
+
+
+def starvation(browser: Any, url: str, pid: int, heavy: Path, repeat: int) -> tuple[float, float]:
+    light = _page(browser, url)
+    alone = [add_member_rerun(light, f"alone-{i}") for i in range(repeat)]
+    heavy_page = _page(browser, url)
+    served_app.upload(heavy_page, heavy)
+    _worker(pid)
+    busy = [add_member_rerun(light, f"busy-{i}") for i in range(repeat)]
+    heavy_page.context.close()
+    light.context.close()
+    return statistics.median(alone), statistics.median(busy)
+
+
+def sigterm_time(folder: Path, heavy: Path) -> float:
+    from playwright.sync_api import sync_playwright
+
+    with served_app.serve(folder / "sigterm.log") as served, sync_playwright() as playwright:
+        browser = served_app.launch(playwright)
+        page = _page(browser, served.url)
+        served_app.upload(page, heavy)
+        _worker(served.process.pid)
+        started = time.perf_counter()
+        served.process.send_signal(signal.SIGTERM)
+        served.process.wait(timeout=120)
+        seconds = time.perf_counter() - started
+        browser.close()
+        return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    folder = Path(tempfile.mkdtemp(prefix="ae-lifecycle-"))
+    heavy = big_groups.write("1m-x-2000", folder)
+    load = os.getloadavg()[0]
+    with served_app.serve(folder / "streamlit.log") as served, sync_playwright() as playwright:
+        browser = served_app.launch(playwright)
+        closed, switched = cancel_times(browser, served.url, served.process.pid, heavy)
+        alone, busy = starvation(browser, served.url, served.process.pid, heavy, args.repeat)
+        browser.close()
+    sigterm = sigterm_time(folder, heavy)
+    print(
+        f"worker gone {closed:.2f} s after its tab closed, {switched:.2f} s after a new action; "
+        f"server exited {sigterm:.2f} s after SIGTERM with a worker running (target < 5 s); "
+        f"a light session's add-member rerun: median {alone:.2f} s alone, {busy:.2f} s while a "
+        f"1M x 2,000 group is worked out ({busy / alone:.1f}x); "
+        f"load average {load:.1f} -> {os.getloadavg()[0]:.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

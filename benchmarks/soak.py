@@ -1,0 +1,196 @@
+"""Soak (issue 21.4): many browser sessions upload a big group, edit it and leave; the server's
+resident memory stays bounded while they work and falls back near its baseline once they are gone.
+
+Each round opens ``--parallel`` tabs at once; each uploads its own group (a running group of
+``--partitions`` owned partitions, a different member count per tab so no two share a cache
+entry), adds a member, waits for the answer and closes. The server runs with a byte budget
+(``AE_CACHE_BYTES``) and a short time to live (``AE_CACHE_TTL_S``), and .streamlit/'s
+``disconnectedSessionTTL`` frees a closed tab's session. Resident memory (server plus workers)
+is sampled throughout; after the last tab, the script waits ``--settle`` seconds.
+
+    .venv/bin/python benchmarks/soak.py [--rounds 6] [--parallel 3] [--partitions 400000]
+
+tests/browser/test_dashboard_soak.py runs a short version of the same function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path[:1]:
+    sys.path.insert(0, str(ROOT))
+
+import big_groups  # noqa: E402
+
+from tests.browser import served_app  # noqa: E402
+
+
+@dataclass(frozen=True)
+class SoakResult:
+    """Resident bytes: before any tab, the most while tabs worked, and after they had gone."""
+
+    baseline: int
+    peak: int
+    final: int
+    sessions: int
+    budget: int
+    errors: tuple[str, ...]
+
+
+def _tab(browser: Any, url: str, path: Path, member: str) -> None:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(900_000)
+        page.goto(url)
+        page.locator(".js-plotly-plot").first.wait_for()
+        served_app.upload(page, path)
+        page.locator('.js-plotly-plot:has-text("Partitions per member")').first.wait_for()
+        page.get_by_text("Shape the what-if").first.click()
+        page.get_by_label("Member id").fill(member)
+        page.get_by_role("button", name="Add member").click()
+        page.get_by_text("Edits (1)").first.wait_for()
+        page.wait_for_timeout(100)
+        served_app.wait_idle(page)
+    finally:
+        context.close()
+
+
+def run_soak(
+    folder: Path,
+    *,
+    rounds: int,
+    parallel: int,
+    partitions: int,
+    budget: str,
+    ttl_s: float,
+    settle_s: float,
+) -> SoakResult:
+    """Serve, drive ``rounds`` x ``parallel`` tabs, and measure memory (see the module doc)."""
+    from playwright.sync_api import sync_playwright
+
+    paths = []
+    for index in range(rounds * parallel):
+        document = big_groups.owned_group(2, partitions // 2, 100 + index, f"soak {index}")
+        path = folder / f"soak-{index}.json"
+        path.write_text(json.dumps(document, separators=(",", ":")))
+        paths.append(path)
+    env = {"AE_CACHE_BYTES": budget, "AE_CACHE_TTL_S": str(ttl_s)}
+    with served_app.serve(folder / "streamlit.log", env) as served:
+        pid = served.process.pid
+
+        def resident() -> int:
+            return served_app.rss_bytes(pid) + sum(
+                served_app.rss_bytes(child) for child in served_app.descendants(pid)
+            )
+
+        peak = [0]
+        running = [True]
+        errors: list[str] = []
+
+        def sample() -> None:
+            while running[0]:
+                peak[0] = max(peak[0], resident())
+                time.sleep(0.2)
+
+        with sync_playwright() as playwright:
+            browser = served_app.launch(playwright)
+            # Baseline: the server after one ordinary page (imports and the default sample done).
+            warm = browser.new_context().new_page()
+            warm.set_default_timeout(900_000)
+            warm.goto(served.url)
+            warm.locator(".js-plotly-plot").first.wait_for()
+            warm.context.close()
+            time.sleep(2)
+            baseline = resident()
+            threading.Thread(target=sample, daemon=True).start()
+            for round_index in range(rounds):
+                batch = paths[round_index * parallel : (round_index + 1) * parallel]
+                # One browser, tabs in turn within a round would not overlap: use threads, each
+                # with its own Playwright (the sync API is per thread).
+                threads = [
+                    threading.Thread(
+                        target=_tab_in_thread, args=(served.url, path, f"new-{i}", errors)
+                    )
+                    for i, path in enumerate(batch)
+                ]
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join()
+            browser.close()
+        deadline = time.monotonic() + settle_s
+        while time.monotonic() < deadline:
+            time.sleep(1)
+        running[0] = False
+        final = resident()
+    from dashboard import budget as budget_module
+
+    return SoakResult(
+        baseline,
+        peak[0],
+        final,
+        rounds * parallel,
+        budget_module.parse_bytes(budget),
+        tuple(errors),
+    )
+
+
+def _tab_in_thread(url: str, path: Path, member: str, errors: list[str]) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = served_app.launch(playwright)
+        try:
+            _tab(browser, url, path, member)
+        except Exception as error:  # counted and reported, the soak goes on
+            errors.append(f"{path.name}: {type(error).__name__}: {error}")
+        finally:
+            with contextlib.suppress(Exception):
+                browser.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--parallel", type=int, default=3)
+    parser.add_argument("--partitions", type=int, default=400_000)
+    parser.add_argument("--budget", default="512M")
+    parser.add_argument("--ttl", type=float, default=30.0)
+    parser.add_argument("--settle", type=float, default=90.0)
+    args = parser.parse_args()
+    load = os.getloadavg()[0]
+    result = run_soak(
+        Path(tempfile.mkdtemp(prefix="ae-soak-")),
+        rounds=args.rounds,
+        parallel=args.parallel,
+        partitions=args.partitions,
+        budget=args.budget,
+        ttl_s=args.ttl,
+        settle_s=args.settle,
+    )
+    mb = 2**20
+    print(
+        f"soak: {result.sessions} sessions ({args.rounds} rounds of {args.parallel}) uploading "
+        f"{args.partitions:,} owned partitions each, cache budget {result.budget / mb:.0f} MB: "
+        f"resident memory baseline {result.baseline / mb:.0f} MB, peak {result.peak / mb:.0f} "
+        f"MB, {args.settle:.0f} s after the last tab {result.final / mb:.0f} MB; "
+        f"load average {load:.1f} -> {os.getloadavg()[0]:.1f}; {len(result.errors)} errors"
+    )
+    for error in result.errors:
+        print(f"  ERROR {error[:300]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""The byte-budgeted result cache: it evicts past its budget, expires idle entries, and sizes
+big results by sampling."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboard import budget
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_evicts_least_recently_used_past_the_byte_budget() -> None:
+    cache = budget.ByteBudgetCache(budget_bytes=1_000, ttl_s=60)
+    cache.put("a", "A", nbytes=400)
+    cache.put("b", "B", nbytes=400)
+    assert cache.get("a") == "A"  # "b" is now the least recently used
+    cache.put("c", "C", nbytes=400)
+    assert "b" not in cache
+    assert cache.get("a") == "A" and cache.get("c") == "C"
+    assert cache.used_bytes == 800 <= cache.budget_bytes
+
+
+def test_an_entry_larger_than_the_budget_is_not_kept() -> None:
+    cache = budget.ByteBudgetCache(budget_bytes=1_000, ttl_s=60)
+    cache.put("small", 1, nbytes=100)
+    cache.put("huge", 2, nbytes=5_000)
+    assert "huge" not in cache and cache.get("small") == 1
+    assert cache.used_bytes == 100
+
+
+def test_entries_expire_after_their_time_unused() -> None:
+    clock = Clock()
+    cache = budget.ByteBudgetCache(budget_bytes=1_000, ttl_s=10, clock=clock)
+    cache.put("old", 1, nbytes=10)
+    cache.put("used", 2, nbytes=10)
+    clock.now = 8
+    assert cache.get("used") == 2
+    clock.now = 12
+    cache.sweep()
+    assert "old" not in cache and cache.get("used") == 2
+    assert cache.used_bytes == 10
+    clock.now = 30
+    assert cache.get("used") is None and cache.used_bytes == 0
+
+
+def test_sizes_are_estimated_when_not_given() -> None:
+    cache = budget.ByteBudgetCache(budget_bytes=200_000, ttl_s=60)
+    cache.put("list", list(range(50_000)))  # ~1.8 MB of ints and pointers: over the budget
+    assert "list" not in cache
+    cache.put("short", "x" * 100)
+    assert "short" in cache and 100 < cache.used_bytes < 1_000
+
+
+def test_estimate_scales_with_the_content() -> None:
+    small = {f"member-{i}": tuple(range(i % 7)) for i in range(1_000)}
+    large = {f"member-{i}": tuple(range(i % 7)) for i in range(100_000)}
+    ratio = budget.estimate_bytes(large) / budget.estimate_bytes(small)
+    assert 50 < ratio < 200
+
+
+def test_get_or_build_builds_once() -> None:
+    cache = budget.ByteBudgetCache(budget_bytes=10_000, ttl_s=60)
+    calls: list[int] = []
+    for _ in range(3):
+        assert cache.get_or_build("k", lambda: calls.append(1) or "v") == "v"
+    assert calls == [1]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1024", 1024), ("512M", 512 << 20), ("2G", 2 << 30), ("1.5GiB", 3 << 29), ("64k", 65536)],
+)
+def test_budget_from_the_environment(text: str, expected: int) -> None:
+    assert budget.parse_bytes(text) == expected
+
+
+def test_a_bad_budget_is_refused() -> None:
+    with pytest.raises(ValueError):
+        budget.parse_bytes("-5M")
