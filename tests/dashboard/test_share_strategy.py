@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import assert_no_exception, start_app
 
 
@@ -10,5 +11,6 @@ def test_share_simple_is_offered_and_shown() -> None:
     assert "share-simple" in app.multiselect(key="strategies.pick").options
     app.multiselect(key="strategies.pick").set_value(["uniform", "share-simple"]).run()
     assert_no_exception(app)
-    assert [m.label for m in app.metric].count("moved") == 3
+    # The comparison table: the current assignment, then one column per strategy.
+    assert list(plotly_spec.comparison(app))[1:] == ["uniform", "share-simple"]
     assert app.radio(key="view.animate").options == ["uniform", "share-simple"]
