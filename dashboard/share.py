@@ -25,13 +25,24 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from assignors import Scenario, TopicPartition, scenario_to_json
+from assignors import (
+    AssignmentExplorerError,
+    Scenario,
+    TopicPartition,
+    decode_json,
+    scenario_to_json,
+)
 
 #: The longest edits parameter a link restores (compressed form); longer ones are refused.
 MAX_EDITS_PARAM = 16_384
+#: The most bytes the edits parameter may inflate to.
+MAX_EDITS_JSON_BYTES = 1_000_000
+#: The most strategies a link picks (after dropping repeats), and the longest name it keeps.
+MAX_LINK_STRATEGIES = 16
+MAX_STRATEGY_NAME = 64
 
 
-class ShareLinkError(ValueError):
+class ShareLinkError(AssignmentExplorerError, ValueError):
     """A shared link's query parameters cannot be restored; the message says which and why."""
 
 
@@ -49,10 +60,18 @@ def decode_edits(param: str) -> list[dict[str, Any]]:
         )
     try:
         packed = base64.urlsafe_b64decode(param + "=" * (-len(param) % 4))
-        text = zlib.decompressobj().decompress(packed, 1_000_000)
-        value = json.loads(text)
+        inflater = zlib.decompressobj()
+        text = inflater.decompress(packed, MAX_EDITS_JSON_BYTES + 1)
     except (binascii.Error, zlib.error, ValueError) as error:
         raise ShareLinkError(f"the link's edits parameter is damaged ({error})") from None
+    if len(text) > MAX_EDITS_JSON_BYTES or inflater.unconsumed_tail:
+        raise ShareLinkError(
+            f"the link's edits parameter inflates to more than {MAX_EDITS_JSON_BYTES:,} bytes"
+        )
+    try:
+        value = decode_json(text, "the link's edits parameter", max_bytes=MAX_EDITS_JSON_BYTES)
+    except AssignmentExplorerError as error:
+        raise ShareLinkError(f"the link's edits parameter is damaged: {error}") from None
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise ShareLinkError("the link's edits parameter is not a list of edits")
     return value
@@ -60,7 +79,7 @@ def decode_edits(param: str) -> list[dict[str, Any]]:
 
 def parse_step(param: str) -> int:
     """The ``step`` query parameter -> walkthrough steps behind the scenario (>= 0)."""
-    if not param.isdigit() or len(param) > 4:
+    if not (param.isascii() and param.isdigit()) or len(param) > 4:
         raise ShareLinkError(f"the link's step parameter must be a step number, got {param!r}")
     return int(param)
 
@@ -93,10 +112,23 @@ def share_query(
 
 
 def parse_strategies(param: str | None) -> list[str]:
-    """The ``strategies`` query parameter -> names (empty entries dropped)."""
+    """The ``strategies`` query parameter -> names, in the link's order.
+
+    Empty entries, repeats and names longer than :data:`MAX_STRATEGY_NAME` are dropped; at most
+    :data:`MAX_LINK_STRATEGIES` names are kept (a link cannot make the page draw one column per
+    repeat). Whether a name is a known strategy is the strategy picker's business.
+    """
     if not param:
         return []
-    return [name.strip() for name in param.split(",") if name.strip()]
+    limit = MAX_LINK_STRATEGIES * (MAX_STRATEGY_NAME + 1)
+    names: list[str] = []
+    for entry in param[:limit].split(","):
+        name = entry.strip()
+        if name and len(name) <= MAX_STRATEGY_NAME and name not in names:
+            names.append(name)
+            if len(names) == MAX_LINK_STRATEGIES:
+                break
+    return names
 
 
 def scenario_download(scenario: Scenario) -> str:

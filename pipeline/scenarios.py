@@ -40,6 +40,9 @@ from typing import Any
 import pandas as pd
 
 from assignors import (
+    MAX_MEMBERS,
+    MAX_PARTITIONS_PER_TOPIC,
+    MAX_TOTAL_PARTITIONS,
     Assignment,
     AssignmentExplorerError,
     PartitionStrategy,
@@ -52,6 +55,7 @@ from assignors.simulate import changes, drain, metrics, rebalance
 
 #: Strategy assumed when the members table names no assignor (Kafka's default).
 DEFAULT_ASSIGNOR = changes.DEFAULT_ASSIGNOR
+_JAVA_LONG_MAX = 2**63 - 1
 #: Most extra members :func:`extra_members_to_drain` tries before giving up.
 MAX_EXTRA_TRIALS = 12
 
@@ -166,10 +170,40 @@ def _value(raw: Any) -> Any:
     return raw
 
 
-def _offset(raw: Any) -> int | None:
-    """An offsets cell as an int (pandas turns an integer column with nulls into floats)."""
+def _whole(raw: Any, what: str) -> int | None:
+    """A cell that holds a whole number (pandas turns an integer column with nulls into floats),
+    or ``None`` for a null; :class:`GroupDataError` for anything else (text, 1.5, infinity, or a
+    number of more digits than any offset has)."""
     value = _value(raw)
-    return None if value is None else int(value)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise GroupDataError(f"{what}: expected a whole number, got {str(value)[:40]!r}")
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        raise GroupDataError(f"{what}: expected a whole number, got {value!r}")
+    if abs(value) > _JAVA_LONG_MAX:
+        raise GroupDataError(f"{what}: {value:.3g} is beyond any offset (a Java long)")
+    return int(value)
+
+
+def _offset(raw: Any) -> int | None:
+    """An offsets cell as an int (see :func:`_whole`)."""
+    return _whole(raw, "an offset")
+
+
+def _partition_numbers(topic: object, cells: Any) -> list[int]:
+    """A topic's partition cells as numbers 0 .. MAX_PARTITIONS_PER_TOPIC - 1 (else an error
+    naming the topic): a huge number must not make the rebuild allocate that many partitions."""
+    numbers: list[int] = []
+    for cell in cells:
+        number = _whole(cell, f"topic {str(topic)[:60]!r}: a partition number")
+        if number is None or not 0 <= number < MAX_PARTITIONS_PER_TOPIC:
+            raise GroupDataError(
+                f"topic {str(topic)[:60]!r}: partition {number} is not a partition number"
+                f" (0 to {MAX_PARTITIONS_PER_TOPIC - 1:,})"
+            )
+        numbers.append(number)
+    return numbers
 
 
 def _topics_list(raw: Any) -> list[str]:
@@ -210,7 +244,17 @@ def scenario_from_frames(
     topics: list[dict[str, Any]] = []
     owners: dict[str, list[list[Any]]] = {}
     has_rates = "produce_rate" in offsets.columns
-    for topic, rows in offsets.sort_values(["topic", "partition"]).groupby("topic", sort=True):
+    if len(offsets) > MAX_TOTAL_PARTITIONS or len(members) > MAX_MEMBERS:
+        raise GroupDataError(
+            f"{len(offsets):,} offsets rows and {len(members):,} members rows at one time; a"
+            f" group has at most {MAX_TOTAL_PARTITIONS:,} partitions and {MAX_MEMBERS:,} members"
+        )
+    if offsets["topic"].isna().any():
+        raise GroupDataError("an offsets row has no topic")
+    offsets = offsets.assign(topic=offsets["topic"].map(str))
+    for topic, rows in offsets.groupby("topic", sort=True):
+        rows = rows.assign(partition=_partition_numbers(topic, rows["partition"]))
+        rows = rows.sort_values("partition", kind="stable")
         numbers = [int(p) for p in rows["partition"]]
         count = max(numbers) + 1
         if len(set(numbers)) != len(numbers):

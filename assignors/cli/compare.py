@@ -60,7 +60,12 @@ from typing import Any
 
 from assignors import registry
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
-from assignors.io.scenario import load_scenario_file
+from assignors.io.scenario import (
+    MAX_NAME_LENGTH,
+    MAX_PARTITIONS_PER_TOPIC,
+    MAX_TOPICS,
+    load_scenario_file,
+)
 from assignors.model import Assignment, Scenario
 from assignors.simulate.changes import (
     AddMember,
@@ -79,6 +84,9 @@ from assignors.simulate.metrics import AssignmentMetrics, assignment_metrics, la
 from assignors.simulate.rebalance import RebalanceSimulation, Timings, simulate
 from assignors.strategy import PartitionStrategy
 
+#: The longest value one change flag may carry (an id and a topic list at the names' limit).
+MAX_FLAG_CHARS = 1_000_000
+
 
 class _UsageError(Exception):
     """A command-line problem, reported as one line and exit code 2."""
@@ -89,32 +97,57 @@ class _ArgumentParser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
+def _name(text: str, option: str, what: str) -> str:
+    """A member id or topic name from a flag, within the scenario format's length limit."""
+    if len(text) > MAX_NAME_LENGTH:
+        raise _UsageError(
+            f"{option}: a {what} of {len(text):,} characters; at most {MAX_NAME_LENGTH:,}"
+        )
+    return text
+
+
 def _split_topics(text: str, option: str) -> tuple[str, ...]:
-    topics = tuple(topic.strip() for topic in text.split(","))
+    topics = tuple(_name(topic.strip(), option, "topic name") for topic in text.split(","))
     if not text or any(not topic for topic in topics):
-        raise _UsageError(f"{option}: expected topic,topic after the colon, got {text!r}")
+        raise _UsageError(f"{option}: expected topic,topic after the colon, got {text[:80]!r}")
+    if len(topics) > MAX_TOPICS:
+        raise _UsageError(f"{option}: {len(topics):,} topics; at most {MAX_TOPICS:,}")
     return topics
 
 
 def _parse_change(option: str, value: str) -> Change:
+    if len(value) > MAX_FLAG_CHARS:
+        raise _UsageError(f"{option}: {len(value):,} characters; at most {MAX_FLAG_CHARS:,}")
     if option == "--add-member":
         member_id, colon, topics = value.partition(":")
         if not member_id:
             raise _UsageError("--add-member: expected ID or ID:topic,topic")
+        member_id = _name(member_id, option, "member id")
         return AddMember(member_id, _split_topics(topics, option) if colon else None)
     if option in ("--remove-member", "--restart-member"):
         if not value:
             raise _UsageError(f"{option}: expected a member id")
+        value = _name(value, option, "member id")
         return RemoveMember(value, static_restart=option == "--restart-member")
     if option == "--subscribe":
         member_id, colon, topics = value.partition(":")
         if not member_id or not colon:
-            raise _UsageError(f"--subscribe: expected ID:topic,topic, got {value!r}")
-        return Subscribe(member_id, _split_topics(topics, option))
+            raise _UsageError(f"--subscribe: expected ID:topic,topic, got {value[:80]!r}")
+        return Subscribe(_name(member_id, option, "member id"), _split_topics(topics, option))
     topic, colon, count = value.rpartition(":")
-    if not topic or not colon or not count.isdigit():
-        raise _UsageError(f"--partitions: expected topic:N with N a whole number, got {value!r}")
-    return SetPartitions(topic, int(count))
+    if not topic or not colon or not (count.isascii() and count.isdigit()):
+        raise _UsageError(
+            f"--partitions: expected topic:N with N a whole number, got {value[:80]!r}"
+        )
+    if len(count) > 9 or int(count) > MAX_PARTITIONS_PER_TOPIC:
+        raise _UsageError(
+            f"--partitions: {int(count):,} partitions; at most {MAX_PARTITIONS_PER_TOPIC:,}"
+            " per topic"
+            if len(count) <= 30
+            else f"--partitions: a count of {len(count):,} digits; at most"
+            f" {MAX_PARTITIONS_PER_TOPIC:,} partitions per topic"
+        )
+    return SetPartitions(_name(topic, option, "topic name"), int(count))
 
 
 class _ChangeAction(argparse.Action):
