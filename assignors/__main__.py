@@ -17,7 +17,7 @@ import textwrap
 
 from assignors import registry
 from assignors.cli.batch import run_batch
-from assignors.cli.formatting import assignment_table
+from assignors.cli.formatting import assignment_table, one_line
 from assignors.errors import AssignmentExplorerError
 from assignors.io.scenario import load_scenario_file
 from assignors.strategy import PartitionStrategy
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             return _assign(options.file, options.strategy, options.json)
         return _list()
     except AssignmentExplorerError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {one_line(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -59,6 +59,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assignors import registry
+from assignors.cli.formatting import one_line
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
 from assignors.io.scenario import (
     MAX_NAME_LENGTH,
@@ -429,10 +430,10 @@ def main(argv: list[str]) -> int:
             default_consume_rate=options.default_consume_rate,
         )
     except _UsageError as error:
-        print(f"compare: {error}", file=sys.stderr)
+        print(f"compare: {one_line(error)}", file=sys.stderr)
         return 2
     except (AssignmentExplorerError, ChangeError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {one_line(error)}", file=sys.stderr)
         return 2
     except SystemExit as exit_:  # --help
         return int(exit_.code or 0)

@@ -277,6 +277,8 @@ def _join(path: str, key: object) -> str:
     name = str(key)
     if len(name) > _PATH_PART_CHARS:
         name = name[:_PATH_PART_CHARS] + "..."
+    if not name.isprintable():  # a key holding a line break must not break the message's line
+        name = name.encode("unicode_escape", "backslashreplace").decode("ascii")
     return f"{path}.{name}" if path else name
 
 
