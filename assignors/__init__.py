@@ -10,7 +10,7 @@ Layout (each sub-package's docstring says what it holds and what it may import):
   heap orders where Kafka's answers depend on them), :mod:`.gc_pause`;
 * :mod:`.client`: Kafka's client-side assignors; :mod:`.broker`: the broker-side (KIP-848) ones;
   :mod:`.streams`: Kafka Streams task assignment; :mod:`.seeds`: the design documents' strategies;
-* :mod:`.simulate`: changes, lag, metrics, rebalance, drain;
+* :mod:`.simulate`: changes, lag, metrics, rebalance, drain, and :func:`.evaluate` on top;
 * :mod:`.io`: the scenario format and walkthrough files; :mod:`.cli`: ``python -m assignors``.
 
 Shells (the dashboard, the pipeline, the cluster reader, the adapters) import the names listed in
@@ -24,13 +24,19 @@ from assignors.errors import (
     StrategyNotApplicableError,
     UnknownStrategyError,
 )
+from assignors.io.changes import (
+    MAX_CHANGES,
+    TEXT_FORMS,
+    ChangeFormatError,
+    change_from_text,
+    change_to_json,
+    parse_change,
+    parse_change_text,
+    parse_changes,
+)
 from assignors.io.json_safe import JsonInputError, check_json_value, decode_json
 from assignors.io.scenario import (
     MAX_FILE_BYTES,
-    MAX_MEMBERS,
-    MAX_NAME_LENGTH,
-    MAX_PARTITIONS_PER_TOPIC,
-    MAX_TOTAL_PARTITIONS,
     decode_scenario_text,
     dumps_scenario,
     load_scenario_file,
@@ -41,6 +47,13 @@ from assignors.io.scenario import (
     scenario_to_json,
 )
 from assignors.io.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
+from assignors.limits import (
+    MAX_MEMBERS,
+    MAX_NAME_LENGTH,
+    MAX_PARTITIONS_PER_TOPIC,
+    MAX_TOPICS,
+    MAX_TOTAL_PARTITIONS,
+)
 from assignors.model import (
     LOWEST_PRIORITY,
     Assignment,
@@ -51,8 +64,42 @@ from assignors.model import (
     TopicPartition,
 )
 from assignors.seeds.stream_join_sticky import next_epoch
+from assignors.simulate.changes import (
+    DEFAULT_ASSIGNOR,
+    SKEW_FACTOR,
+    SKEW_FLOOR,
+    AddMember,
+    AddMembers,
+    Change,
+    ChangeError,
+    RemoveMember,
+    SetLags,
+    SetPartitions,
+    SetProduceRates,
+    SkewLag,
+    Subscribe,
+    apply_one,
+    current_assignment,
+    with_current_ownership,
+)
+from assignors.simulate.changes import describe as describe_change
+from assignors.simulate.drain import (
+    DEFAULT_CONSUME_RATE,
+    DrainProjection,
+    MemberDrain,
+    produce_rate_by_partition,
+)
+from assignors.simulate.evaluate import (
+    DEFAULT_HORIZON_S,
+    PROTOCOLS,
+    Evaluation,
+    StrategyEvaluation,
+    default_step,
+    evaluate,
+)
 from assignors.simulate.lag import partition_lag, partition_lags
-from assignors.simulate.metrics import AssignmentMetrics
+from assignors.simulate.metrics import AssignmentMetrics, Movement, PartitionMove, lag_by_partition
+from assignors.simulate.rebalance import Phase, RebalanceSimulation, Timings
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
 from assignors.streams.convergence import Convergence, simulate_convergence
 from assignors.streams.model import (
@@ -66,7 +113,11 @@ from assignors.streams.model import (
 )
 
 __all__ = [
+    "DEFAULT_ASSIGNOR",
+    "DEFAULT_CONSUME_RATE",
+    "DEFAULT_HORIZON_S",
     "LOWEST_PRIORITY",
+    "MAX_CHANGES",
     "MAX_FILE_BYTES",
     "MAX_MEMBERS",
     "MAX_NAME_LENGTH",
@@ -74,45 +125,82 @@ __all__ = [
     "MAX_TOPICS",
     "MAX_TOTAL_PARTITIONS",
     "MIN_PROBING_REBALANCE_INTERVAL_MS",
+    "PROTOCOLS",
+    "SKEW_FACTOR",
+    "SKEW_FLOOR",
+    "TEXT_FORMS",
+    "AddMember",
+    "AddMembers",
     "Assignment",
     "AssignmentExplorerError",
     "AssignmentMetrics",
     "AutoOffsetReset",
+    "Change",
+    "ChangeError",
+    "ChangeFormatError",
     "ClientAssignment",
     "Convergence",
+    "DrainProjection",
+    "Evaluation",
     "JsonInputError",
     "Member",
+    "MemberDrain",
+    "Movement",
+    "PartitionMove",
     "PartitionStrategy",
+    "Phase",
     "RebalanceProtocol",
+    "RebalanceSimulation",
+    "RemoveMember",
     "Scenario",
     "ScenarioError",
+    "SetLags",
+    "SetPartitions",
+    "SetProduceRates",
+    "SkewLag",
     "Strategy",
+    "StrategyEvaluation",
     "StrategyNotApplicableError",
     "StreamsAssignment",
     "StreamsScenario",
+    "Subscribe",
     "TaskStrategy",
+    "Timings",
     "Topic",
     "TopicPartition",
     "UnknownStrategyError",
     "WalkthroughStep",
+    "apply_one",
     "apply_step",
+    "change_from_text",
+    "change_to_json",
     "check_json_value",
+    "current_assignment",
     "decode_json",
     "decode_scenario_text",
+    "default_step",
+    "describe_change",
     "dumps_scenario",
+    "evaluate",
+    "lag_by_partition",
     "load_scenario_file",
     "member_to_json",
     "next_epoch",
+    "parse_change",
+    "parse_change_text",
+    "parse_changes",
     "parse_scenario",
     "parse_scenario_text",
     "parse_streams_scenario",
     "parse_walkthrough",
     "partition_lag",
     "partition_lags",
+    "produce_rate_by_partition",
     "read_json_file",
     "registry",
     "scenario_to_json",
     "simulate_convergence",
     "streams_assignment_to_json",
     "streams_scenario_to_json",
+    "with_current_ownership",
 ]

@@ -6,9 +6,9 @@ Streamlit does not hash: hashing a 10,000-partition scenario on every rerun woul
 the cache saves. The results are frozen dataclasses from ``assignors`` (some hold read-only
 mappings that do not pickle), so they are cached as shared resources, never mutated.
 
-Nothing here decides anything: it only calls :mod:`assignors.simulate.changes`,
-:mod:`assignors.simulate.rebalance`, :mod:`assignors.simulate.metrics` and
-:mod:`assignors.simulate.drain` and packs their answers for the views.
+Nothing here decides anything: it asks the core's :func:`assignors.evaluate` (held by the
+what-if plan, :class:`dashboard.whatif.WhatIf`) for the answers each view needs and packs them
+for the views.
 """
 
 from __future__ import annotations
@@ -20,8 +20,18 @@ from typing import Any
 
 import streamlit as st
 
-from assignors import Assignment, AssignmentExplorerError, PartitionStrategy, Scenario, registry
-from assignors.simulate import drain, metrics, rebalance
+from assignors import (
+    PROTOCOLS,
+    Assignment,
+    AssignmentExplorerError,
+    AssignmentMetrics,
+    DrainProjection,
+    PartitionStrategy,
+    RebalanceSimulation,
+    Scenario,
+    default_step,
+    registry,
+)
 from dashboard import whatif
 
 #: How many distinct (scenario, strategy) results each cache keeps.
@@ -33,7 +43,7 @@ class Current:
     """The group as it is: its current assignment and that assignment's metrics."""
 
     assignment: Assignment
-    metrics: metrics.AssignmentMetrics
+    metrics: AssignmentMetrics
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +55,8 @@ class StrategyOutcome:
 
     name: str
     strategy: PartitionStrategy
-    simulation: rebalance.RebalanceSimulation | None
-    metrics: metrics.AssignmentMetrics | None
+    simulation: RebalanceSimulation | None
+    metrics: AssignmentMetrics | None
     error: str | None = None
 
     @property
@@ -100,24 +110,18 @@ def current(key: str, _plan: whatif.WhatIf) -> Current:
     ``key`` names the source and the shaping edits only (the "before" does not depend on the
     membership edits), so adding a member reuses it.
     """
-    before = _plan.before
-    assignment = _plan.current
-    return Current(
-        assignment=assignment,
-        metrics=metrics.assignment_metrics(before, assignment, previous=assignment),
-    )
+    evaluation = _plan.evaluation
+    return Current(assignment=evaluation.current, metrics=evaluation.current_metrics)
 
 
 @st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
 def outcome(key: str, name: str, _plan: whatif.WhatIf) -> StrategyOutcome:
     """Strategy ``name`` on the what-if: simulated rebalance and metrics against the before."""
     strategy = partition_strategies()[name]
-    previous = _plan.current
+    evaluated = _plan.evaluation.strategy(name)
     try:
-        simulation = rebalance.simulate(
-            _plan.before, _plan.after, strategy, restarted=_plan.restarted, previous=previous
-        )
-        measured = metrics.assignment_metrics(_plan.after, simulation.target, previous=previous)
+        simulation = evaluated.simulation
+        measured = evaluated.metrics
     except AssignmentExplorerError as error:
         return StrategyOutcome(name, strategy, None, None, error=str(error))
     return StrategyOutcome(name, strategy, simulation, measured)
@@ -132,25 +136,19 @@ def outcomes(key: str, names: Sequence[str], the_plan: whatif.WhatIf) -> list[St
 @st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
 def drain_projection(
     key: str, name: str, _plan: whatif.WhatIf, _outcome: StrategyOutcome, horizon_s: float
-) -> drain.DrainProjection | None:
+) -> DrainProjection | None:
     """How the lag drains after the change under strategy ``name``."""
     if _outcome.simulation is None:
         return None
-    step = max(1.0, horizon_s / 240)
-    return drain.project_drain(_plan.after, _outcome.simulation, horizon_s=horizon_s, step_s=step)
+    return _plan.evaluation.strategy(name).drain(horizon_s, default_step(horizon_s))
 
 
 @st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
 def protocol_runs(
     key: str, name: str, _plan: whatif.WhatIf, _outcome: StrategyOutcome
-) -> dict[str, rebalance.RebalanceSimulation]:
+) -> dict[str, RebalanceSimulation]:
     """The same change and target played out under each protocol (eager, cooperative, KIP-848)."""
-    result: dict[str, rebalance.RebalanceSimulation] = {}
     if _outcome.simulation is None:
-        return result
-    previous = _plan.current
-    for protocol in ("eager", "cooperative", "consumer"):
-        result[protocol] = rebalance.plan_rebalance(
-            protocol, previous, _outcome.simulation.target, restarted=_plan.restarted
-        )
-    return result
+        return {}
+    evaluated = _plan.evaluation.strategy(name)
+    return {protocol: evaluated.protocol_run(protocol) for protocol in PROTOCOLS}

@@ -15,8 +15,9 @@ An edit is ``{"op": ..., ...}``. Two kinds, applied in this order:
    member's restart), ``subscribe``, ``set_partitions``.
 
 :func:`plan` returns the shaped "before" scenario, its current assignment, the "after" and the
-change objects. The dashboard changes no scenario itself and never decides an assignment here:
-the changes, strategies, the rebalance simulation and the metrics all come from ``assignors``.
+change objects, as the core's :func:`assignors.evaluate` answers them. The dashboard changes no
+scenario itself and never decides an assignment here: the changes, strategies, the rebalance
+simulation and the metrics all come from ``assignors``.
 
 Invariants: edits are plain JSON (so they travel in a shared link); applying the same edits to
 the same source gives the same scenarios; an edit that no longer fits (a member already gone, a
@@ -31,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assignors import Assignment, AssignmentExplorerError, Scenario
+from assignors import Assignment, AssignmentExplorerError, Evaluation, Scenario, evaluate, registry
 from assignors.simulate import changes
 
 Edit = Mapping[str, Any]
@@ -50,15 +51,36 @@ class EditError(AssignmentExplorerError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class WhatIf:
-    """The shaped "before", the "after", and what to tell the rebalance simulation."""
+    """The shaped "before", the "after", and the core's evaluation of the change.
 
-    before: Scenario
-    after: Scenario
-    changes: tuple[changes.Change, ...]
-    restarted: tuple[str, ...]
-    current: Assignment
-    """What the shaped "before" consumes now
-    (:func:`assignors.simulate.changes.current_assignment`)."""
+    ``evaluation`` is :func:`assignors.evaluate` of the shaped "before" and the membership
+    changes under every registered consumer-group strategy; each answer in it is computed only
+    when a view asks for it.
+    """
+
+    evaluation: Evaluation
+
+    @property
+    def before(self) -> Scenario:
+        return self.evaluation.before
+
+    @property
+    def after(self) -> Scenario:
+        return self.evaluation.after
+
+    @property
+    def changes(self) -> tuple[changes.Change, ...]:
+        return self.evaluation.changes
+
+    @property
+    def restarted(self) -> tuple[str, ...]:
+        return self.evaluation.restarted
+
+    @property
+    def current(self) -> Assignment:
+        """What the shaped "before" consumes now
+        (:func:`assignors.simulate.changes.current_assignment`)."""
+        return self.evaluation.current
 
     @property
     def changed(self) -> bool:
@@ -181,12 +203,5 @@ def plan(source: Scenario, edits: Sequence[Edit]) -> WhatIf:
         if isinstance(error, AssignmentExplorerError):
             raise
         raise EditError(f"a membership edit is malformed: {error}") from None
-    current = changes.current_assignment(before)
-    after = changes.apply_changes(before, change_list, current)
-    return WhatIf(
-        before=before,
-        after=after,
-        changes=change_list,
-        restarted=tuple(changes.restarted_members(change_list)),
-        current=current,
-    )
+    strategies = [strategy.name for strategy in registry.partition_strategies().values()]
+    return WhatIf(evaluate(before, change_list, strategies))

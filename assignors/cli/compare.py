@@ -3,6 +3,7 @@
 Usage::
 
     python -m assignors compare SCENARIO.json --strategy range --strategy cooperative-sticky \\
+        [--change add:2 | add:ID[:topic,topic] | remove:ID | restart:ID | ...] \\
         [--add-member ID[:topic,topic]] [--remove-member ID] [--restart-member ID] \\
         [--subscribe ID:topic,topic] [--partitions topic:N] [--json] \\
         [--horizon S] [--step S] [--default-consume-rate R] [timing options]
@@ -12,13 +13,16 @@ Steps:
 1. Load the scenario; its current assignment is
    :func:`assignors.simulate.changes.current_assignment` (the members' owned partitions; with no
    ownership yet, what the scenario's ``assignor`` field strategy, or ``range``, computes).
-2. Apply the changes in the order given (:func:`assignors.simulate.changes.apply_changes`); together
-   they are one change followed by one rebalance. ``--add-member`` without topics subscribes like
+2. ``--change`` takes a change in the one text form of :mod:`assignors.io.changes`; the older
+   flags (``--add-member`` ...) are kept as aliases and become the same JSON change objects, so
+   every change is checked by one parser. Apply the changes in the order given
+   (:func:`assignors.simulate.changes.apply_changes`); together they are one change followed by
+   one rebalance. ``--add-member`` without topics subscribes like
    the first member; ``--restart-member`` restarts a static member within the session timeout (no
    rebalance if nothing else changes).
-3. Per strategy: simulate the rebalance (:func:`assignors.simulate.rebalance.simulate`), measure the
-   target against the current assignment (:func:`assignors.simulate.metrics.assignment_metrics`) and
-   project the backlog (:func:`assignors.simulate.drain.project_drain`).
+3. Per strategy, through :func:`assignors.simulate.evaluate.evaluate`: the rebalance played
+   under the strategy's protocol, the target measured against the current assignment, and the
+   backlog projected.
 4. Print a table with one column per strategy, or JSON with ``--json``.
 
 JSON (``--json``), one object::
@@ -61,32 +65,18 @@ from typing import Any
 from assignors import registry
 from assignors.cli.formatting import one_line
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
-from assignors.io.scenario import (
-    MAX_NAME_LENGTH,
-    MAX_PARTITIONS_PER_TOPIC,
-    MAX_TOPICS,
-    load_scenario_file,
-)
-from assignors.model import Assignment, Scenario
+from assignors.io.changes import TEXT_FORMS, change_from_text, parse_change
+from assignors.io.scenario import load_scenario_file
+from assignors.model import Scenario
 from assignors.simulate.changes import (
-    AddMember,
     Change,
     ChangeError,
-    RemoveMember,
-    SetPartitions,
-    Subscribe,
-    apply_changes,
-    current_assignment,
     describe,
-    restarted_members,
 )
-from assignors.simulate.drain import DEFAULT_CONSUME_RATE, DrainProjection, project_drain
-from assignors.simulate.metrics import AssignmentMetrics, assignment_metrics, lag_by_partition
-from assignors.simulate.rebalance import RebalanceSimulation, Timings, simulate
+from assignors.simulate.drain import DEFAULT_CONSUME_RATE
+from assignors.simulate.evaluate import StrategyEvaluation, evaluate
+from assignors.simulate.rebalance import Timings
 from assignors.strategy import PartitionStrategy
-
-#: The longest value one change flag may carry (an id and a topic list at the names' limit).
-MAX_FLAG_CHARS = 1_000_000
 
 
 class _UsageError(Exception):
@@ -98,57 +88,46 @@ class _ArgumentParser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
-def _name(text: str, option: str, what: str) -> str:
-    """A member id or topic name from a flag, within the scenario format's length limit."""
-    if len(text) > MAX_NAME_LENGTH:
-        raise _UsageError(
-            f"{option}: a {what} of {len(text):,} characters; at most {MAX_NAME_LENGTH:,}"
-        )
-    return text
-
-
 def _split_topics(text: str, option: str) -> tuple[str, ...]:
-    topics = tuple(_name(topic.strip(), option, "topic name") for topic in text.split(","))
+    topics = tuple(topic.strip() for topic in text.split(","))
     if not text or any(not topic for topic in topics):
-        raise _UsageError(f"{option}: expected topic,topic after the colon, got {text[:80]!r}")
-    if len(topics) > MAX_TOPICS:
-        raise _UsageError(f"{option}: {len(topics):,} topics; at most {MAX_TOPICS:,}")
+        raise _UsageError(f"{option}: expected topic,topic after the colon, got {text!r}")
     return topics
 
 
-def _parse_change(option: str, value: str) -> Change:
-    if len(value) > MAX_FLAG_CHARS:
-        raise _UsageError(f"{option}: {len(value):,} characters; at most {MAX_FLAG_CHARS:,}")
+def _flag_json(option: str, value: str) -> dict[str, Any]:
+    """The one JSON change form (:mod:`assignors.io.changes`) of an old-style change flag."""
     if option == "--add-member":
         member_id, colon, topics = value.partition(":")
         if not member_id:
             raise _UsageError("--add-member: expected ID or ID:topic,topic")
-        member_id = _name(member_id, option, "member id")
-        return AddMember(member_id, _split_topics(topics, option) if colon else None)
+        entry: dict[str, Any] = {"op": "add_member", "member_id": member_id}
+        return {**entry, "topics": list(_split_topics(topics, option))} if colon else entry
     if option in ("--remove-member", "--restart-member"):
         if not value:
             raise _UsageError(f"{option}: expected a member id")
-        value = _name(value, option, "member id")
-        return RemoveMember(value, static_restart=option == "--restart-member")
+        entry = {"op": "remove_member", "member_id": value}
+        return {**entry, "static_restart": True} if option == "--restart-member" else entry
     if option == "--subscribe":
         member_id, colon, topics = value.partition(":")
         if not member_id or not colon:
-            raise _UsageError(f"--subscribe: expected ID:topic,topic, got {value[:80]!r}")
-        return Subscribe(_name(member_id, option, "member id"), _split_topics(topics, option))
+            raise _UsageError(f"--subscribe: expected ID:topic,topic, got {value!r}")
+        return {
+            "op": "subscribe",
+            "member_id": member_id,
+            "topics": list(_split_topics(topics, option)),
+        }
     topic, colon, count = value.rpartition(":")
-    if not topic or not colon or not (count.isascii() and count.isdigit()):
-        raise _UsageError(
-            f"--partitions: expected topic:N with N a whole number, got {value[:80]!r}"
-        )
-    if len(count) > 9 or int(count) > MAX_PARTITIONS_PER_TOPIC:
-        raise _UsageError(
-            f"--partitions: {int(count):,} partitions; at most {MAX_PARTITIONS_PER_TOPIC:,}"
-            " per topic"
-            if len(count) <= 30
-            else f"--partitions: a count of {len(count):,} digits; at most"
-            f" {MAX_PARTITIONS_PER_TOPIC:,} partitions per topic"
-        )
-    return SetPartitions(_name(topic, option, "topic name"), int(count))
+    if not topic or not colon or not count.isdigit():
+        raise _UsageError(f"--partitions: expected topic:N with N a whole number, got {value!r}")
+    return {"op": "set_partitions", "topic": topic, "partitions": int(count)}
+
+
+def _parse_change(option: str, value: str) -> Change:
+    """``--change TEXT`` in the text form; the older flags are aliases of its JSON form."""
+    if option == "--change":
+        return change_from_text(value)
+    return parse_change(_flag_json(option, value), f"{option} {value}")
 
 
 class _ChangeAction(argparse.Action):
@@ -174,6 +153,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("file", help="scenario JSON file")
     parser.add_argument(
         "--strategy", action="append", required=True, help="strategy name (repeatable)"
+    )
+    parser.add_argument(
+        "--change",
+        metavar="CHANGE",
+        action=_ChangeAction,
+        dest="changes",
+        help="a change in the text form: " + " | ".join(TEXT_FORMS) + " (repeatable)",
     )
     for option, meta, text in (
         ("--add-member", "ID[:T,T]", "a member joins (without topics: like the first member)"),
@@ -219,15 +205,11 @@ def _strategy(name: str) -> PartitionStrategy:
     return strategy
 
 
-def _entry(
-    strategy: PartitionStrategy,
-    simulation: RebalanceSimulation,
-    metrics: AssignmentMetrics,
-    drain: DrainProjection,
-) -> dict[str, Any]:
+def _entry(item: StrategyEvaluation) -> dict[str, Any]:
+    simulation, metrics, drain = item.simulation, item.metrics, item.drain()
     movement = metrics.movement
     return {
-        "strategy": strategy.name,
+        "strategy": item.name,
         "protocol": simulation.protocol,
         "moved": movement.moved_count,
         "kept": movement.kept_count,
@@ -310,25 +292,17 @@ def compare(
         raise ChangeError(f"strategy {repeated[0]!r} is given twice")
     chosen = [_strategy(name) for name in strategies]
     timings = Timings() if timings is None else timings
-    current: Assignment = current_assignment(scenario)
-    after = apply_changes(scenario, changes, current)
-    restarted = restarted_members(changes)
-    lags = lag_by_partition(after)
-    entries = []
-    for strategy in chosen:
-        simulation = simulate(
-            scenario, after, strategy, timings=timings, restarted=restarted, previous=current
-        )
-        metrics = assignment_metrics(after, simulation.target, current, lags=lags)
-        drain = project_drain(
-            after,
-            simulation,
-            horizon_s=horizon_s,
-            step_s=step_s,
-            default_consume_rate=default_consume_rate,
-            lags=lags,
-        )
-        entries.append(_entry(strategy, simulation, metrics, drain))
+    evaluation = evaluate(
+        scenario,
+        changes,
+        chosen,
+        timings=timings,
+        horizon_s=horizon_s,
+        step_s=step_s,
+        default_consume_rate=default_consume_rate,
+    )
+    current = evaluation.current
+    entries = [_entry(item) for item in evaluation.strategies]
     return {
         "scenario": scenario.name,
         "changes": [describe(change) for change in changes],

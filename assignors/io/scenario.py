@@ -31,7 +31,8 @@ How a scenario is checked, in order:
 Invariant: :func:`scenario_to_json` followed by :func:`parse_scenario` gives back an equal
 scenario.
 
-Size limits (memory stays bounded; larger input is refused with a message):
+Size limits (:mod:`assignors.limits`; memory stays bounded; larger input is refused with a
+message):
 
 * ``MAX_PARTITIONS_PER_TOPIC`` partitions in one topic, ``MAX_TOTAL_PARTITIONS`` in all topics,
 * ``MAX_MEMBERS`` members, ``MAX_TOPICS`` topics,
@@ -53,14 +54,16 @@ from typing import Any, TypeVar, cast
 from assignors.errors import ScenarioError
 from assignors.io.json_checks import Problems, is_int, is_number, type_name
 from assignors.io.json_safe import check_json_value, decode_json, too_large_message
+from assignors.limits import (
+    MAX_MEMBERS,
+    MAX_NAME_LENGTH,
+    MAX_OWNED_PER_MEMBER,
+    MAX_PARTITIONS_PER_TOPIC,
+    MAX_TOPICS,
+    MAX_TOTAL_PARTITIONS,
+)
 from assignors.model import AutoOffsetReset, Member, Scenario, Topic, TopicPartition
 
-MAX_PARTITIONS_PER_TOPIC = 1_000_000
-MAX_TOTAL_PARTITIONS = 5_000_000
-MAX_MEMBERS = 100_000
-MAX_TOPICS = 100_000
-MAX_OWNED_PER_MEMBER = 5_000_000
-MAX_NAME_LENGTH = 4_096
 #: The largest scenario text :func:`load_scenario_file` / :func:`parse_scenario_text` read, in
 #: bytes. A realistic 100,000-partition snapshot with every offset array is about 10 MiB.
 MAX_FILE_BYTES = 32 * 1024 * 1024

@@ -47,15 +47,13 @@ from assignors.errors import ScenarioError
 from assignors.io.json_checks import Problems, type_name
 from assignors.io.json_safe import check_json_value
 from assignors.io.scenario import (
-    MAX_MEMBERS,
-    MAX_PARTITIONS_PER_TOPIC,
-    MAX_TOTAL_PARTITIONS,
     member_to_json,
     parse_members,
     parse_optional_string,
     parse_scenario,
     parse_string,
 )
+from assignors.limits import MAX_MEMBERS, MAX_PARTITIONS_PER_TOPIC, MAX_TOTAL_PARTITIONS
 from assignors.model import Assignment, Member, Scenario
 from assignors.simulate import changes
 from assignors.simulate.changes import AddMember, Change, RemoveMember, SetPartitions

@@ -29,6 +29,10 @@ topic hot (``factor`` times its lag, at least ``floor``) to see which strategy s
 :func:`apply_one` applies any single change on its own (no ownership step), e.g. to shape the
 scenario a comparison starts from.
 
+Every change is checked against the size limits of :mod:`assignors.limits` before it applies
+(members in the group, member id length, partitions per topic and in all), so that no change
+can exhaust memory.
+
 Invariants: member ids stay unique; added members own nothing unless the change says they do
 (``AddMember.owned_partitions``); removed members' partitions are owned by nobody; a topic only
 grows (Kafka cannot shrink one); lags stay integers >= 0 and produce rates finite numbers >= 0;
@@ -38,6 +42,7 @@ removed by the same change, a no-op, a negative value) raises :class:`ChangeErro
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
@@ -45,6 +50,12 @@ from typing import TypeVar
 
 from assignors import registry
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
+from assignors.limits import (
+    MAX_MEMBERS,
+    MAX_NAME_LENGTH,
+    MAX_PARTITIONS_PER_TOPIC,
+    MAX_TOTAL_PARTITIONS,
+)
 from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
 from assignors.simulate.lag import partition_lags
 from assignors.simulate.metrics import owned_assignment
@@ -89,6 +100,16 @@ class AddMember:
     host: str | None = None
     owned_partitions: tuple[TopicPartition, ...] = ()
     generation: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AddMembers:
+    """``count`` new members join, named ``new-1``, ``new-2``, ... (skipping ids already taken),
+    each subscribed like the first member and reading ``consume_rate`` records/s (``None``: the
+    scenario states none)."""
+
+    count: int
+    consume_rate: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +183,16 @@ class SkewLag:
     share: float = SKEW_SHARE
 
 
-Change = AddMember | RemoveMember | Subscribe | SetPartitions | SetLags | SetProduceRates | SkewLag
+Change = (
+    AddMember
+    | AddMembers
+    | RemoveMember
+    | Subscribe
+    | SetPartitions
+    | SetLags
+    | SetProduceRates
+    | SkewLag
+)
 
 
 def current_assignment(scenario: Scenario) -> Assignment:
@@ -256,10 +286,25 @@ def joining_member(change: AddMember, topics: Sequence[str]) -> Member:
     return Member(**{**values, "topics": tuple(topics)})
 
 
+def _check_room(scenario: Scenario, joining: int) -> None:
+    """The group stays within :data:`~assignors.limits.MAX_MEMBERS` members."""
+    if len(scenario.members) + joining > MAX_MEMBERS:
+        raise ChangeError(
+            f"add member: the group would have {len(scenario.members) + joining:,} members;"
+            f" at most {MAX_MEMBERS:,}"
+        )
+
+
 def _join(scenario: Scenario, change: AddMember) -> Scenario:
     member_id = change.member_id
     if not member_id:
         raise ChangeError("add member: the member id is empty")
+    if len(member_id) > MAX_NAME_LENGTH:
+        raise ChangeError(
+            f"add member: the member id is {len(member_id):,} characters long;"
+            f" at most {MAX_NAME_LENGTH:,}"
+        )
+    _check_room(scenario, 1)
     if member_id in _member_ids(scenario):
         raise ChangeError(f"add member: {member_id!r} is already in the group")
     if change.topics is None:
@@ -272,6 +317,20 @@ def _join(scenario: Scenario, change: AddMember) -> Scenario:
     else:
         topics = _check_topics(scenario, change.topics, f"add member {member_id!r}")
     return replace(scenario, members=(*scenario.members, joining_member(change, topics)))
+
+
+def _join_many(scenario: Scenario, change: AddMembers) -> Scenario:
+    """``change.count`` fresh members (see :class:`AddMembers`)."""
+    count = change.count
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ChangeError(f"add members: the count must be a whole number >= 1, got {count!r}")
+    _check_room(scenario, count)
+    taken = set(_member_ids(scenario))
+    names = (f"new-{i}" for i in itertools.count(1))
+    fresh = list(itertools.islice((n for n in names if n not in taken), count))
+    for name in fresh:
+        scenario = _join(scenario, AddMember(name, consume_rate=change.consume_rate))
+    return scenario
 
 
 def remove_member(scenario: Scenario, member_id: str, *, static_restart: bool = False) -> Scenario:
@@ -311,6 +370,17 @@ def set_partitions(scenario: Scenario, topic: str, partitions: int) -> Scenario:
         )
     if partitions == counts[topic]:
         raise ChangeError(f"partitions: topic {topic!r} already has {partitions} partitions")
+    if partitions > MAX_PARTITIONS_PER_TOPIC:
+        raise ChangeError(
+            f"partitions: topic {topic!r} cannot grow to {partitions:,} partitions; at most"
+            f" {MAX_PARTITIONS_PER_TOPIC:,} per topic"
+        )
+    total = sum(counts.values()) - counts[topic] + partitions
+    if total > MAX_TOTAL_PARTITIONS:
+        raise ChangeError(
+            f"partitions: growing {topic!r} to {partitions:,} makes {total:,} partitions in all;"
+            f" at most {MAX_TOTAL_PARTITIONS:,}"
+        )
     grown = _grow_topic(scenario.topic_by_name()[topic], partitions)
     return _with_topic(scenario, grown)
 
@@ -429,6 +499,8 @@ def apply_one(scenario: Scenario, change: Change) -> Scenario:
     """``scenario`` after ``change`` alone: no ownership step (steps 1-2), only step 3."""
     if isinstance(change, AddMember):
         return _join(scenario, change)
+    if isinstance(change, AddMembers):
+        return _join_many(scenario, change)
     if isinstance(change, RemoveMember):
         return remove_member(scenario, change.member_id, static_restart=change.static_restart)
     if isinstance(change, Subscribe):
@@ -493,6 +565,8 @@ def describe(change: Change) -> str:
     if isinstance(change, AddMember):
         topics = "like the first member" if change.topics is None else ",".join(change.topics)
         return f"add member {change.member_id} ({topics})"
+    if isinstance(change, AddMembers):
+        return f"add {change.count} member(s) like the first member"
     if isinstance(change, RemoveMember):
         if change.static_restart:
             return f"restart static member {change.member_id}"

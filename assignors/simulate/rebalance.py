@@ -662,29 +662,51 @@ def _cooperative_rounds(strategy: PartitionStrategy, after: Scenario) -> list[As
     return rounds
 
 
-def simulate(
-    before: Scenario,
-    after: Scenario,
-    strategy: str | PartitionStrategy,
-    *,
-    timings: Timings = Timings(),
-    restarted: Collection[str] = (),
-    previous: Assignment | None = None,
-) -> RebalanceSimulation:
-    """The rebalance from ``before`` to ``after`` (``after`` from
-    :mod:`assignors.simulate.changes`).
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """Where a strategy takes the group after a change, before any phase is played.
 
-    ``previous`` defaults to :func:`assignors.simulate.changes.current_assignment` of ``before``;
-    the target is ``strategy`` run on ``after`` (whose members own the current assignment). Static
-    members of ``before`` missing from ``after`` left silently (session timeout); ``restarted``
-    static members were down for ``timings.restart_s``. When nothing but static restarts
-    happened, no rebalance runs and the target is the current assignment.
+    ``target`` is where the group ends up; ``rounds`` the cooperative rounds handed out (the last
+    equal to ``target``; ``None`` for eager and consumer strategies); ``rebalances`` is false
+    when nothing but static restarts happened (then ``target`` is the current assignment of the
+    members still present). ``silent_departures`` and ``epoch`` are what :func:`play` needs.
     """
+
+    strategy: PartitionStrategy
+    previous: Assignment
+    target: Assignment
+    rounds: tuple[Assignment, ...] | None
+    rebalances: bool
+    silent_departures: tuple[str, ...]
+    epoch: int
+
+
+def partition_strategy(strategy: str | PartitionStrategy) -> PartitionStrategy:
+    """The registered strategy ``strategy`` names, refused when it assigns Streams tasks."""
     chosen = registry.get(strategy) if isinstance(strategy, str) else strategy
     if not isinstance(chosen, PartitionStrategy):
         raise StrategyNotApplicableError(
             f"strategy {chosen.name!r} assigns Kafka Streams tasks, not partitions"
         )
+    return chosen
+
+
+def settle(
+    before: Scenario,
+    after: Scenario,
+    strategy: str | PartitionStrategy,
+    *,
+    restarted: Collection[str] = (),
+    previous: Assignment | None = None,
+) -> Settlement:
+    """The target of :func:`simulate` without its phases (the strategy runs, nothing is played).
+
+    Steps: 1. resolve the strategy; 2. the previous assignment (default: ``before``'s current
+    assignment); 3. static members of ``before`` missing from ``after`` left silently; 4. only
+    static restarts: no rebalance, the target is what the present members hold; 5. otherwise the
+    strategy's target (a cooperative strategy round after round, as Kafka plays it).
+    """
+    chosen = partition_strategy(strategy)
     if previous is None:
         previous = current_assignment(before)
     present = {m.member_id for m in after.members}
@@ -699,29 +721,58 @@ def simulate(
             [m.member_id for m in after.members],
             {m: tps for m, tps in previous.partitions.items() if m in present},
         )
+        return Settlement(chosen, previous, target, None, False, silent, epoch)
+    if chosen.protocol == "cooperative":
+        rounds = tuple(_cooperative_rounds(chosen, after))
+        return Settlement(chosen, previous, rounds[-1], rounds, True, silent, epoch)
+    return Settlement(chosen, previous, chosen.assign(after), None, True, silent, epoch)
+
+
+def play(
+    settlement: Settlement, *, timings: Timings = Timings(), restarted: Collection[str] = ()
+) -> RebalanceSimulation:
+    """The phases of a settled rebalance under the strategy's own protocol."""
+    chosen = settlement.strategy
+    if not settlement.rebalances:
         return plan_rebalance(
             chosen.protocol,
-            previous,
-            target,
+            settlement.previous,
+            settlement.target,
             timings=timings,
             restarted=restarted,
             rebalance=False,
             strategy=chosen.name,
         )
-    rounds: list[Assignment] | None = None
-    if chosen.protocol == "cooperative":
-        rounds = _cooperative_rounds(chosen, after)
-        target = rounds[-1]
-    else:
-        target = chosen.assign(after)
     return plan_rebalance(
         chosen.protocol,
-        previous,
-        target,
-        rounds=rounds,
+        settlement.previous,
+        settlement.target,
+        rounds=settlement.rounds,
         timings=timings,
-        silent_departures=silent,
+        silent_departures=settlement.silent_departures,
         restarted=restarted,
-        epoch=epoch,
+        epoch=settlement.epoch,
         strategy=chosen.name,
     )
+
+
+def simulate(
+    before: Scenario,
+    after: Scenario,
+    strategy: str | PartitionStrategy,
+    *,
+    timings: Timings = Timings(),
+    restarted: Collection[str] = (),
+    previous: Assignment | None = None,
+) -> RebalanceSimulation:
+    """The rebalance from ``before`` to ``after`` (``after`` from
+    :mod:`assignors.simulate.changes`): :func:`settle` then :func:`play`.
+
+    ``previous`` defaults to :func:`assignors.simulate.changes.current_assignment` of ``before``;
+    the target is ``strategy`` run on ``after`` (whose members own the current assignment). Static
+    members of ``before`` missing from ``after`` left silently (session timeout); ``restarted``
+    static members were down for ``timings.restart_s``. When nothing but static restarts
+    happened, no rebalance runs and the target is the current assignment.
+    """
+    settlement = settle(before, after, strategy, restarted=restarted, previous=previous)
+    return play(settlement, timings=timings, restarted=restarted)

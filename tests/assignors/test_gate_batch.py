@@ -87,7 +87,9 @@ def test_known_garbage_through_a_real_subprocess() -> None:
     assert all("error" in answer for answer in answers[:-1])
     assert "assignment" in answers[-1]
     # A line nested too deep for Python, or not JSON (an empty scenario), has no readable id.
-    expected = [None if name in ("deep", "empty") else index for index, name in enumerate(KNOWN_BAD)]
+    expected = [
+        None if name in ("deep", "empty") else index for index, name in enumerate(KNOWN_BAD)
+    ]
     assert [answer["id"] for answer in answers[: len(KNOWN_BAD)]] == expected
 
 

@@ -1,0 +1,320 @@
+"""One question, one function: what happens to this group if this changes, under these strategies?
+
+:func:`evaluate` is the core's front door. The dashboard, the CLI's ``compare``, the pipeline's
+what-if and replay and the walkthroughs all ask it, and none of them calls the simulator, the
+metrics or the drain projection on its own.
+
+Steps (each after the first two runs only when a caller asks for its answer, once):
+
+1. The before: the scenario's current assignment
+   (:func:`assignors.simulate.changes.current_assignment`, or ``previous`` when given).
+2. The after: the changes applied in order as one change to the group
+   (:func:`assignors.simulate.changes.apply_changes`); a change that does not fit raises
+   :class:`~assignors.simulate.changes.ChangeError` from :func:`evaluate` itself.
+3. Per strategy, its :class:`StrategyEvaluation`:
+
+   a. ``target``: where the strategy takes the group (:func:`assignors.simulate.rebalance.settle`,
+      a cooperative strategy round after round);
+   b. ``movement``: what changes owner between the current assignment and the target;
+   c. ``simulation``: the rebalance played under the strategy's own protocol, and
+      ``protocol_run(p)`` the same target played under protocol ``p`` (eager, cooperative,
+      consumer);
+   d. ``metrics``: :func:`assignors.simulate.metrics.assignment_metrics` of the target against
+      the current assignment;
+   e. ``drain(horizon_s, step_s)``: the lag-drain projection after the rebalance.
+
+4. The before's own figures: ``current_metrics`` and ``current_drain(...)`` (no rebalance).
+
+Invariants: an :class:`Evaluation` and its :class:`StrategyEvaluation` objects never change what
+they answer (each answer is computed at most once per object and kept; the objects are frozen
+apart from that private memo); ``strategies`` lists each requested strategy once, in the order
+first requested; a strategy that cannot run (unknown, a Streams task strategy, a strategy that
+refuses the scenario) carries its message in ``error`` and raises
+:class:`~assignors.errors.AssignmentExplorerError` only when one of its answers is asked for,
+never from :func:`evaluate`; every answer equals the function named in step 3 called by hand with
+the same inputs. Pure and deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from assignors.errors import AssignmentExplorerError
+from assignors.model import Assignment, Scenario, TopicPartition
+from assignors.simulate import changes as change_ops
+from assignors.simulate import drain as drain_ops
+from assignors.simulate import metrics as metric_ops
+from assignors.simulate import rebalance
+from assignors.strategy import PartitionStrategy, RebalanceProtocol
+
+T = TypeVar("T")
+
+#: The protocols a target can be played under (:func:`assignors.simulate.rebalance.plan_rebalance`).
+PROTOCOLS: tuple[RebalanceProtocol, ...] = ("eager", "cooperative", "consumer")
+#: Seconds the drain is projected over when the caller names no horizon.
+DEFAULT_HORIZON_S = 3600.0
+
+
+def default_step(horizon_s: float) -> float:
+    """The drain's grid step when none is given: 240 steps over the horizon, at least 1 s."""
+    return max(1.0, horizon_s / 240)
+
+
+def _memo(memo: dict[Any, Any], key: Any, build: Callable[[], T]) -> T:
+    """``memo[key]``, built once with ``build()``."""
+    if key not in memo:
+        memo[key] = build()
+    result: T = memo[key]
+    return result
+
+
+@dataclass(frozen=True)
+class StrategyEvaluation:
+    """One strategy on the change: target, movement, rebalance, metrics, drain, each on request.
+
+    ``strategy`` is ``None`` (and ``error`` set at once) when the name is unknown or names a
+    Kafka Streams task strategy. ``error`` is also set, after the target was asked for, when the
+    strategy refuses the scenario.
+    """
+
+    name: str
+    strategy: PartitionStrategy | None
+    evaluation: Evaluation = field(repr=False, compare=False)
+    _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def settlement(self) -> rebalance.Settlement:
+        """The target and, for a cooperative strategy, its rounds (step 3a)."""
+        return _memo(self._memo, "settlement", self._settle)
+
+    def _settle(self) -> rebalance.Settlement:
+        failure = self._memo.get("failure")
+        if failure is not None:
+            raise failure
+        ev = self.evaluation
+        try:
+            return rebalance.settle(
+                ev.before,
+                ev.after,
+                self.name if self.strategy is None else self.strategy,
+                restarted=ev.restarted,
+                previous=ev.current,
+            )
+        except AssignmentExplorerError as error:
+            self._memo["failure"] = error
+            raise
+
+    @property
+    def error(self) -> str | None:
+        """Why the strategy cannot run on this change (computes the target), else ``None``."""
+        try:
+            _ = self.settlement
+        except AssignmentExplorerError as error:
+            return str(error)
+        return None
+
+    @property
+    def target(self) -> Assignment:
+        """Where the strategy takes the group (step 3a)."""
+        return self.settlement.target
+
+    @property
+    def movement(self) -> metric_ops.Movement:
+        """What changes owner from the current assignment to the target (step 3b)."""
+        if "metrics" in self._memo:
+            return self.metrics.movement
+        return _memo(
+            self._memo,
+            "movement",
+            lambda: metric_ops.movement(self.evaluation.current, self.target),
+        )
+
+    @property
+    def simulation(self) -> rebalance.RebalanceSimulation:
+        """The rebalance under the strategy's own protocol (step 3c)."""
+        ev = self.evaluation
+        return _memo(
+            self._memo,
+            "simulation",
+            lambda: rebalance.play(self.settlement, timings=ev.timings, restarted=ev.restarted),
+        )
+
+    def protocol_run(self, protocol: RebalanceProtocol) -> rebalance.RebalanceSimulation:
+        """The same target played under ``protocol`` (step 3c), from the current assignment."""
+        ev = self.evaluation
+        return _memo(
+            self._memo,
+            ("protocol", protocol),
+            lambda: rebalance.plan_rebalance(
+                protocol, ev.current, self.target, timings=ev.timings, restarted=ev.restarted
+            ),
+        )
+
+    def protocol_runs(self) -> dict[RebalanceProtocol, rebalance.RebalanceSimulation]:
+        """:meth:`protocol_run` for each of the evaluation's ``protocols``, in that order."""
+        return {protocol: self.protocol_run(protocol) for protocol in self.evaluation.protocols}
+
+    @property
+    def metrics(self) -> metric_ops.AssignmentMetrics:
+        """The target measured against the current assignment (step 3d)."""
+        ev = self.evaluation
+        return _memo(
+            self._memo,
+            "metrics",
+            lambda: metric_ops.assignment_metrics(ev.after, self.target, ev.current, lags=ev.lags),
+        )
+
+    def drain(
+        self, horizon_s: float | None = None, step_s: float | None = None
+    ) -> drain_ops.DrainProjection:
+        """The backlog after the rebalance (step 3e); defaults: the evaluation's horizon/step."""
+        ev = self.evaluation
+        horizon, step = ev.grid(horizon_s, step_s)
+        return _memo(
+            self._memo,
+            ("drain", horizon, step),
+            lambda: drain_ops.project_drain(
+                ev.after,
+                self.simulation,
+                horizon_s=horizon,
+                step_s=step,
+                default_consume_rate=ev.default_consume_rate,
+                lags=ev.lags,
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A change to a group and what each strategy makes of it (see the module docstring).
+
+    ``before`` is the scenario as given, ``current`` what it consumes now, ``after`` the scenario
+    after the changes with every member owning its part of ``current``; ``restarted`` the static
+    members that restart (no rebalance by themselves). ``strategies`` holds one
+    :class:`StrategyEvaluation` per distinct requested strategy.
+    """
+
+    before: Scenario
+    after: Scenario
+    changes: tuple[change_ops.Change, ...]
+    restarted: tuple[str, ...]
+    current: Assignment
+    requested: tuple[str | PartitionStrategy, ...]
+    protocols: tuple[RebalanceProtocol, ...] = PROTOCOLS
+    timings: rebalance.Timings = field(default_factory=rebalance.Timings)
+    horizon_s: float = DEFAULT_HORIZON_S
+    step_s: float | None = None
+    default_consume_rate: float = drain_ops.DEFAULT_CONSUME_RATE
+    _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def changed(self) -> bool:
+        """Whether the change does anything to membership, subscriptions or topics."""
+        return bool(self.changes)
+
+    @property
+    def strategies(self) -> tuple[StrategyEvaluation, ...]:
+        """One per distinct requested strategy, in the order first requested."""
+        return _memo(self._memo, "strategies", self._strategies)
+
+    def _strategies(self) -> tuple[StrategyEvaluation, ...]:
+        result: dict[str, StrategyEvaluation] = {}
+        for wanted in self.requested:
+            name = wanted if isinstance(wanted, str) else wanted.name
+            if name in result:
+                continue
+            item = StrategyEvaluation(name, None, self)
+            try:
+                item = StrategyEvaluation(name, rebalance.partition_strategy(wanted), self)
+            except AssignmentExplorerError as error:
+                item._memo["failure"] = error
+            result[name] = item
+        return tuple(result.values())
+
+    def strategy(self, name: str) -> StrategyEvaluation:
+        """The evaluation of strategy ``name`` (``KeyError`` when it was not requested)."""
+        for item in self.strategies:
+            if item.name == name:
+                return item
+        raise KeyError(name)
+
+    @property
+    def lags(self) -> Mapping[TopicPartition, int]:
+        """Lag per partition of the after (the metrics and the drain share it)."""
+        return _memo(self._memo, "lags", lambda: metric_ops.lag_by_partition(self.after))
+
+    def grid(self, horizon_s: float | None, step_s: float | None) -> tuple[float, float]:
+        """The drain's horizon and step: as given, else the evaluation's, else the defaults."""
+        horizon = self.horizon_s if horizon_s is None else horizon_s
+        step = step_s if step_s is not None else self.step_s
+        return horizon, default_step(horizon) if step is None else step
+
+    @property
+    def current_metrics(self) -> metric_ops.AssignmentMetrics:
+        """The current assignment measured on the before, against itself (step 4)."""
+        return _memo(
+            self._memo,
+            "current_metrics",
+            lambda: metric_ops.assignment_metrics(self.before, self.current, self.current),
+        )
+
+    def current_drain(
+        self, horizon_s: float | None = None, step_s: float | None = None
+    ) -> drain_ops.DrainProjection:
+        """The backlog if the group keeps its current assignment, from ``t = 0`` (step 4)."""
+        horizon, step = self.grid(horizon_s, step_s)
+        return _memo(
+            self._memo,
+            ("current_drain", horizon, step),
+            lambda: drain_ops.project_drain(
+                self.before,
+                None,
+                assignment=self.current,
+                horizon_s=horizon,
+                step_s=step,
+                default_consume_rate=self.default_consume_rate,
+                lags=metric_ops.lag_by_partition(self.before),
+            ),
+        )
+
+
+def evaluate(
+    scenario: Scenario,
+    changes: Sequence[change_ops.Change],
+    strategies: Sequence[str | PartitionStrategy],
+    *,
+    protocols: Collection[RebalanceProtocol] = PROTOCOLS,
+    horizon_s: float | None = None,
+    step_s: float | None = None,
+    previous: Assignment | None = None,
+    timings: rebalance.Timings | None = None,
+    default_consume_rate: float = drain_ops.DEFAULT_CONSUME_RATE,
+) -> Evaluation:
+    """What ``changes`` do to ``scenario`` under each of ``strategies`` (steps 1-2 run now).
+
+    ``previous`` overrides the current assignment (default:
+    :func:`assignors.simulate.changes.current_assignment`); ``protocols`` are those
+    :meth:`StrategyEvaluation.protocol_runs` plays; ``horizon_s`` and ``step_s`` the drain's
+    defaults (:data:`DEFAULT_HORIZON_S`, :func:`default_step`); ``timings`` the rebalance's
+    durations. Raises :class:`~assignors.simulate.changes.ChangeError` when a change does not
+    fit and the core's errors when the current assignment cannot be computed; a strategy that
+    cannot run reports it in its own ``error``.
+    """
+    current = change_ops.current_assignment(scenario) if previous is None else previous
+    change_list = tuple(changes)
+    after = change_ops.apply_changes(scenario, change_list, current)
+    return Evaluation(
+        before=scenario,
+        after=after,
+        changes=change_list,
+        restarted=change_ops.restarted_members(change_list),
+        current=current,
+        requested=tuple(strategies),
+        protocols=tuple(p for p in PROTOCOLS if p in protocols),
+        timings=rebalance.Timings() if timings is None else timings,
+        horizon_s=DEFAULT_HORIZON_S if horizon_s is None else horizon_s,
+        step_s=step_s,
+        default_consume_rate=default_consume_rate,
+    )
