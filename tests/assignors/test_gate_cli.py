@@ -68,9 +68,9 @@ def test_assign_reads_a_file_with_a_byte_order_mark(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--partitions", "t0:50000000"], "--partitions: 50,000,000 partitions; at most"),
-        (["--partitions", "t0:" + "9" * 5000], "a count of 5,000 digits"),
-        (["--add-member", "x" * 10_000], "a member id of 10,000 characters; at most 4,096"),
+        (["--partitions", "t0:50000000"], "got 50,000,000 (the most partitions one topic may"),
+        (["--partitions", "t0:" + "9" * 5000], "a count of 5,000 digits is too big"),
+        (["--add-member", "x" * 10_000], "10,000 characters; at most 4,096"),
         (["--horizon", "1e308", "--step", "1e-300"], "grid steps is too many"),
     ],
     ids=["50M-partitions", "5000-digits", "10k-member-id", "grid-overflow"],
@@ -100,10 +100,19 @@ FLAG_VALUES = st.one_of(
     st.text(max_size=12),
     st.sampled_from(["t0:4", "t0:0", "C0", "C9", "C0:t0", "C0:t0,t1", "t0:", ":", "nan", "inf"]),
     st.sampled_from(["-1", "1e308", "1e-300", "0", "t0:٣", "t0:²", "x" * 5_000]),
+    st.sampled_from(
+        ["add:", "add:²", "partitions:t0=²", "lag:t0:0=1e400", "rates:t0:0=nan", "skew", "add:3"]
+    ),
+    st.builds(
+        "{}:{}".format,
+        st.sampled_from(["add", "partitions:t0=", "lag:t0:0=", "rates:t0:1=", "subscribe:C0"]),
+        st.one_of(st.text(max_size=8), BAD_NUMBERS.map(lambda raw: raw.text)),
+    ),
     BAD_NUMBERS.map(lambda raw: raw.text[:200]),
 )
 FLAGS = st.sampled_from(
     [
+        "--change",
         "--add-member",
         "--remove-member",
         "--restart-member",
