@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from assignors import (
+    MAX_CHANGES,
     AssignmentExplorerError,
     Scenario,
     TopicPartition,
@@ -74,6 +75,8 @@ def decode_edits(param: str) -> list[dict[str, Any]]:
         raise ShareLinkError(f"the link's edits parameter is damaged: {error}") from None
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise ShareLinkError("the link's edits parameter is not a list of edits")
+    if len(value) > MAX_CHANGES:
+        raise ShareLinkError(f"the link holds {len(value):,} edits; at most {MAX_CHANGES:,}")
     return value
 
 
