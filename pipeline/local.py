@@ -16,7 +16,6 @@ from assignors import AssignmentExplorerError, Scenario, decode_json, partition_
 from pipeline.scenarios import GroupDataError, scenario_from_frames
 from pipeline.schema import check_columns
 
-
 #: The longest JSON line the local reader accepts (one snapshot row is a few hundred bytes).
 MAX_ROW_BYTES = 1024 * 1024
 
