@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
+from typing import cast
 
 from assignors.errors import ScenarioError
 
@@ -203,22 +204,29 @@ def _quick_ok(value: object, *, strings: bool) -> bool:
         kinds = set(map(type, items))
         if not kinds <= _JSON_TYPES or not _numbers_ok(items, kinds):
             return False
-        if strings and str in kinds and not _texts_ok(list(filter(_is_str, items))):
+        if strings and str in kinds and not _texts_ok(cast("list[str]", _only(_is_str, items))):
             return False
-        dicts = list(filter(_is_dict, items)) if dict in kinds else []
-        lists = list(filter(_is_list, items)) if list in kinds else []
+        dicts = cast("list[dict[object, object]]", _only(_is_dict, items) if dict in kinds else [])
+        lists = cast("list[list[object]]", _only(_is_list, items) if list in kinds else [])
         if not dicts and not lists:
             return True
         if level == MAX_JSON_DEPTH:  # containers at depth MAX_JSON_DEPTH + 1
             return False
         if dicts:
-            keys = list(chain.from_iterable(dicts))
-            if not set(map(type, keys)) <= {str} or (strings and not _texts_ok(keys)):
+            keys: list[object] = list(chain.from_iterable(dicts))
+            if not set(map(type, keys)) <= {str}:
+                return False
+            if strings and not _texts_ok(cast("list[str]", keys)):
                 return False
         items = list(
             chain(chain.from_iterable(lists), chain.from_iterable(map(dict.values, dicts)))
         )
     return False  # pragma: no cover - the loop returns at the last level
+
+
+def _only(test: Callable[[object], bool], items: list[object]) -> list[object]:
+    """The items ``test`` accepts (a C-level filter when ``test`` is a type's instance check)."""
+    return list(filter(test, items))
 
 
 def _numbers_ok(items: list[object], kinds: set[type]) -> bool:

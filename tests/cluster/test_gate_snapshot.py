@@ -87,7 +87,8 @@ def test_a_topic_over_the_limit_is_refused_before_offsets_are_asked_for() -> Non
 
 
 def test_a_member_id_with_a_lone_surrogate_is_refused_with_its_path() -> None:
-    reader = AnsweringReader(_group(_member("m\udcff")), {"t0": TopicMetadata("t0", 1, ((),), None)})
+    metadata = {"t0": TopicMetadata("t0", 1, ((),), None)}
+    reader = AnsweringReader(_group(_member("m\udcff")), metadata)
     with pytest.raises(ScenarioError, match=r"members\[0\]\.member_id: text with a lone"):
         snapshot_group(reader, "g")  # type: ignore[arg-type]
 
@@ -109,7 +110,9 @@ def answers(draw: st.DrawFn) -> AnsweringReader:
             rack=draw(st.one_of(st.none(), TEXT)),
             generation=draw(st.one_of(st.none(), NUMBERS)),
             subscription_user_data=draw(
-                st.one_of(st.binary(max_size=40), NUMBERS.map(lambda n: struct.pack(">q", n % 2**63)))
+                st.one_of(
+                    st.binary(max_size=40), NUMBERS.map(lambda n: struct.pack(">q", n % 2**63))
+                )
             ),
             assignment=tuple(
                 draw(st.lists(st.tuples(st.sampled_from(names), NUMBERS), max_size=3))
