@@ -147,3 +147,20 @@ def test_random_edit_stacks_plan_or_fail_with_our_error(edits: list[dict[str, ob
     if planned is not None:
         after = planned.after  # type: ignore[attr-defined]
         assert sum(topic.partitions for topic in after.topics) <= 5_000_000
+
+
+def test_edits_beyond_the_limits_are_refused_in_the_projects_words() -> None:
+    """Before: *Add member* took a 10,000-character id and *Grow a topic* any count."""
+    scenario = sample_data.load_sample(sample_data.DEFAULT_SAMPLE).scenario
+    assert scenario is not None
+    topic = scenario.topics[0].name
+    for edit in (
+        {"op": "add_member", "member_id": "x" * 10_000},
+        {"op": "set_partitions", "topic": topic, "partitions": 50_000_000},
+    ):
+        try:
+            whatif.plan(scenario, [edit])
+        except Exception as refused:
+            assert is_ours(refused) and ("4,096" in str(refused) or "1,000,000" in str(refused))
+        else:
+            raise AssertionError(f"{edit['op']} beyond the limits was accepted")
