@@ -3,6 +3,8 @@
 * ``batch``: JSON lines in, JSON lines out (see :mod:`assignors.cli.batch`).
 * ``assign FILE --strategy NAME``: one assignment of a scenario file, as a table (``--json``).
 * ``list``: the registered strategies with what they do.
+* ``from-describe FILE``: ``kafka-consumer-groups.sh --describe`` output -> a scenario (see
+  :mod:`assignors.cli.from_describe`).
 * ``compare``: a change's cost under one or more strategies (see :mod:`assignors.cli.compare`).
 
 Exit codes: 0 when the command ran, 2 for bad input (one line on stderr, never a traceback).
@@ -18,6 +20,8 @@ import textwrap
 from assignors import registry
 from assignors.cli.batch import run_batch
 from assignors.cli.formatting import assignment_table, one_line
+from assignors.cli.from_describe import add_arguments as add_from_describe_arguments
+from assignors.cli.from_describe import run as run_from_describe
 from assignors.errors import AssignmentExplorerError
 from assignors.io.scenario import load_scenario_file
 from assignors.strategy import PartitionStrategy
@@ -44,6 +48,11 @@ def _parser() -> argparse.ArgumentParser:
     assign.add_argument("--json", action="store_true", help="print the batch answer shape")
     commands.add_parser("list", help="list the registered strategies")
     commands.add_parser("compare", help="compare strategies for a change", add_help=False)
+    add_from_describe_arguments(
+        commands.add_parser(
+            "from-describe", help="kafka-consumer-groups.sh --describe output -> a scenario"
+        )
+    )
     return parser
 
 
@@ -85,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         if options.command == "batch":
             run_batch(sys.stdin.buffer, sys.stdout)
             return 0
+        if options.command == "from-describe":
+            return run_from_describe(options)
         if options.command == "assign":
             return _assign(options.file, options.strategy, options.json)
         return _list()

@@ -6,7 +6,9 @@ query parameters:
 * ``sample``: the sample's name,
 * ``step`` (optional): how many of the sample's walkthrough steps the scenario has behind it,
 * ``strategies``: comma-separated strategy names,
-* ``edits``: the edits as compact JSON, zlib-compressed, URL-safe base64 without padding.
+* ``edits``: the edits as compact JSON, zlib-compressed, URL-safe base64 without padding; each
+  :func:`restore_edits` checks each on the way in (:func:`dashboard.whatif.check_edit`: the
+  core's one change format), so a link made before and one made now restore alike.
 
 Only sample sources can be shared this way (an upload or a cluster snapshot is not on the other
 person's machine); exports of the scenario itself are JSON files without any secret, since a
@@ -33,14 +35,14 @@ from assignors import (
     decode_json,
     scenario_to_json,
 )
+from dashboard import whatif
 
 #: The longest edits parameter a link restores (compressed form); longer ones are refused.
 MAX_EDITS_PARAM = 16_384
 #: The most bytes the edits parameter may inflate to.
 MAX_EDITS_JSON_BYTES = 1_000_000
-#: The most strategies a link picks (after dropping repeats), and the longest name it keeps.
-MAX_LINK_STRATEGIES = 16
-MAX_STRATEGY_NAME = 64
+#: The most strategies a link restores (after dropping repeats); the rest are ignored.
+MAX_SHARED_STRATEGIES = 32
 
 
 class ShareLinkError(AssignmentExplorerError, ValueError):
@@ -80,6 +82,21 @@ def decode_edits(param: str) -> list[dict[str, Any]]:
     return value
 
 
+def restore_edits(param: str) -> list[dict[str, Any]]:
+    """The ``edits`` query parameter -> edits checked as the dashboard applies them: at most
+    :data:`~assignors.MAX_CHANGES`, each a filter or a change in the core's one JSON form
+    (:func:`dashboard.whatif.check_edit`); :class:`ShareLinkError` naming the first bad one."""
+    edits = decode_edits(param)
+    if len(edits) > MAX_CHANGES:
+        raise ShareLinkError(f"the link holds {len(edits):,} edits; at most {MAX_CHANGES:,}")
+    for index, edit in enumerate(edits):
+        try:
+            whatif.check_edit(edit, index)
+        except AssignmentExplorerError as error:
+            raise ShareLinkError(f"the link's edits cannot be restored: {error}") from None
+    return edits
+
+
 def parse_step(param: str) -> int:
     """The ``step`` query parameter -> walkthrough steps behind the scenario (>= 0)."""
     if not (param.isascii() and param.isdigit()) or len(param) > 4:
@@ -115,23 +132,12 @@ def share_query(
 
 
 def parse_strategies(param: str | None) -> list[str]:
-    """The ``strategies`` query parameter -> names, in the link's order.
-
-    Empty entries, repeats and names longer than :data:`MAX_STRATEGY_NAME` are dropped; at most
-    :data:`MAX_LINK_STRATEGIES` names are kept (a link cannot make the page draw one column per
-    repeat). Whether a name is a known strategy is the strategy picker's business.
-    """
+    """The ``strategies`` query parameter -> names: empty entries and repeats dropped, at most
+    :data:`MAX_SHARED_STRATEGIES`, in the order first named."""
     if not param:
         return []
-    limit = MAX_LINK_STRATEGIES * (MAX_STRATEGY_NAME + 1)
-    names: list[str] = []
-    for entry in param[:limit].split(","):
-        name = entry.strip()
-        if name and len(name) <= MAX_STRATEGY_NAME and name not in names:
-            names.append(name)
-            if len(names) == MAX_LINK_STRATEGIES:
-                break
-    return names
+    names = dict.fromkeys(name.strip() for name in param[:65_536].split(",") if name.strip())
+    return list(names)[:MAX_SHARED_STRATEGIES]
 
 
 def scenario_download(scenario: Scenario) -> str:

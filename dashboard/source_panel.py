@@ -23,8 +23,8 @@ from assignors import (
     decode_scenario_text,
     parse_scenario,
     registry,
+    with_current_ownership,
 )
-from assignors.simulate import changes
 from dashboard import cluster_source, state
 
 _UPLOAD_SEEN = "ae.upload_seen"
@@ -54,7 +54,7 @@ def _walkthrough_before(key: str, step: int) -> Scenario:
             f"sample {key!r} has no walkthrough step {step} (it has {len(sample.walkthrough)})"
         )
     last = sample_data.replay_walkthrough(sample.scenario, sample.walkthrough[:step])[-1]
-    return changes.with_current_ownership(last.scenario, last.assignment)
+    return with_current_ownership(last.scenario, last.assignment)
 
 
 def sample_source(key: str, step: int = 0) -> state.Source:
@@ -237,7 +237,7 @@ def restore_from_query(params: dict[str, Any]) -> None:
             return
     if params.get("edits"):
         try:
-            state.set_edits(share.decode_edits(str(params["edits"])))
+            state.set_edits(share.restore_edits(str(params["edits"])))
         except share.ShareLinkError as error:
             state.report_error(f"The link's edits were not restored: {error}")
     names = share.parse_strategies(params.get("strategies"))

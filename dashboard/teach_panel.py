@@ -15,37 +15,37 @@ in a later one is two rebalances, as in Kafka (it rejoins with a new assignment)
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
 
-from assignors import AssignmentExplorerError, WalkthroughStep
-from assignors.simulate import changes
-from dashboard import source_panel, state
+from assignors import (
+    AddMember,
+    AssignmentExplorerError,
+    Change,
+    WalkthroughStep,
+    change_to_json,
+    describe_change,
+)
+from dashboard import source_panel, state, whatif
 
 _STEP = "ae.walkthrough_step"
 
 
-def _edit(change: changes.Change) -> dict[str, Any]:
-    """The what-if edit (:mod:`dashboard.whatif`) that makes one walkthrough change."""
-    if isinstance(change, changes.RemoveMember):
-        return {
-            "op": "remove_member",
-            "member_id": change.member_id,
-            **({"static_restart": True} if change.static_restart else {}),
-        }
-    if isinstance(change, changes.AddMember):
-        edit: dict[str, Any] = {"op": "add_member", "member_id": change.member_id}
-        if change.topics is not None:
-            edit["topics"] = list(change.topics)
-        for field in ("rack", "priority", "consume_rate", "group_instance_id"):
-            if getattr(change, field) is not None:
-                edit[field] = getattr(change, field)
-        return edit
-    if isinstance(change, changes.SetPartitions):
-        return {"op": "set_partitions", "topic": change.topic, "partitions": change.partitions}
-    raise AssignmentExplorerError(f"a walkthrough step cannot show: {changes.describe(change)}")
+def _edit(change: Change) -> dict[str, Any]:
+    """The what-if edit (:mod:`dashboard.whatif`) that makes one walkthrough change: the core's
+    one JSON change form (:func:`assignors.change_to_json`), membership changes only; a joining
+    member's client id, host and claims are left out (the what-if member joins owning nothing)."""
+    if isinstance(change, AddMember):
+        change = dataclasses.replace(
+            change, client_id=None, host=None, owned_partitions=(), generation=None
+        )
+    edit = change_to_json(change)
+    if edit["op"] not in whatif.CHANGE_OPS:
+        raise AssignmentExplorerError(f"a walkthrough step cannot show: {describe_change(change)}")
+    return edit
 
 
 def step_edits(step: WalkthroughStep) -> list[dict[str, Any]]:

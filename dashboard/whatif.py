@@ -19,6 +19,10 @@ change objects, as the core's :func:`assignors.evaluate` answers them. The dashb
 scenario itself and never decides an assignment here: the changes, strategies, the rebalance
 simulation and the metrics all come from ``assignors``.
 
+Every edit but the two filters is a change in the core's one JSON form
+(:mod:`assignors.io.changes`, read with :func:`assignors.parse_change`): the same ops, fields,
+limits and messages as the CLI, the pipeline and the walkthrough files.
+
 Invariants: edits are plain JSON (so they travel in a shared link); applying the same edits to
 the same source gives the same scenarios; an edit that no longer fits (a member already gone, a
 topic filtered out) raises :class:`EditError` (or the core's ``ChangeError``) naming it, and
@@ -32,17 +36,36 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assignors import Assignment, AssignmentExplorerError, Evaluation, Scenario, evaluate, registry
-from assignors.simulate import changes
+from assignors import SKEW_FACTOR as _SKEW_FACTOR
+from assignors import SKEW_FLOOR as _SKEW_FLOOR
+from assignors import (
+    Assignment,
+    AssignmentExplorerError,
+    Change,
+    Evaluation,
+    Scenario,
+    apply_one,
+    evaluate,
+    parse_change,
+    registry,
+)
 
 Edit = Mapping[str, Any]
 
-SHAPING_OPS = ("include_topics", "include_members", "set_lags", "skew_lag", "set_produce_rates")
-CHANGE_OPS = ("add_member", "remove_member", "subscribe", "set_partitions")
-#: "Skew the lag" (:class:`assignors.simulate.changes.SkewLag`): the hot partitions' factor and
-#: floor.
-SKEW_FACTOR = changes.SKEW_FACTOR
-SKEW_FLOOR = changes.SKEW_FLOOR
+#: Filters on the source: the dashboard's own edits (not changes to a group).
+FILTER_OPS = ("include_topics", "include_members")
+SHAPING_OPS = (*FILTER_OPS, "set_lags", "skew_lag", "set_produce_rates")
+CHANGE_OPS = (
+    "add_member",
+    "add_members",
+    "remove_member",
+    "restart_member",
+    "subscribe",
+    "set_partitions",
+)
+#: "Skew the lag" (:class:`assignors.SkewLag`): the hot partitions' factor and floor.
+SKEW_FACTOR: int = _SKEW_FACTOR
+SKEW_FLOOR: int = _SKEW_FLOOR
 
 
 class EditError(AssignmentExplorerError, ValueError):
@@ -69,7 +92,7 @@ class WhatIf:
         return self.evaluation.after
 
     @property
-    def changes(self) -> tuple[changes.Change, ...]:
+    def changes(self) -> tuple[Change, ...]:
         return self.evaluation.changes
 
     @property
@@ -111,6 +134,10 @@ def describe(edit: Edit) -> str:
             f"{key} {edit[key]}" for key in ("rack", "priority", "consume_rate") if key in edit
         ]
         return f"add member {edit['member_id']}" + (f" ({', '.join(extras)})" if extras else "")
+    if op == "add_members":
+        return f"add {edit['count']} member(s)"
+    if op == "restart_member":
+        return f"restart static member {edit['member_id']}"
     if op == "remove_member":
         if edit.get("static_restart"):
             return f"restart static member {edit['member_id']}"
@@ -122,59 +149,34 @@ def describe(edit: Edit) -> str:
     return f"unknown edit {op!r}"
 
 
-def _partition_pairs(raw: Mapping[str, Any]) -> tuple[tuple[int, Any], ...]:
-    """``{"3": 100}`` (JSON keys are strings) -> ``((3, 100),)``."""
-    return tuple((int(key), value) for key, value in raw.items())
+def _filter(scenario: Scenario, edit: Edit, where: str) -> Scenario:
+    """An ``include_topics`` / ``include_members`` edit: keep only the named ones."""
+    key = "topics" if edit["op"] == "include_topics" else "members"
+    names = edit.get(key)
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise EditError(f"{where}.{key}: expected a list of names")
+    keep = set(names)
+    if key == "topics":
+        topics = tuple(topic for topic in scenario.topics if topic.name in keep)
+        return dataclasses.replace(scenario, topics=topics)
+    members = tuple(member for member in scenario.members if member.member_id in keep)
+    return dataclasses.replace(scenario, members=members)
 
 
-def _shape(scenario: Scenario, edit: Edit) -> Scenario:
-    op = edit["op"]
-    if op == "include_topics":
-        keep = set(edit["topics"])
-        return dataclasses.replace(
-            scenario, topics=tuple(topic for topic in scenario.topics if topic.name in keep)
-        )
-    if op == "include_members":
-        keep = set(edit["members"])
-        return dataclasses.replace(
-            scenario,
-            members=tuple(member for member in scenario.members if member.member_id in keep),
-        )
-    # Facts about partitions are the core's change types, applied to the "before".
-    change: changes.Change
-    if op == "set_lags":
-        change = changes.SetLags(edit["topic"], _partition_pairs(edit["lags"]))
-    elif op == "set_produce_rates":
-        change = changes.SetProduceRates(edit["topic"], _partition_pairs(edit["rates"]))
-    elif op == "skew_lag":
-        change = changes.SkewLag()
+def check_edit(edit: object, index: int) -> Edit:
+    """``edit`` if it is a well-formed edit: a filter, or a change in the core's one JSON form
+    (:func:`assignors.parse_change`, whose messages it raises); else :class:`EditError`."""
+    where = f"edit {index + 1}"
+    if not isinstance(edit, Mapping):
+        raise EditError(f"{where}: expected an edit object")
+    op = edit.get("op")
+    if op in FILTER_OPS:
+        _filter(Scenario((), ()), edit, where)
+    elif op in SHAPING_OPS or op in CHANGE_OPS:
+        parse_change(edit, where)
     else:
-        raise EditError(f"unknown edit {op!r}")
-    return changes.apply_one(scenario, change)
-
-
-def _change(edit: Edit) -> changes.Change:
-    op = edit["op"]
-    if op == "add_member":
-        topics = edit.get("topics")
-        rate = edit.get("consume_rate")
-        return changes.AddMember(
-            edit["member_id"],
-            None if topics is None else tuple(topics),
-            rack=edit.get("rack"),
-            group_instance_id=edit.get("group_instance_id"),
-            consume_rate=None if rate is None else float(rate),
-            priority=None if edit.get("priority") is None else int(edit["priority"]),
-        )
-    if op == "remove_member":
-        return changes.RemoveMember(
-            edit["member_id"], static_restart=bool(edit.get("static_restart"))
-        )
-    if op == "subscribe":
-        return changes.Subscribe(edit["member_id"], tuple(edit["topics"]))
-    if op == "set_partitions":
-        return changes.SetPartitions(edit["topic"], int(edit["partitions"]))
-    raise EditError(f"unknown edit {op!r}")
+        raise EditError(f"{where}: unknown operation {op!r}")
+    return edit
 
 
 def plan(source: Scenario, edits: Sequence[Edit]) -> WhatIf:
@@ -183,25 +185,15 @@ def plan(source: Scenario, edits: Sequence[Edit]) -> WhatIf:
     Raises :class:`EditError` (or the core's ``ChangeError``) when an edit does not fit.
     """
     before = source
-    change_edits: list[Edit] = []
+    change_list: list[Change] = []
     for index, edit in enumerate(edits):
-        op = edit.get("op")
-        if op in SHAPING_OPS:
-            try:
-                before = _shape(before, edit)
-            except (KeyError, TypeError, ValueError) as error:
-                if isinstance(error, AssignmentExplorerError):
-                    raise
-                raise EditError(f"edit {index + 1} ({op}) is malformed: {error}") from None
-        elif op in CHANGE_OPS:
-            change_edits.append(edit)
+        check_edit(edit, index)
+        where = f"edit {index + 1}"
+        if edit["op"] in FILTER_OPS:
+            before = _filter(before, edit, where)
+        elif edit["op"] in SHAPING_OPS:  # facts about partitions: the "before" itself changes
+            before = apply_one(before, parse_change(edit, where))
         else:
-            raise EditError(f"edit {index + 1}: unknown operation {op!r}")
-    try:
-        change_list = tuple(_change(edit) for edit in change_edits)
-    except (KeyError, TypeError, ValueError) as error:
-        if isinstance(error, AssignmentExplorerError):
-            raise
-        raise EditError(f"a membership edit is malformed: {error}") from None
+            change_list.append(parse_change(edit, where))
     strategies = [strategy.name for strategy in registry.partition_strategies().values()]
-    return WhatIf(evaluate(before, change_list, strategies))
+    return WhatIf(evaluate(before, tuple(change_list), strategies))

@@ -74,7 +74,11 @@ def _parser() -> argparse.ArgumentParser:
         "whatif", parents=[spark, strategies], help="every group x strategy x change"
     )
     whatif.add_argument(
-        "--change", action="append", default=[], help="none | add:N | remove[:MEMBER] (repeatable)"
+        "--change",
+        action="append",
+        default=[],
+        help="none | remove | a change in the text form: add:N, remove:ID, restart:ID,"
+        " partitions:topic=N, skew, ... (repeatable)",
     )
     whatif.add_argument("--horizon", type=float, default=3600.0)
     whatif.add_argument("--step", type=float, default=10.0)

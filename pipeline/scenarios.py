@@ -2,10 +2,8 @@
 
 These functions run inside the Spark executors (``applyInPandas``) and in the single-process
 pandas baseline alike, so both give the same numbers. They translate rows into the core's
-types through the one loader (:func:`assignors.io.scenario.parse_scenario`) and call the core
-(:mod:`assignors.cli.compare`, :mod:`assignors.simulate.changes`,
-:mod:`assignors.simulate.rebalance`, :mod:`assignors.simulate.drain`,
-:mod:`assignors.simulate.metrics`); no assignment logic lives here.
+types through the one loader (:func:`assignors.parse_scenario`) and ask the core's one question,
+:func:`assignors.evaluate`; no assignment logic lives here.
 
 Rebuilding a group at one time ``t`` (:func:`scenario_from_frames`):
 
@@ -30,7 +28,6 @@ A group that cannot be rebuilt yields exactly one row with ``error`` set and nul
 
 from __future__ import annotations
 
-import itertools
 import math
 import statistics
 from collections.abc import Sequence
@@ -40,21 +37,29 @@ from typing import Any
 import pandas as pd
 
 from assignors import (
+    DEFAULT_ASSIGNOR,
+    DEFAULT_CONSUME_RATE,
     MAX_MEMBERS,
     MAX_PARTITIONS_PER_TOPIC,
     MAX_TOTAL_PARTITIONS,
+    AddMembers,
     Assignment,
     AssignmentExplorerError,
+    Change,
+    ChangeError,
     PartitionStrategy,
+    RemoveMember,
     Scenario,
+    StrategyEvaluation,
+    change_from_text,
+    evaluate,
+    parse_change,
+    parse_change_text,
     parse_scenario,
+    produce_rate_by_partition,
     registry,
 )
-from assignors.cli import compare
-from assignors.simulate import changes, drain, metrics, rebalance
 
-#: Strategy assumed when the members table names no assignor (Kafka's default).
-DEFAULT_ASSIGNOR = changes.DEFAULT_ASSIGNOR
 _JAVA_LONG_MAX = 2**63 - 1
 #: Most extra members :func:`extra_members_to_drain` tries before giving up.
 MAX_EXTRA_TRIALS = 12
@@ -113,11 +118,18 @@ class GroupDataError(AssignmentExplorerError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ChangeSpec:
-    """A what-if change as the command line names it: ``none``, ``add:N``, ``remove[:ID]``."""
+    """A what-if change as the command line names it: ``none``, ``remove`` (the group's first
+    member by id), or any change in the core's one text form (:data:`assignors.TEXT_FORMS`:
+    ``add:N``, ``remove:ID``, ``restart:ID``, ``partitions:topic=N``, ``skew``, ...).
+
+    ``kind`` is ``none``, ``add`` (``count`` fresh members reading the group's median capacity),
+    ``remove`` (``member_id``, or the first member) or ``change`` (``text``, any other text form).
+    """
 
     kind: str
     count: int = 0
     member_id: str | None = None
+    text: str | None = None
 
     @property
     def label(self) -> str:
@@ -125,34 +137,42 @@ class ChangeSpec:
             return f"add:{self.count}"
         if self.kind == "remove":
             return "remove" if self.member_id is None else f"remove:{self.member_id}"
+        if self.kind == "change" and self.text is not None:
+            return self.text
         return "none"
 
     @classmethod
     def parse(cls, text: str) -> ChangeSpec:
-        """``none`` | ``add:N`` (N >= 1) | ``remove`` (first member by id) | ``remove:ID``."""
-        kind, _, value = text.strip().partition(":")
-        if kind == "none" and not value:
-            return cls("none")
-        if kind == "add":
-            if not value.isdigit() or int(value) < 1:
-                raise ValueError(f"change {text!r}: add needs a count >= 1, e.g. add:2")
-            return cls("add", count=int(value))
-        if kind == "remove":
-            return cls("remove", member_id=value or None)
-        raise ValueError(f"unknown change {text!r}: use none, add:N, remove or remove:MEMBER_ID")
+        """``none`` | ``remove`` | a text-form change (``add:N`` with N >= 1, ``remove:ID``, ...).
 
-    def to_changes(self, scenario: Scenario, capacity: float | None) -> list[changes.Change]:
+        Raises ``ValueError`` (the core's :class:`assignors.ChangeFormatError`) saying what is
+        wrong; the whole change is checked here, before any group is read.
+        """
+        stripped = text.strip()
+        kind, _, value = stripped.partition(":")
+        if stripped in ("none", "remove"):
+            return cls(stripped)
+        if kind == "add" and ":" not in value and (not value.isdigit() or int(value) < 1):
+            raise ValueError(f"change {text!r}: add needs a count >= 1, e.g. add:2")
+        raw = parse_change_text(stripped)
+        change = parse_change(raw, f"change {text!r}")
+        if isinstance(change, AddMembers):
+            return cls("add", count=change.count)
+        if isinstance(change, RemoveMember) and not change.static_restart:
+            return cls("remove", member_id=change.member_id)
+        return cls("change", text=stripped)
+
+    def to_changes(self, scenario: Scenario, capacity: float | None) -> list[Change]:
         """The core's change objects for ``scenario``."""
         if self.kind == "add":
-            taken = {m.member_id for m in scenario.members}
-            names = (f"new-{i}" for i in itertools.count(1))
-            fresh = list(itertools.islice((n for n in names if n not in taken), self.count))
-            return [changes.AddMember(name, consume_rate=capacity) for name in fresh]
+            return [AddMembers(self.count, consume_rate=capacity)]
         if self.kind == "remove":
             ids = sorted(m.member_id for m in scenario.members)
             if not ids:
-                raise changes.ChangeError("remove: the group has no members")
-            return [changes.RemoveMember(self.member_id or ids[0])]
+                raise ChangeError("remove: the group has no members")
+            return [RemoveMember(self.member_id or ids[0])]
+        if self.kind == "change" and self.text is not None:
+            return [change_from_text(self.text)]
         return []
 
 
@@ -238,7 +258,7 @@ def scenario_from_frames(
     cluster: str,
     group_id: str,
     label: str = "",
-    default_consume_rate: float = drain.DEFAULT_CONSUME_RATE,
+    default_consume_rate: float = DEFAULT_CONSUME_RATE,
 ) -> tuple[Scenario, tuple[str, ...], float | None]:
     """Steps 1-4: the group's scenario, the loader's warnings and the median member capacity."""
     topics: list[dict[str, Any]] = []
@@ -328,7 +348,7 @@ def extra_members_to_drain(
     capacity: float | None,
     horizon_s: float = 3600.0,
     step_s: float = 60.0,
-    default_consume_rate: float = drain.DEFAULT_CONSUME_RATE,
+    default_consume_rate: float = DEFAULT_CONSUME_RATE,
 ) -> tuple[int | None, str]:
     """How many members to add (group's own strategy) so the backlog clears within ``horizon_s``.
 
@@ -337,27 +357,26 @@ def extra_members_to_drain(
     ``L`` backlog, ``C`` the members' capacity, ``c`` a new member's), gallop upwards (+1, +2,
     +4, ...) to a count that clears, then bisect back to the smallest count that clears (at most
     :data:`MAX_EXTRA_TRIALS` trials, never more members than partitions; the answer assumes more
-    members never drain slower). Each trial is the core's rebalance simulation plus drain
-    projection. ``None`` with the reason
+    members never drain slower). Each trial is :func:`assignors.evaluate`'s drain projection
+    after the rebalance. ``None`` with the reason
     when no count works, e.g. a partition produced faster than one member reads.
     """
-    current = changes.current_assignment(scenario)
-    lags = metrics.lag_by_partition(scenario)
-    base = drain.project_drain(
+    as_it_is = evaluate(
         scenario,
-        None,
-        assignment=current,
+        [],
+        [],
         horizon_s=horizon_s,
         step_s=step_s,
         default_consume_rate=default_consume_rate,
-        lags=lags,
     )
+    current, lags = as_it_is.current, as_it_is.lags
+    base = as_it_is.current_drain()
     if base.group_clears_at_s is not None and base.group_clears_at_s <= horizon_s:
         return 0, "clears in time as it is"
     per_member = capacity if capacity is not None else default_consume_rate
     if per_member <= 0:
         return None, "members read nothing (stalled): adding members cannot help"
-    rates = drain.produce_rate_by_partition(scenario)
+    rates = produce_rate_by_partition(scenario)
     hot = [tp for tp, rate in rates.items() if rate + lags.get(tp, 0) / horizon_s > per_member]
     if hot:
         return None, f"partition {hot[0]} alone needs more than one member can read"
@@ -375,16 +394,16 @@ def extra_members_to_drain(
 
     def clears(extra: int) -> bool:
         spec = ChangeSpec("add", count=extra)
-        after = changes.apply_changes(scenario, spec.to_changes(scenario, per_member), current)
-        simulation = rebalance.simulate(scenario, after, strategy, previous=current)
-        projection = drain.project_drain(
-            after,
-            simulation,
+        trial = evaluate(
+            scenario,
+            spec.to_changes(scenario, per_member),
+            [strategy],
+            previous=current,
             horizon_s=horizon_s,
             step_s=step_s,
             default_consume_rate=default_consume_rate,
-            lags=lags,
         )
+        projection = trial.strategy(strategy.name).drain()
         cleared = projection.group_clears_at_s
         return cleared is not None and cleared <= horizon_s
 
@@ -415,34 +434,35 @@ def _empty_row(cluster: str, group_id: str, t: int | None) -> dict[str, Any]:
     return row
 
 
-def _metric_row(base: dict[str, Any], entry: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
-    by_member: dict[str, int] = entry["lag"]["by_member"]
+def _metric_row(
+    base: dict[str, Any], entry: StrategyEvaluation, scenario: Scenario
+) -> dict[str, Any]:
+    simulation, measured, projection = entry.simulation, entry.metrics, entry.drain()
+    by_member = measured.lag_by_member
     worst = max(sorted(by_member), key=lambda m: by_member[m], default=None)
     row = dict(base)
     row.update(
-        strategy=entry["strategy"],
+        strategy=entry.name,
         members=len(by_member),
         partitions=sum(t.partitions for t in scenario.topics),
-        lag_total=entry["lag"]["total"],
+        lag_total=measured.lag_total,
         worst_member=worst,
         worst_member_lag=None if worst is None else by_member[worst],
-        lag_max_min_ratio=entry["lag"]["max_min_ratio"],
-        lag_cv=entry["lag"]["cv"],
-        partitions_spread=entry["partitions"]["spread"],
-        idle_members=len(entry["idle_members"]),
-        unassigned=entry["unassigned"],
-        moved=entry["moved"],
-        kept=entry["kept"],
-        revoked=entry["revoked"],
-        rounds=entry["rounds"],
-        pause_s=entry["pause_s"],
-        group_stop_s=entry["group_stop_s"],
-        rebalance_s=entry["rebalance_s"],
-        drain_s=entry["drain_s"],
-        drain_deficit=entry["drain_deficit"],
-        members_using_default_rate=sum(
-            1 for member in entry["drain"]["members"] if member["rate_is_default"]
-        ),
+        lag_max_min_ratio=measured.lag_max_min_ratio,
+        lag_cv=measured.lag_cv,
+        partitions_spread=measured.partitions_spread,
+        idle_members=len(measured.idle_members),
+        unassigned=len(measured.unassigned_partitions),
+        moved=measured.movement.moved_count,
+        kept=measured.movement.kept_count,
+        revoked=measured.movement.revoked_count,
+        rounds=simulation.rounds,
+        pause_s=simulation.pause_s,
+        group_stop_s=simulation.group_stop_s,
+        rebalance_s=simulation.duration_s,
+        drain_s=projection.group_clears_at_s,
+        drain_deficit=projection.group_deficit,
+        members_using_default_rate=sum(1 for m in projection.members if m.rate_is_default),
     )
     return row
 
@@ -456,18 +476,16 @@ def current_row(
     default_consume_rate: float,
 ) -> dict[str, Any]:
     """The group as it is: current assignment, no rebalance, drain from now."""
-    current = changes.current_assignment(scenario)
-    lags = metrics.lag_by_partition(scenario)
-    measured = metrics.assignment_metrics(scenario, current, current, lags=lags)
-    projection = drain.project_drain(
+    as_it_is = evaluate(
         scenario,
-        None,
-        assignment=current,
+        [],
+        [],
         horizon_s=horizon_s,
         step_s=step_s,
         default_consume_rate=default_consume_rate,
-        lags=lags,
     )
+    measured = as_it_is.current_metrics
+    projection = as_it_is.current_drain()
     by_member = measured.lag_by_member
     worst = max(sorted(by_member), key=lambda m: by_member[m], default=None)
     row = dict(base)
@@ -506,7 +524,7 @@ def whatif_rows(
     change_specs: Sequence[ChangeSpec],
     horizon_s: float = 3600.0,
     step_s: float = 10.0,
-    default_consume_rate: float = drain.DEFAULT_CONSUME_RATE,
+    default_consume_rate: float = DEFAULT_CONSUME_RATE,
     drain_target_s: float | None = 3600.0,
 ) -> list[dict[str, Any]]:
     """Every (strategy, change) row for one group at one time (plus its ``current`` row).
@@ -555,20 +573,20 @@ def whatif_rows(
         ]
         for spec in change_specs:
             try:
-                report = compare.compare(
+                evaluation = evaluate(
                     scenario,
-                    list(strategies),
                     spec.to_changes(scenario, capacity),
+                    [_partition_strategy(name) for name in strategies],
                     horizon_s=horizon_s,
                     step_s=step_s,
                     default_consume_rate=default_consume_rate,
                 )
-            except changes.ChangeError as error:
+            except ChangeError as error:
                 for name in strategies:
                     row = dict(base, strategy=name, change=spec.label, error=str(error))
                     rows.append(row)
                 continue
-            for entry in report["strategies"]:
+            for entry in evaluation.strategies:
                 row = _metric_row(base, entry, scenario)
                 row["change"] = spec.label
                 rows.append(row)
@@ -589,8 +607,7 @@ def _membership_key(members: pd.DataFrame) -> tuple[tuple[str, tuple[str, ...]],
 
 def _target(scenario: Scenario, strategy: PartitionStrategy, previous: Assignment) -> Assignment:
     """What ``strategy`` settles on when the group rebalances with ``previous`` owned."""
-    after = changes.apply_changes(scenario, [], previous)
-    return rebalance.simulate(scenario, after, strategy, previous=previous).target
+    return evaluate(scenario, [], [strategy], previous=previous).strategy(strategy.name).target
 
 
 def replay_rows(
@@ -602,7 +619,7 @@ def replay_rows(
     with ``lag``). Membership epochs start wherever the set of (member, subscription) changes;
     at each epoch every strategy re-assigns with the members keeping what that strategy gave
     them before (the first epoch starts from the observed ownership), through
-    :func:`assignors.simulate.rebalance.simulate`. Each partition carries its *observed* lag: the
+    :func:`assignors.evaluate`. Each partition carries its *observed* lag: the
     replay redistributes the backlog that was there; it does not model how a different owner would
     have read it. The ``(observed)`` strategy is the ownership recorded in the snapshots.
     """
@@ -641,7 +658,7 @@ def replay_rows(
                 )
                 ids = [m.member_id for m in scenario.members]
                 if previous is None:
-                    previous = changes.current_assignment(scenario)
+                    previous = evaluate(scenario, [], []).current
                 kept = {m: previous.partitions.get(m, ()) for m in ids}
                 target = _target(scenario, strategy, Assignment.of(ids, kept))
                 previous = target

@@ -1,6 +1,8 @@
-"""Formats: the scenario JSON format and its schema, the small JSON checks every loader shares, and
-walkthrough files (teaching steps stored beside a scenario).
+"""Formats: the scenario JSON format and its schema, the one change format (JSON and text,
+:mod:`.changes`), the small JSON checks every loader shares, and walkthrough files (teaching steps
+stored beside a scenario).
 
-May import: the standard library, :mod:`assignors.model`, :mod:`assignors.errors` and
-:mod:`assignors.simulate.changes` (the change types walkthrough steps become).
+May import: the standard library, :mod:`assignors.model`, :mod:`assignors.errors`,
+:mod:`assignors.limits` and :mod:`assignors.simulate.changes` (the change types the change format
+and walkthrough steps become).
 """

@@ -8,7 +8,8 @@ change types (:mod:`assignors.simulate.changes`).
 JSON form, one object per change (``op`` says which; unknown fields are errors)::
 
     {"op": "add_member", "member_id": "C9", "topics": ["orders"], "rack": "a",
-     "consume_rate": 500, "priority": 1, "group_instance_id": "c9"}     (all but member_id optional)
+     "consume_rate": 500, "priority": 1, "group_instance_id": "c9",
+     "client_id": "app", "host": "/10.0.0.9"}                      (all but member_id optional)
     {"op": "add_members", "count": 2, "consume_rate": 500}            (new-1, new-2, ...)
     {"op": "remove_member", "member_id": "C1"}
     {"op": "remove_member", "member_id": "C1", "static_restart": true}  (or "op": "restart_member")
@@ -36,7 +37,7 @@ applies (:func:`assignors.simulate.changes.apply_one`), after every change.
 Invariants: :func:`change_to_json` followed by :func:`parse_change` gives back an equal change;
 :func:`parse_change_text` returns a JSON object :func:`parse_change` accepts; every problem is a
 :class:`ChangeFormatError` (a :class:`~assignors.simulate.changes.ChangeError`) whose message
-starts with the JSON path (or the text) it is about.
+starts with the JSON path (or the text) it is about and names each field that is wrong.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from assignors.io.json_checks import Problems, is_int, is_number, type_name
+from assignors.io.json_checks import Problems, is_number, type_name
 from assignors.io.json_safe import JsonInputError, check_json_value
 from assignors.limits import MAX_MEMBERS, MAX_NAME_LENGTH, MAX_PARTITIONS_PER_TOPIC
 from assignors.simulate.changes import (
@@ -74,7 +75,7 @@ MAX_PARTITION_VALUES = MAX_PARTITIONS_PER_TOPIC
 FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "add_member": (
         ("member_id",),
-        ("topics", "rack", "consume_rate", "priority", "group_instance_id"),
+        ("topics", "rack", "consume_rate", "priority", "group_instance_id", "client_id", "host"),
     ),
     "add_members": (("count",), ("consume_rate",)),
     "remove_member": (("member_id",), ("static_restart",)),
@@ -145,12 +146,11 @@ def _per_partition(
         text = str(key)
         if not text.isdigit() or len(text) > 7:
             problems.error(here, "expected a partition number as the key")
-        elif whole and (not is_int(item) or item < 0):
-            problems.error(here, f"expected a whole number of records >= 0, got {item!r}")
-        elif not whole and (not is_number(item) or item < 0):
-            problems.error(here, f"expected a number >= 0, got {item!r}")
+        elif not is_number(item) or item < 0 or (whole and item != int(item)):
+            kind = "a whole number of records" if whole else "a number"
+            problems.error(here, f"expected {kind} >= 0, got {item!r:.40}")
         else:
-            pairs.append((int(text), item))
+            pairs.append((int(text), int(item) if whole else item))
     return tuple(pairs) if len(pairs) == len(value) else None
 
 
@@ -165,9 +165,10 @@ def _add_member(raw: _Fields, path: str, problems: Problems) -> Change | None:
         None if raw.get("topics") is None else _names(raw["topics"], f"{path}.topics", problems)
     )
     rack = None if raw.get("rack") is None else _name(raw["rack"], f"{path}.rack", problems)
-    instance = raw.get("group_instance_id")
-    if instance is not None:
-        instance = _name(instance, f"{path}.group_instance_id", problems)
+    named = {
+        key: None if raw.get(key) is None else _name(raw[key], f"{path}.{key}", problems)
+        for key in ("group_instance_id", "client_id", "host")
+    }
     rate = raw.get("consume_rate")
     if rate is not None:
         rate = _rate(rate, f"{path}.consume_rate", problems)
@@ -178,7 +179,16 @@ def _add_member(raw: _Fields, path: str, problems: Problems) -> Change | None:
         )
     if problems.errors or member_id is None:
         return None
-    return AddMember(member_id, topics, rack, instance, rate, priority)
+    return AddMember(
+        member_id,
+        topics,
+        rack,
+        named["group_instance_id"],
+        rate,
+        priority,
+        client_id=named["client_id"],
+        host=named["host"],
+    )
 
 
 def _add_members(raw: _Fields, path: str, problems: Problems) -> Change | None:
@@ -265,8 +275,8 @@ def parse_change(raw: object, path: str = "change") -> Change:
     """The core's change for one JSON change object (see the module docstring).
 
     Steps: 1. an object with a known ``op``; 2. no unknown field and every required one;
-    3. each field checked by the op's builder. Raises :class:`ChangeFormatError` listing every
-    problem, each with its JSON path.
+    3. each field checked by the op's builder. Raises :class:`ChangeFormatError`: ``"<path>
+    (<op>) is malformed: <field>: <what>; ..."`` listing every problem.
     """
     try:
         check_json_value(raw, path)  # the JSON gate: no NaN, no huge number, bounded nesting
@@ -284,13 +294,14 @@ def parse_change(raw: object, path: str = "change") -> Change:
     for key in raw:
         if key not in (*required, *optional, "op"):
             known = ", ".join((*required, *optional)) or "none"
-            problems.error(f"{path}.{key}", f"unknown field for {op} (fields: {known})")
+            problems.error(f".{key}", f"unknown field (fields of {op}: {known})")
     for key in required:
         if raw.get(key) is None:
-            problems.error(f"{path}.{key}", f"{op} needs {key}")
-    change = None if problems.errors else _BUILDERS[op](raw, path, problems)
+            problems.error(f".{key}", "missing")
+    change = None if problems.errors else _BUILDERS[op](raw, "", problems)
     if problems.errors or change is None:
-        raise ChangeFormatError("; ".join(problems.errors))
+        details = "; ".join(error.removeprefix(".") for error in problems.errors)
+        raise ChangeFormatError(f"{path} ({op}) is malformed: {details}")
     return change
 
 
@@ -311,15 +322,15 @@ def _partition_values(pairs: tuple[tuple[int, Any], ...]) -> dict[str, Any]:
 def change_to_json(change: Change) -> dict[str, Any]:
     """The JSON object of one change; :func:`parse_change` reads it back equal."""
     if isinstance(change, AddMember):
-        if change.client_id or change.host or change.owned_partitions or change.generation:
+        if change.owned_partitions or change.generation is not None:
             raise ChangeFormatError(
-                f"add member {change.member_id!r}: owned partitions, generation, client id and"
-                " host have no change form (a joining member owns nothing)"
+                f"add member {change.member_id!r}: owned partitions and a generation have no"
+                " change form (a joining member owns nothing)"
             )
         entry: dict[str, Any] = {"op": "add_member", "member_id": change.member_id}
         if change.topics is not None:
             entry["topics"] = list(change.topics)
-        for key in ("rack", "consume_rate", "priority", "group_instance_id"):
+        for key in ("rack", "consume_rate", "priority", "group_instance_id", "client_id", "host"):
             if getattr(change, key) is not None:
                 entry[key] = getattr(change, key)
         return entry

@@ -286,6 +286,48 @@ def _parse_topic(raw: object, path: str, problems: Problems) -> Topic | None:
     return topic
 
 
+def _parse_owned(
+    owned_raw: object, path: str, counts: Mapping[str, int], problems: Problems
+) -> list[TopicPartition]:
+    """A member's ``owned_partitions``: [topic, partition] pairs; a claim on a partition that
+    does not exist is a warning (Kafka ignores it), a malformed one an error."""
+    owned: list[TopicPartition] = []
+    if owned_raw is None:
+        return owned
+    if not isinstance(owned_raw, list):
+        problems.error(
+            path, f"expected a list of [topic, partition] pairs, got {type_name(owned_raw)}"
+        )
+        return owned
+    if len(owned_raw) > MAX_OWNED_PER_MEMBER:
+        problems.error(path, f"more than {MAX_OWNED_PER_MEMBER:,} claims")
+        return owned
+    for index, pair in enumerate(owned_raw):
+        here = f"{path}[{index}]"
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not isinstance(pair[0], str)
+            or not is_int(pair[1])
+        ):
+            problems.error(here, f"expected a [topic, partition] pair, got {pair!r:.80}")
+            continue
+        topic, partition = pair[0], cast(int, pair[1])
+        if partition < 0 or partition > _JAVA_INT_MAX:
+            problems.error(here, f"partition {partition} is not a valid partition number")
+            continue
+        if topic not in counts:
+            problems.warn(here, f'topic "{topic}" does not exist; Kafka ignores this claim')
+        elif partition >= counts[topic]:
+            problems.warn(
+                here,
+                f'partition {partition} does not exist in topic "{topic}" '
+                f"({counts[topic]} partitions); Kafka ignores this claim",
+            )
+        owned.append(TopicPartition(topic, partition))
+    return owned
+
+
 def _parse_member(
     raw: object, path: str, counts: Mapping[str, int], problems: Problems
 ) -> Member | None:
@@ -305,40 +347,7 @@ def _parse_member(
             name = parse_string(topic, f"{path}.topics[{index}]", problems)
             if name is not None:
                 topics.append(name)
-    owned: list[TopicPartition] = []
-    owned_raw = raw.get("owned_partitions")
-    if owned_raw is not None:
-        if not isinstance(owned_raw, list):
-            problems.error(
-                f"{path}.owned_partitions",
-                f"expected a list of [topic, partition] pairs, got {type_name(owned_raw)}",
-            )
-        elif len(owned_raw) > MAX_OWNED_PER_MEMBER:
-            problems.error(f"{path}.owned_partitions", f"more than {MAX_OWNED_PER_MEMBER:,} claims")
-        else:
-            for index, pair in enumerate(owned_raw):
-                here = f"{path}.owned_partitions[{index}]"
-                if (
-                    not isinstance(pair, list)
-                    or len(pair) != 2
-                    or not isinstance(pair[0], str)
-                    or not is_int(pair[1])
-                ):
-                    problems.error(here, f"expected a [topic, partition] pair, got {pair!r:.80}")
-                    continue
-                topic, partition = pair[0], cast(int, pair[1])
-                if partition < 0 or partition > _JAVA_INT_MAX:
-                    problems.error(here, f"partition {partition} is not a valid partition number")
-                    continue
-                if topic not in counts:
-                    problems.warn(here, f'topic "{topic}" does not exist; Kafka ignores this claim')
-                elif partition >= counts[topic]:
-                    problems.warn(
-                        here,
-                        f'partition {partition} does not exist in topic "{topic}" '
-                        f"({counts[topic]} partitions); Kafka ignores this claim",
-                    )
-                owned.append(TopicPartition(topic, partition))
+    owned = _parse_owned(raw.get("owned_partitions"), f"{path}.owned_partitions", counts, problems)
     generation = None
     if raw.get("generation") is not None:
         generation = problems.integer(

@@ -14,8 +14,12 @@ path, like the loader:
 2. A step's ``change`` object becomes a tuple of changes in this order: ``remove_members`` ->
    :class:`~assignors.simulate.changes.RemoveMember`, ``partitions`` (topic -> new count) ->
    :class:`~assignors.simulate.changes.SetPartitions`, ``add_members`` (member objects, read like
-   the scenario's ``members``) -> :class:`~assignors.simulate.changes.AddMember`; plus the two
-   step-level options ``assignor`` (the strategy shown from this step on) and ``carry_assignment``.
+   the scenario's ``members``) -> :class:`~assignors.simulate.changes.AddMember`, then
+   ``changes``: a list in the one JSON change form every tool shares
+   (:mod:`assignors.io.changes`, e.g. ``{"op": "remove_member", "member_id": "C1",
+   "static_restart": true}``); plus the two step-level options ``assignor`` (the strategy shown
+   from this step on) and ``carry_assignment``. Files written before ``changes`` existed read
+   as they always did.
 3. The group as the step would leave it stays within the scenario format's size limits
    (partitions in all, members), checked before anything is applied.
 4. Each step's changes are applied to the group as the steps before it left it
@@ -44,6 +48,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from assignors.errors import ScenarioError
+from assignors.io.changes import MAX_CHANGES, ChangeFormatError, change_to_json, parse_change
 from assignors.io.json_checks import Problems, type_name
 from assignors.io.json_safe import check_json_value
 from assignors.io.scenario import (
@@ -60,7 +65,14 @@ from assignors.simulate.changes import AddMember, Change, RemoveMember, SetParti
 
 MAX_WALKTHROUGH_STEPS = 200
 STEP_FIELDS = ("title", "text", "change")
-CHANGE_FIELDS = ("add_members", "remove_members", "partitions", "assignor", "carry_assignment")
+CHANGE_FIELDS = (
+    "changes",
+    "add_members",
+    "remove_members",
+    "partitions",
+    "assignor",
+    "carry_assignment",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +186,24 @@ def _parse_add(
     return located
 
 
+def _parse_listed(raw: object, path: str, problems: Problems) -> list[tuple[str, Change]]:
+    """A ``changes`` list in the one JSON change form (:mod:`assignors.io.changes`)."""
+    if not isinstance(raw, list):
+        problems.error(path, f"expected a list of change objects, got {type_name(raw)}")
+        return []
+    if len(raw) > MAX_CHANGES:
+        problems.error(path, f"{len(raw):,} changes; at most {MAX_CHANGES:,}")
+        return []
+    located: list[tuple[str, Change]] = []
+    for index, item in enumerate(raw):
+        here = f"{path}[{index}]"
+        try:
+            located.append((here, parse_change(item, here)))
+        except ChangeFormatError as error:
+            problems.errors.append(str(error))
+    return located
+
+
 def _parse_step(
     raw: object, scenario: Scenario, path: str, problems: Problems
 ) -> tuple[WalkthroughStep | None, Scenario]:
@@ -202,6 +232,8 @@ def _parse_step(
         counts = scenario.partition_counts()
         counts.update((c.topic, c.partitions) for _, c in located if isinstance(c, SetPartitions))
         located += _parse_add(change["add_members"], f"{here}.add_members", counts, problems)
+    if change.get("changes") is not None:
+        located += _parse_listed(change["changes"], f"{here}.changes", problems)
     assignor = parse_optional_string(change, "assignor", here, problems)
     carry = change.get("carry_assignment", True)
     if not isinstance(carry, bool):
@@ -258,23 +290,30 @@ def parse_walkthrough(
     return tuple(steps), tuple(problems.warnings)
 
 
+def _has_grouped_form(change: Change) -> bool:
+    """Whether ``change`` fits the grouped fields (removals, growth, joins that name topics)."""
+    if isinstance(change, RemoveMember):
+        return not change.static_restart
+    if isinstance(change, AddMember):
+        return change.topics is not None
+    return isinstance(change, SetPartitions)
+
+
 def _change_to_json(step: WalkthroughStep, where: str) -> dict[str, Any]:
     entry: dict[str, Any] = {}
-    for change in step.changes:
-        if isinstance(change, RemoveMember) and not change.static_restart:
+    if not all(_has_grouped_form(change) for change in step.changes):
+        try:
+            entry["changes"] = [change_to_json(change) for change in step.changes]
+        except ChangeFormatError as error:
+            raise ScenarioError([f"{where}: {error}"]) from None
+    for change in () if "changes" in entry else step.changes:
+        if isinstance(change, RemoveMember):
             entry.setdefault("remove_members", []).append(change.member_id)
         elif isinstance(change, SetPartitions):
             entry.setdefault("partitions", {})[change.topic] = change.partitions
         elif isinstance(change, AddMember) and change.topics is not None:
             entry.setdefault("add_members", []).append(
                 member_to_json(changes.joining_member(change, change.topics))
-            )
-        else:
-            raise ScenarioError(
-                [
-                    f"{where}: {changes.describe(change)} has no walkthrough form (a step can"
-                    " remove members, grow topics and add members that name their topics)"
-                ]
             )
     if step.assignor is not None:
         entry["assignor"] = step.assignor
@@ -286,8 +325,9 @@ def _change_to_json(step: WalkthroughStep, where: str) -> dict[str, Any]:
 def walkthrough_to_json(steps: Iterable[WalkthroughStep]) -> list[dict[str, Any]]:
     """The JSON form of walkthrough steps; :func:`parse_walkthrough` reads it back.
 
-    A step's changes are written grouped as the format holds them (removals, growth, joins).
-    Raises :class:`~assignors.errors.ScenarioError` for a change the format cannot hold.
+    A step's changes are written grouped as the format holds them (removals, growth, joins) when
+    each fits a group; otherwise all of them, in order, as a ``changes`` list in the one JSON
+    change form. Raises :class:`~assignors.errors.ScenarioError` for a change neither can hold.
     """
     result: list[dict[str, Any]] = []
     for index, step in enumerate(steps):

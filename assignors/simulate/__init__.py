@@ -1,7 +1,8 @@
 """What a change to a group does: changes as pure ``Scenario -> Scenario`` functions, lag per
-partition, assignment metrics, the rebalance played under each protocol, and the lag-drain
-projection.
+partition, assignment metrics, the rebalance played under each protocol, the lag-drain
+projection, and :func:`~assignors.simulate.evaluate.evaluate`, the one question the shells ask
+(it puts the others together, each part computed on request).
 
-May import: the standard library, the top-level modules (model, strategy, errors,
+May import: the standard library, the top-level modules (model, strategy, errors, limits,
 registry) and :mod:`assignors.client.cooperative_sticky` (the cooperative protocol's own round).
 """

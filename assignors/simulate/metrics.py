@@ -35,7 +35,7 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from assignors.model import Assignment, Scenario, TopicPartition
+from assignors.model import Assignment, Scenario, Topic, TopicPartition
 from assignors.simulate.lag import partition_lags
 
 
@@ -436,19 +436,9 @@ def assignment_metrics(
     for member_id in sorted(assignment.partitions):
         partitions = assignment.partitions[member_id]
         owned_before = previous.partitions.get(member_id, ())
-        rack = racks_of_member.get(member_id)
-        cross = 0
-        if rack is not None:
-            for tp in partitions:
-                topic = topics.get(tp.topic)
-                if topic is None or topic.replica_racks is None:
-                    continue
-                if tp.partition >= len(topic.replica_racks):
-                    continue
-                rack_known += 1
-                if rack not in topic.replica_racks[tp.partition]:
-                    cross += 1
+        cross, known = _cross_rack(racks_of_member.get(member_id), partitions, topics)
         cross_total += cross
+        rack_known += known
         if exact_sets:
             kept = len(frozenset(owned_before).intersection(partitions))
             lost = len(owned_before) - kept
@@ -472,7 +462,37 @@ def assignment_metrics(
                 idle=not partitions,
             )
         )
+    return _summary(scenario, members, cross_total, rack_known, before, after)
 
+
+def _cross_rack(
+    rack: str | None, partitions: Iterable[TopicPartition], topics: Mapping[str, Topic]
+) -> tuple[int, int]:
+    """Step 3's cross-rack count: (partitions read across racks, partitions with known racks)."""
+    cross = known = 0
+    if rack is None:
+        return 0, 0
+    for tp in partitions:
+        topic = topics.get(tp.topic)
+        if topic is None or topic.replica_racks is None:
+            continue
+        if tp.partition >= len(topic.replica_racks):
+            continue
+        known += 1
+        if rack not in topic.replica_racks[tp.partition]:
+            cross += 1
+    return cross, known
+
+
+def _summary(
+    scenario: Scenario,
+    members: list[MemberMetrics],
+    cross_total: int,
+    rack_known: int,
+    before: Mapping[TopicPartition, str],
+    after: Mapping[TopicPartition, str],
+) -> AssignmentMetrics:
+    """Steps 4-5 and the group's figures from the members' rows."""
     counts = [member.partitions for member in members]
     member_lags = [member.lag for member in members]
     mean = sum(member_lags) / len(member_lags) if member_lags else 0.0

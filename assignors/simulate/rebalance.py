@@ -419,6 +419,11 @@ def plan_rebalance(
     member still holds is withheld) followed by ``target``. ``rebalance=False``: nothing triggers
     a rebalance (only static restarts), ``target`` must equal ``previous``'s present part.
     ``epoch`` is the group epoch before the change (consumer protocol).
+
+    Steps: 1. the members after the change and the partitions in play; 2. phase 0 (static
+    restarts, silent departures); 3. the protocol's phases (:func:`_play_eager`,
+    :func:`_play_cooperative`, :func:`_play_consumer`), or none without a rebalance;
+    4. the summary figures (:func:`_summarise`).
     """
     members = sorted(target.partitions)
     present = set(members)
@@ -432,138 +437,196 @@ def plan_rebalance(
     before = timeline.remember(_holdings(previous, members), previous)
     goal = timeline.remember(_holdings(target, members), target)
     _pre_rebalance(timeline, before, timings, silent_departures, restarted)
-    notes: list[str] = []
-    barrier = timings.barrier_s()
-    first_round = target
-    round_count = 0
-
+    played = _Played(0, target, [])
     if not rebalance:
         if before != goal:
             raise RebalanceError("without a rebalance the target must be the current assignment")
-        notes.append("no rebalance: static members restarted within the session timeout")
+        played.notes.append("no rebalance: static members restarted within the session timeout")
     elif protocol == "eager":
-        round_count = 1
+        played = _play_eager(timeline, before, goal, target, timings)
+    elif protocol == "cooperative":
+        played = _play_cooperative(timeline, before, goal, target, rounds, timings)
+    else:
+        played = _play_consumer(timeline, before, goal, target, previous, epoch, timings)
+    return _summarise(
+        protocol,
+        strategy,
+        previous,
+        played.first_round,
+        target,
+        timeline,
+        timings,
+        played.rounds,
+        played.notes,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """What a protocol's phases amount to: rounds handed out, the first one, notes."""
+
+    rounds: int
+    first_round: Assignment
+    notes: list[str]
+
+
+def _play_eager(
+    timeline: _Timeline, before: _Hold, goal: _Hold, target: Assignment, timings: Timings
+) -> _Played:
+    """Step 1 of the module docstring: notice, revoke and rejoin, assign. One round."""
+    timeline.add(
+        "notice",
+        "members learn of the rebalance at their next heartbeat and keep reading meanwhile",
+        timings.heartbeat_interval_s,
+        before,
+    )
+    timeline.add(
+        "revoke and rejoin",
+        "eager protocol: every member revokes all its partitions, then the group waits until"
+        " every member has rejoined",
+        timings.revoke_s + timings.barrier_s(),
+        {},
+        revoked=_given_up(before, {}),
+    )
+    warming = _handed(before, goal)
+    if warming:  # otherwise the target holds as soon as the previous phase ends
         timeline.add(
-            "notice",
-            "members learn of the rebalance at their next heartbeat and keep reading meanwhile",
-            timings.heartbeat_interval_s,
-            before,
+            "assign",
+            "the new assignment arrives: kept partitions resume at once, partitions with a new"
+            " owner warm up",
+            timings.warmup_s,
+            goal,
+            warming=warming,
         )
+    return _Played(1, target, [])
+
+
+def _play_cooperative(
+    timeline: _Timeline,
+    before: _Hold,
+    goal: _Hold,
+    target: Assignment,
+    rounds: Iterable[Assignment] | None,
+    timings: Timings,
+) -> _Played:
+    """Step 2 of the module docstring: join, then per round revoke (and rejoin) or assign."""
+    members = timeline.members
+    round_list = list(rounds) if rounds is not None else [_adjust_cooperative(target, before)]
+    if rounds is None and _given_up(before, _holdings(round_list[0], members)):
+        round_list.append(target)  # whoever revoked rejoins: Kafka runs a second round
+    if not round_list or _holdings(round_list[-1], members) != goal:
+        raise RebalanceError("the last cooperative round must be the target")
+    timeline.add(
+        "join (round 1)",
+        "cooperative protocol: members rejoin while still reading what they hold",
+        timings.heartbeat_interval_s + timings.barrier_s(),
+        before,
+    )
+    holding, round_count = before, 0
+    for number, handed_out in enumerate(round_list, start=1):
+        round_count = number
+        now = timeline.remember(_holdings(handed_out, members), handed_out)
+        given_up = _given_up(holding, now)
+        _cooperative_round(timeline, number, holding, now, given_up, timings)
+        holding = now
+        if not given_up:
+            break
+    notes = []
+    if round_count < len(round_list):
+        notes.append(f"rounds after round {round_count} hand out nothing new; not shown")
+    return _Played(round_count, round_list[0], notes)
+
+
+def _cooperative_round(
+    timeline: _Timeline,
+    number: int,
+    holding: _Hold,
+    now: _Hold,
+    given_up: frozenset[TopicPartition],
+    timings: Timings,
+) -> None:
+    """One cooperative round's phase: revoke (and rejoin for the next round), or assign."""
+    warming = _handed(holding, now)
+    if given_up:
         timeline.add(
-            "revoke and rejoin",
-            "eager protocol: every member revokes all its partitions, then the group waits until"
-            " every member has rejoined",
-            timings.revoke_s + barrier,
-            {},
-            revoked=_given_up(before, {}),
+            f"revoke (round {number})",
+            f"round {number}: members revoke only the partitions that leave them, then"
+            f" the group rejoins for round {number + 1}; partitions handed out now warm up",
+            timings.revoke_s + timings.heartbeat_interval_s + timings.barrier_s(),
+            now,
+            warming=warming,
+            revoked=given_up,
         )
+    elif warming:
+        timeline.add(
+            f"assign (round {number})",
+            f"round {number}: partitions handed out warm up; everything else keeps reading",
+            timings.warmup_s,
+            now,
+            warming=warming,
+        )
+
+
+def _play_consumer(
+    timeline: _Timeline,
+    before: _Hold,
+    goal: _Hold,
+    target: Assignment,
+    previous: Assignment,
+    epoch: int,
+    timings: Timings,
+) -> _Played:
+    """Step 3 of the module docstring (KIP-848): new target, then revoke and acknowledge and
+    assign released, or a plain assign when nobody gives anything up."""
+    members = timeline.members
+    new_epoch = epoch + 1
+    old_epochs = {m: (epoch if before[m] or m in previous.partitions else 0) for m in members}
+    timeline.add(
+        "new target",
+        "consumer protocol: the coordinator computes the target and bumps the group epoch;"
+        " members learn it at their next heartbeat and keep reading meanwhile",
+        timings.heartbeat_interval_s,
+        before,
+        epochs=old_epochs,
+    )
+    given_up = _given_up(before, goal)
+    if not given_up:
         warming = _handed(before, goal)
         if warming:  # otherwise the target holds as soon as the previous phase ends
             timeline.add(
                 "assign",
-                "the new assignment arrives: kept partitions resume at once, partitions with a new"
-                " owner warm up",
+                "nothing to revoke: members move to the new epoch and free partitions warm up",
                 timings.warmup_s,
                 goal,
                 warming=warming,
+                epochs=dict.fromkeys(members, new_epoch),
             )
-    elif protocol == "cooperative":
-        round_list = list(rounds) if rounds is not None else [_adjust_cooperative(target, before)]
-        if rounds is None and _given_up(before, _holdings(round_list[0], members)):
-            round_list.append(target)  # whoever revoked rejoins: Kafka runs a second round
-        if not round_list or _holdings(round_list[-1], members) != goal:
-            raise RebalanceError("the last cooperative round must be the target")
-        first_round = round_list[0]
-        timeline.add(
-            "join (round 1)",
-            "cooperative protocol: members rejoin while still reading what they hold",
-            timings.heartbeat_interval_s + barrier,
-            before,
-        )
-        holding = before
-        for number, handed_out in enumerate(round_list, start=1):
-            round_count = number
-            now = timeline.remember(_holdings(handed_out, members), handed_out)
-            given_up = _given_up(holding, now)
-            warming = _handed(holding, now)
-            if given_up:
-                timeline.add(
-                    f"revoke (round {number})",
-                    f"round {number}: members revoke only the partitions that leave them, then"
-                    f" the group rejoins for round {number + 1}; partitions handed out now warm up",
-                    timings.revoke_s + timings.heartbeat_interval_s + barrier,
-                    now,
-                    warming=warming,
-                    revoked=given_up,
-                )
-            elif warming:
-                timeline.add(
-                    f"assign (round {number})",
-                    f"round {number}: partitions handed out warm up; everything else keeps reading",
-                    timings.warmup_s,
-                    now,
-                    warming=warming,
-                )
-            holding = now
-            if not given_up:
-                break
-        if round_count < len(round_list):
-            notes.append(f"rounds after round {round_count} hand out nothing new; not shown")
-    else:  # consumer protocol (KIP-848)
-        new_epoch = epoch + 1
-        old_epochs = {m: (epoch if before[m] or m in previous.partitions else 0) for m in members}
-        timeline.add(
-            "new target",
-            "consumer protocol: the coordinator computes the target and bumps the group epoch;"
-            " members learn it at their next heartbeat and keep reading meanwhile",
-            timings.heartbeat_interval_s,
-            before,
-            epochs=old_epochs,
-        )
-        held_before = frozenset(tp for tps in before.values() for tp in tps)
-        given_up = _given_up(before, goal)
-        if given_up:
-            round_count = 2
-            step = {m: (before[m] & goal[m]) | (goal[m] - held_before) for m in members}
-            revoking = {m for m in members if before[m] - goal[m]}
-            timeline.add(
-                "revoke and acknowledge",
-                "members revoke the partitions leaving them and acknowledge at their next"
-                " heartbeat; the others move to the new epoch and take free partitions now",
-                timings.revoke_s + timings.heartbeat_interval_s,
-                step,
-                warming=_handed(before, step),
-                revoked=given_up,
-                epochs={m: old_epochs[m] if m in revoking else new_epoch for m in members},
-            )
-            warming = _handed(step, goal)
-            if warming:  # otherwise the target holds as soon as the previous phase ends
-                timeline.add(
-                    "assign released",
-                    "a revoked partition goes to its new owner only after its previous owner"
-                    " acknowledged; it warms up there",
-                    timings.warmup_s,
-                    goal,
-                    warming=warming,
-                    epochs=dict.fromkeys(members, new_epoch),
-                )
-            first_round = Assignment.of(members, step)
-        else:
-            round_count = 1
-            warming = _handed(before, goal)
-            if warming:  # otherwise the target holds as soon as the previous phase ends
-                timeline.add(
-                    "assign",
-                    "nothing to revoke: members move to the new epoch and free partitions warm up",
-                    timings.warmup_s,
-                    goal,
-                    warming=warming,
-                    epochs=dict.fromkeys(members, new_epoch),
-                )
-
-    return _summarise(
-        protocol, strategy, previous, first_round, target, timeline, timings, round_count, notes
+        return _Played(1, target, [])
+    held_before = frozenset(tp for tps in before.values() for tp in tps)
+    step = {m: (before[m] & goal[m]) | (goal[m] - held_before) for m in members}
+    revoking = {m for m in members if before[m] - goal[m]}
+    timeline.add(
+        "revoke and acknowledge",
+        "members revoke the partitions leaving them and acknowledge at their next"
+        " heartbeat; the others move to the new epoch and take free partitions now",
+        timings.revoke_s + timings.heartbeat_interval_s,
+        step,
+        warming=_handed(before, step),
+        revoked=given_up,
+        epochs={m: old_epochs[m] if m in revoking else new_epoch for m in members},
     )
+    warming = _handed(step, goal)
+    if warming:  # otherwise the target holds as soon as the previous phase ends
+        timeline.add(
+            "assign released",
+            "a revoked partition goes to its new owner only after its previous owner"
+            " acknowledged; it warms up there",
+            timings.warmup_s,
+            goal,
+            warming=warming,
+            epochs=dict.fromkeys(members, new_epoch),
+        )
+    return _Played(2, Assignment.of(members, step), [])
 
 
 def _summarise(

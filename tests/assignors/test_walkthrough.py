@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import sample_data
 from assignors.errors import ScenarioError
+from assignors.io.changes import change_to_json
 from assignors.io.scenario import parse_scenario, read_json_file
 from assignors.io.walkthrough import (
     MAX_WALKTHROUGH_STEPS,
@@ -96,6 +97,28 @@ def test_every_sample_walkthrough_round_trips(info: sample_data.SampleInfo) -> N
     steps, warnings = parse_walkthrough(raw)
     assert warnings == ()
     assert walkthrough_to_json(steps) == raw.get("walkthrough", [])
+
+
+@pytest.mark.parametrize(
+    "info",
+    [info for info in sample_data.list_samples() if info.kind == "consumer-group"],
+    ids=lambda info: info.key,
+)
+def test_every_sample_walkthrough_reads_the_same_in_the_one_change_form(
+    info: sample_data.SampleInfo,
+) -> None:
+    raw = read_json_file(info.path)
+    assert isinstance(raw, dict)
+    steps, _ = parse_walkthrough(raw)
+    rewritten = []
+    for step, parsed in zip(raw.get("walkthrough", []), steps, strict=True):
+        change = step.get("change")
+        if change is not None:
+            kept = {k: v for k, v in change.items() if k in ("assignor", "carry_assignment")}
+            listed = [change_to_json(c) for c in parsed.changes]
+            step = {**step, "change": {**kept, **({"changes": listed} if listed else {})}}
+        rewritten.append(step)
+    assert parse_walkthrough({**raw, "walkthrough": rewritten})[0] == steps
 
 
 def _step(change: object) -> list[dict[str, Any]]:
@@ -301,9 +324,36 @@ def test_a_change_that_does_not_fit_raises_the_core_error() -> None:
     [Subscribe("a", ("orders",)), RemoveMember("a", static_restart=True), AddMember("c")],
     ids=changes.describe,
 )
-def test_changes_the_format_cannot_hold_are_refused_when_writing(change: changes.Change) -> None:
-    with pytest.raises(ScenarioError, match=r"walkthrough\[0\].change: .* has no walkthrough form"):
-        walkthrough_to_json([WalkthroughStep("x", "y", (change,))])
+def test_changes_the_grouped_fields_cannot_hold_are_written_in_the_one_change_form(
+    change: changes.Change,
+) -> None:
+    # Before the one change format, these were refused ("has no walkthrough form").
+    written = walkthrough_to_json([WalkthroughStep("x", "y", (change,))])
+    assert written == [{"title": "x", "text": "y", "change": {"changes": [change_to_json(change)]}}]
+
+
+def test_a_change_with_no_form_at_all_is_refused_when_writing() -> None:
+    owning = AddMember("c", ("orders",), owned_partitions=(TopicPartition("orders", 0),))
+    step = WalkthroughStep("x", "y", (owning, Subscribe("a", ("orders",))))
+    with pytest.raises(ScenarioError, match=r"walkthrough\[0\].change: .* no change form"):
+        walkthrough_to_json([step])
+
+
+def test_a_step_in_the_one_change_form_reads_like_the_grouped_form() -> None:
+    grouped = {"remove_members": ["a"], "partitions": {"orders": 6}}
+    listed = {
+        "changes": [
+            {"op": "remove_member", "member_id": "a"},
+            {"op": "set_partitions", "topic": "orders", "partitions": 6},
+        ]
+    }
+    assert _parse(_step(grouped))[0][0].changes == _parse(_step(listed))[0][0].changes
+
+
+def test_a_malformed_change_in_the_list_is_an_error_at_its_path() -> None:
+    listed = {"changes": [{"op": "set_partitions", "topic": "orders", "partitions": 50_000_000}]}
+    with pytest.raises(ScenarioError, match=r"walkthrough\[0\].change.changes\[0\] .*1,000,000"):
+        _parse(_step(listed))
 
 
 # --- properties --------------------------------------------------------------------------------

@@ -150,3 +150,44 @@ def test_a_scenario_download_holds_only_scenario_fields() -> None:
         "topics",
         "members",
     }
+
+
+#: A link made by the dashboard before the one change format (commit ce727f4), unchanged.
+OLD_LINK = (
+    "?sample=range-vs-roundrobin&strategies=range%2Csticky&edits=eNpdT9sKwjAM_Zc8F2kFBfvqZ4xRa"
+    "hel7NLRZoqM_bupVjZ9SnJyLpxqhjCCBj-4bmrQUBi9SyCgLLoCkvlUUC-ikFOLD9PZG2SEJ9NmkKAPUspFFA6Seb"
+    "-KFUNslAU99heMxjcMnRUUfsQ-3NF8ngwmsuSdichLJNBX2yXMcheGNPVooiUEvT_InRS_nqevp22a1XCMPkRPT9Y"
+    "IiNa1OVT9N92U5AIjR3vynJgN1kMfN60ULPULrDhp_g"
+)
+
+
+def test_a_link_made_before_the_one_change_format_still_restores() -> None:
+    from dashboard import whatif
+
+    params = {key: values[0] for key, values in parse_qs(OLD_LINK[1:]).items()}
+    edits = share.restore_edits(params["edits"])
+    assert [edit["op"] for edit in edits] == [
+        "include_topics",
+        "skew_lag",
+        "set_lags",
+        "remove_member",
+        "add_member",
+        "set_partitions",
+    ]
+    sample = sample_data.load_sample(params["sample"])
+    assert sample.scenario is not None
+    plan = whatif.plan(sample.scenario, edits)
+    assert [m.member_id for m in plan.after.members] == ["C0", "C9"]
+    assert plan.after.partition_counts() == {"t0": 3, "t1": 6}
+
+
+def test_a_link_repeating_a_strategy_is_deduplicated_and_capped() -> None:
+    assert share.parse_strategies(",".join(["range"] * 150)) == ["range"]
+    many = ",".join(f"s{i}" for i in range(150))
+    assert len(share.parse_strategies(many)) == share.MAX_SHARED_STRATEGIES
+
+
+def test_a_link_with_a_malformed_edit_is_refused_with_the_core_message() -> None:
+    param = share.encode_edits([{"op": "set_partitions", "topic": "t0", "partitions": 50_000_000}])
+    with pytest.raises(share.ShareLinkError, match="1,000,000"):
+        share.restore_edits(param)

@@ -79,3 +79,9 @@ def test_an_edit_that_does_not_fit_says_why(edit: whatif.Edit, message: str) -> 
     with pytest.raises(AssignmentExplorerError) as error:
         whatif.plan(LAGGY, [edit])
     assert message in str(error.value)
+
+
+def test_growing_a_topic_past_the_limit_is_refused_not_attempted() -> None:
+    topic = LAGGY.topics[0].name
+    with pytest.raises(AssignmentExplorerError, match="from 1 to 1,000,000, got 50,000,000"):
+        whatif.plan(LAGGY, [{"op": "set_partitions", "topic": topic, "partitions": 50_000_000}])
