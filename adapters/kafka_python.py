@@ -35,7 +35,9 @@ ARRAY = INT32 count + elements):
 
 * ``sticky``: Kafka's ``StickyAssignorUserData`` version 1: ARRAY of (topic STRING, partitions
   ARRAY of INT32), then the INT32 generation of that assignment. Version 0 (no generation) is
-  read too. A member with no assignment yet sends no user data (null), as Java does.
+  read too, and so is kafka-python's ``StickyPartitionAssignor`` layout (an INT16 version in
+  front of Java's), which ``StickyAssignor(user_data_layout="kafka-python")`` also writes. A
+  member with no assignment yet sends no user data (null), as Java does.
 * ``cooperative-sticky``: the subscription's own ``owned_partitions`` and ``generation_id``
   fields (ConsumerProtocolSubscription v2+) carry the claim; the user data repeats the generation
   as one INT32 (Java's ``CooperativeStickyAssignor`` user data, read when a member's subscription
@@ -63,7 +65,7 @@ import logging
 import struct
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor, RebalanceProtocol
 from kafka.protocol.consumer.metadata import (
@@ -91,6 +93,12 @@ log = logging.getLogger(__name__)
 PROTOCOL_VERSION = 3
 #: Kafka's generation for "no generation" (``AbstractStickyAssignor.DEFAULT_GENERATION``).
 DEFAULT_GENERATION = -1
+#: The ``sticky`` user-data layouts: Java's ``StickyAssignor`` (ours by default) and kafka-python's
+#: ``StickyPartitionAssignor`` (an INT16 version in front of Java's layout).
+StickyLayout = Literal["java", "kafka-python"]
+STICKY_LAYOUTS: tuple[StickyLayout, ...] = ("java", "kafka-python")
+#: The version kafka-python 3.0.12's ``StickyPartitionAssignor`` writes in front of its user data.
+KAFKA_PYTHON_STICKY_VERSION = 1
 
 
 class AdapterConfigError(AssignmentExplorerError, ValueError):
@@ -143,6 +151,10 @@ class _Reader:
         return len(self.data) - self.offset
 
 
+def _int16(value: int) -> bytes:
+    return struct.pack(">h", value)
+
+
 def _int32(value: int) -> bytes:
     return struct.pack(">i", value)
 
@@ -163,23 +175,62 @@ def _by_topic(partitions: Iterable[TopicPartition]) -> list[tuple[str, list[int]
     return [(topic, sorted(numbers)) for topic, numbers in sorted(grouped.items())]
 
 
-def encode_sticky_user_data(owned: Iterable[TopicPartition], generation: int) -> bytes:
-    """Kafka's StickyAssignorUserData v1: [(topic, [partition])] then INT32 generation."""
+def encode_sticky_user_data(
+    owned: Iterable[TopicPartition], generation: int, layout: StickyLayout = "java"
+) -> bytes:
+    """Kafka's StickyAssignorUserData v1: [(topic, [partition])] then INT32 generation.
+
+    ``layout="kafka-python"`` puts kafka-python's INT16 version (1) in front, which is what
+    kafka-python's own ``StickyPartitionAssignor`` writes and the only layout it reads.
+    """
     grouped = _by_topic(owned)
     body = b"".join(_string(topic) + _int32_array(numbers) for topic, numbers in grouped)
-    return _int32(len(grouped)) + body + _int32(generation)
+    java = _int32(len(grouped)) + body + _int32(generation)
+    return java if layout == "java" else _int16(KAFKA_PYTHON_STICKY_VERSION) + java
 
 
 def decode_sticky_user_data(data: bytes) -> tuple[list[TopicPartition], int | None]:
-    """Owned partitions and generation (``None`` for version 0 data, which has none)."""
-    reader = _Reader(data, "sticky user data")
+    """Owned partitions and generation (``None`` for version 0 data, which has none).
+
+    Reads both layouts a ``sticky`` member may send, told apart by structure: Java's (ARRAY of
+    claims, then the INT32 generation in version 1, nothing in version 0) and kafka-python's (an
+    INT16 version, 0 or 1, then Java's layout of that version). A layout matches only if it
+    accounts for every byte; Java's is tried first. The two cannot both match data of a sane
+    size: kafka-python's version bytes ``00 01`` read as the start of Java's topic count announce
+    at least 65,536 topics, and Java's count read after a 2-byte version announces at least
+    65,536 topics or leaves bytes over. Raises :class:`UserDataError` when neither matches,
+    naming what each reading tripped on.
+    """
+    try:
+        return _decode_java_sticky(_Reader(data, "Java's layout"))
+    except (UserDataError, UnicodeDecodeError) as java_problem:
+        reader = _Reader(data, "kafka-python's layout")
+        try:
+            version = reader.int16()
+            if version not in (0, 1):
+                raise UserDataError(f"kafka-python's layout: unknown version {version}") from None
+            owned, generation = _decode_java_sticky(reader)
+            if (generation is None) != (version == 0):
+                raise UserDataError(
+                    f"kafka-python's layout: version {version} "
+                    f"{'has no' if version == 0 else 'needs a'} generation"
+                ) from None
+            return owned, generation
+        except (UserDataError, UnicodeDecodeError) as kafka_python_problem:
+            raise UserDataError(
+                f"sticky user data in neither layout: {java_problem}; {kafka_python_problem}"
+            ) from None
+
+
+def _decode_java_sticky(reader: _Reader) -> tuple[list[TopicPartition], int | None]:
+    """Java's StickyAssignorUserData (v0 or v1) from the reader's position to the very end."""
     owned: list[TopicPartition] = []
     for _ in range(max(reader.int32(), 0)):
         topic = reader.string()
         owned.extend(TopicPartition(topic, p) for p in reader.int32_array())
     generation = reader.int32() if reader.remaining >= 4 else None
     if reader.remaining:
-        raise UserDataError(f"sticky user data: {reader.remaining} unexpected trailing bytes")
+        raise UserDataError(f"{reader.what}: {reader.remaining} unexpected trailing bytes")
     return owned, generation
 
 
@@ -372,15 +423,36 @@ class RoundRobinAssignor(ScenarioAssignor):
 
 
 class StickyAssignor(ScenarioAssignor):
-    """Kafka's eager ``StickyAssignor`` (protocol ``sticky``); claims travel in user data."""
+    """Kafka's eager ``StickyAssignor`` (protocol ``sticky``); claims travel in user data.
+
+    As leader it reads claims in Java's layout and in kafka-python's (see
+    :func:`decode_sticky_user_data`), so members running kafka-python's own
+    ``StickyPartitionAssignor`` keep their partitions too. It writes Java's layout, or with
+    ``user_data_layout="kafka-python"`` kafka-python's: kafka-python's leader reads only that one
+    (it drops Java-layout claims as unparsable), so a group moving between kafka-python's
+    assignor and ours stays sticky whoever leads only with that setting; Java members in turn
+    read only Java's layout.
+    """
 
     name = "sticky"
     strategy_name = "sticky"
 
+    def __init__(
+        self, user_data_layout: StickyLayout = "java", client_rack: str | None = None
+    ) -> None:
+        if user_data_layout not in STICKY_LAYOUTS:
+            raise AdapterConfigError(
+                f"user_data_layout {user_data_layout!r}: use one of {', '.join(STICKY_LAYOUTS)}"
+            )
+        super().__init__(client_rack)
+        self.user_data_layout: StickyLayout = user_data_layout
+
     def subscription_user_data(self) -> bytes | None:
         if self.owned_partitions is None:
             return None
-        return encode_sticky_user_data(self.owned_partitions, self.generation)
+        return encode_sticky_user_data(
+            self.owned_partitions, self.generation, self.user_data_layout
+        )
 
     def member_from_subscription(
         self, member_id: str, group_instance_id: str | None, subscription: Any
@@ -391,7 +463,7 @@ class StickyAssignor(ScenarioAssignor):
             return member
         try:
             owned, generation = decode_sticky_user_data(data)
-        except (UserDataError, UnicodeDecodeError) as exc:
+        except UserDataError as exc:
             log.warning("member %s: ignoring unreadable sticky user data: %s", member_id, exc)
             return member
         return _with_claim(member, owned, generation)
