@@ -137,3 +137,38 @@ def test_compare_with_garbage_flags_gives_a_report_or_one_line(
     for flag, value in flags:
         argv += [flag, value] if not value.startswith("-") else [f"{flag}={value}"]
     _expect_ours(*_run(argv))
+
+
+LISTING = Path(__file__).resolve().parent / "listings" / "kafka-offsets.txt"
+
+
+@GARBAGE
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["--partitions", "--broker-rack"]), FLAG_VALUES), max_size=3
+    ),
+    st.one_of(st.none(), SCENARIO_TREES.map(render), st.sampled_from(list(KNOWN_BAD.values()))),
+)
+def test_from_describe_with_garbage_flags_and_kcat_files_gives_a_scenario_or_one_line(
+    flags: list[tuple[str, str]], kcat: str | None
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        argv = ["from-describe", str(LISTING)]
+        for flag, value in flags:
+            argv += [f"{flag}={value}"]
+        if kcat is not None:
+            file = Path(folder) / "kcat.json"
+            file.write_bytes(kcat.encode("utf-8", "surrogatepass"))
+            argv += ["--kcat", str(file)]
+        _expect_ours(*_run(argv))
+
+
+@pytest.mark.parametrize("flags", [["--partitions", "t0:²"], ["--broker-rack", "²:a"]])
+def test_from_describe_refuses_odd_digits_in_flags_with_one_line(
+    flags: list[str], tmp_path: Path
+) -> None:
+    """Before: ``"²".isdigit()`` is true and ``int("²")`` raised ValueError (a traceback)."""
+    kcat = tmp_path / "kcat.json"
+    kcat.write_text('{"brokers": [], "topics": []}')
+    code, stderr = _run(["from-describe", str(LISTING), *flags, "--kcat", str(kcat)])
+    assert code == 2 and one_line_of_ours(stderr), stderr
