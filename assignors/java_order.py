@@ -13,12 +13,15 @@ The model (OpenJDK 17 ``java.util.HashMap``):
   exceeds ``0.75 * capacity``; it never shrinks;
 * iteration walks buckets in index order and, inside a bucket, keys in insertion order (a
   resize splits a bucket in two and keeps the relative order; a removal unlinks a key; putting an
-  existing key again keeps its place).
+  existing key again keeps its place). ``computeIfAbsent`` / ``compute`` / ``merge`` are the
+  exception: a new key goes to the *head* of its bucket (:meth:`JavaHashMapOrder.put_first`).
 
-Not modelled: a bucket that turns into a red-black tree (8 or more keys in one bucket of a table
-with 64 or more buckets). Java then links keys added later right after their tree parent rather
-than at the bucket's end. With well-spread hash codes that is rare (about one bucket in ten
-million at the usual load); there this model answers insertion order, which may differ.
+A bucket that outgrows 8 keys in a table of fewer than 64 buckets doubles the table (Java's
+``treeifyBin``), which is modelled. Not modelled: a bucket that turns into a red-black tree (more
+than 8 keys in one bucket of a table with 64 or more buckets). Java then links keys added later
+right after their tree parent rather than at the bucket's end. With well-spread hash codes that
+is rare (about one bucket in ten million at the usual load); there this model answers insertion
+order, which may differ.
 
 Hash codes of the key types Kafka uses: :func:`string_hash` (``String.hashCode``, over UTF-16
 code units), :func:`topic_partition_hash` (``TopicPartition.hashCode``), :func:`uuid_hash`
@@ -37,6 +40,9 @@ from typing import Any, Generic, TypeVar, cast
 K = TypeVar("K", bound=Hashable)
 
 _MASK32 = 0xFFFFFFFF
+#: Java's ``HashMap.TREEIFY_THRESHOLD`` and ``MIN_TREEIFY_CAPACITY``.
+TREEIFY_THRESHOLD = 8
+MIN_TREEIFY_CAPACITY = 64
 
 
 def to_int32(value: int) -> int:
@@ -99,9 +105,13 @@ class JavaHashMapOrder(Generic[K]):
     Call :meth:`put` and :meth:`remove` in the order the Java code does; iterate to get the keys
     in the order Java's ``keySet()`` / ``entrySet()`` / ``values()`` would.
     ``initial_capacity`` mirrors ``new HashMap<>(initialCapacity)`` (``None``: the default 16).
+    The table doubles when it passes its load factor, and, while it has fewer than 64 buckets,
+    when a put leaves more than 8 keys in one bucket (``treeifyBin``). Not modelled: the order of
+    a bucket that has become a tree (more than 8 keys in one bucket of a table of 64 or more,
+    which takes keys built to share a hash).
     """
 
-    __slots__ = ("_capacity", "_hash_of", "_hashes", "_keys", "_seq")
+    __slots__ = ("_capacity", "_hash_of", "_hashes", "_head_seq", "_keys", "_seq")
 
     def __init__(self, hash_of: Callable[[K], int], initial_capacity: int | None = None) -> None:
         self._hash_of = hash_of
@@ -109,6 +119,7 @@ class JavaHashMapOrder(Generic[K]):
         self._keys: dict[K, int] = {}
         self._hashes: dict[K, int] = {}
         self._seq = 0
+        self._head_seq = 0
 
     @property
     def capacity(self) -> int:
@@ -119,11 +130,47 @@ class JavaHashMapOrder(Generic[K]):
         """``map.put(key, ...)``: a new key goes last in its bucket; an existing key stays."""
         if key in self._keys:
             return
+        hashed = spread(self._hash_of(key))
+        crowded = self._crowded(hashed, TREEIFY_THRESHOLD)
         self._keys[key] = self._seq
-        self._hashes[key] = spread(self._hash_of(key))
+        self._hashes[key] = hashed
         self._seq += 1
+        if crowded:
+            self._capacity <<= 1
         while len(self._keys) > self._capacity * 3 // 4:
             self._capacity <<= 1
+
+    def put_first(self, key: K) -> None:
+        """``map.computeIfAbsent(key, ...)`` (also ``compute``, ``merge``) for a new key.
+
+        Java links the new node in front of the bucket's existing keys, not behind them, and
+        grows the table *before* inserting (when the size is already over the threshold), so the
+        map may stay one key over it; an existing key stays where it is.
+        """
+        if key in self._keys:
+            return
+        if len(self._keys) > self._capacity * 3 // 4:
+            self._capacity <<= 1
+        hashed = spread(self._hash_of(key))
+        crowded = self._crowded(hashed, TREEIFY_THRESHOLD - 1)
+        self._head_seq -= 1
+        self._keys[key] = self._head_seq
+        self._hashes[key] = hashed
+        if crowded:
+            self._capacity <<= 1
+
+    def _crowded(self, hashed: int, limit: int) -> bool:
+        """Whether adding to this key's bucket makes Java's ``treeifyBin`` double a small table.
+
+        Java turns a bucket into a tree once it holds more than ``TREEIFY_THRESHOLD`` keys, but a
+        table under ``MIN_TREEIFY_CAPACITY`` buckets is doubled instead (which this model
+        follows); the tree itself (larger tables) is not modelled.
+        """
+        if self._capacity >= MIN_TREEIFY_CAPACITY:
+            return False
+        mask = self._capacity - 1
+        bucket = hashed & mask
+        return sum(1 for h in self._hashes.values() if h & mask == bucket) >= limit
 
     def put_all(self, keys: Iterable[K]) -> None:
         for key in keys:

@@ -21,6 +21,7 @@ _MODULES: tuple[str, ...] = (
     "client.cooperative_sticky",
     "broker.uniform",
     "broker.range",
+    "broker.share_simple",
     "seeds.lag_aware",
     "seeds.failover",
     "seeds.stream_join_sticky",

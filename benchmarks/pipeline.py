@@ -1,7 +1,8 @@
 """Pipeline benchmark: Spark (local mode) against the same work single-process with pandas.
 
-    .venv/bin/python benchmarks/pipeline.py [--sizes 100,1000,10000] [--lag-groups 100]
-        [--master local[2]] [--skip-whatif] [--skip-lag] [--no-drain-search]
+    .venv/bin/python benchmarks/pipeline.py [--sizes 100,1000,10000,100000]
+        [--pandas-up-to 10000] [--lag-groups 100] [--master local[2]] [--skip-whatif]
+        [--skip-lag] [--no-drain-search]
 
 1. Fleet what-if: for each size N, a synthetic fleet (``pipeline.synth``: 4 to 1,024 partitions,
    1 to 64 members, two samples a minute apart), then every group x 4 strategies (range,
@@ -15,12 +16,18 @@
    pandas: the same four tables single-process; the group verdicts are compared.
 
 Wall times exclude generating the input and Spark's start-up (reported once); the first Spark
-job after start-up runs a tiny warm-up so Python workers exist. Prints a Markdown table.
+job after start-up runs a tiny warm-up so Python workers exist. Beside each time: the 1-minute
+load average before/after (the machine may be shared). The driver's peak memory is the peak
+resident memory of this Python process plus Spark's JVM during the Spark run (Linux
+``VmHWM``, reset before each run). ``fit``: least squares ``seconds = fixed + per-group cost x
+groups`` over the sizes. Prints a Markdown table.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import shutil
 import sys
 import time
@@ -204,18 +211,141 @@ def _same_rows(spark_path: Path, pandas_path: Path) -> tuple[int, int]:
     return same, len(left)
 
 
-def _timed(label: str, action: Any) -> tuple[float, Any]:
+def _load() -> str:
+    """The 1-minute load average now (the machine is shared: say how busy it was)."""
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def _reset_peak(pid: int) -> None:
+    """Reset a process's peak resident memory (Linux ``clear_refs``; ignored elsewhere)."""
+    with contextlib.suppress(OSError):
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
+def _peak_mb(pid: int) -> float:
+    """A process's peak resident memory since the last reset, in MB (0 when unknown)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _timed(label: str, action: Any, pids: tuple[int, ...] = ()) -> tuple[float, Any, str, float]:
+    """(seconds, value, load average before/after, peak MB of ``pids`` together)."""
+    for pid in pids:
+        _reset_peak(pid)
     print(f"  {label} ...", file=sys.stderr, flush=True)
+    before = _load()
     started = time.perf_counter()
     value = action()
     elapsed = time.perf_counter() - started
-    print(f"  {label}: {elapsed:.1f} s", file=sys.stderr, flush=True)
-    return elapsed, value
+    peak = sum(_peak_mb(pid) for pid in pids)
+    print(f"  {label}: {elapsed:.1f} s, peak {peak:.0f} MB", file=sys.stderr, flush=True)
+    return elapsed, value, f"{before}/{_load()}", peak
+
+
+def fit_per_group(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """Least-squares ``seconds = fixed + per_group * groups``: (fixed s, per-group ms)."""
+    if len(points) < 2:
+        groups, seconds = points[0]
+        return 0.0, 1000 * seconds / groups
+    sizes = np.array([p[0] for p in points], dtype=float)
+    times = np.array([p[1] for p in points], dtype=float)
+    slope, intercept = np.polyfit(sizes, times, 1)
+    return float(intercept), float(1000 * slope)
+
+
+def _whatif_config(size: int) -> SynthConfig:
+    return SynthConfig(
+        groups=size,
+        hours=1 / 60,
+        interval_s=60,
+        seed=1,
+        min_partitions=4,
+        max_partitions=1024,
+        min_members=1,
+        max_members=64,
+    )
+
+
+def run_whatif_sizes(
+    spark: Any, sizes: list[int], drain_target: float | None, pandas_up_to: int
+) -> tuple[list[str], list[tuple[int, float]], list[tuple[int, float]]]:
+    """One table line per size, and the (groups, seconds) points of Spark and pandas."""
+    lines: list[str] = []
+    spark_points: list[tuple[int, float]] = []
+    pandas_points: list[tuple[int, float]] = []
+    driver = (os.getpid(), spark.sparkContext._gateway.proc.pid)
+    for size in sizes:
+        folder = WORK / f"whatif-{size}"
+        shutil.rmtree(folder, ignore_errors=True)
+        rows_in, _ = write_history(_whatif_config(size), folder)
+        print(f"what-if {size} groups: {rows_in:,} offsets rows", file=sys.stderr)
+        spark_s, _, spark_load, peak = _timed(
+            "spark what-if",
+            lambda f=folder: spark_whatif(spark, f, WORK / "out-spark", drain_target),
+            driver,
+        )
+        spark_points.append((size, spark_s))
+        pandas_cell, ratio, parity, pandas_load = "not run", "-", "-", "-"
+        if size <= pandas_up_to:
+            pandas_s, _, pandas_load, _ = _timed(
+                "pandas what-if",
+                lambda f=folder: pandas_whatif(f, WORK / "out-pandas.parquet", drain_target),
+            )
+            pandas_points.append((size, pandas_s))
+            same, total = _same_rows(WORK / "out-spark", WORK / "out-pandas.parquet")
+            pandas_cell, ratio = f"{pandas_s:.1f}", f"{pandas_s / spark_s:.2f}"
+            parity = f"{same}/{total} rows equal"
+        lines.append(
+            f"| what-if x4 strategies{'' if drain_target else ' (no drain search)'} | {size:,}"
+            f" | {rows_in:,} | {spark_s:.1f} ({spark_load}) | {1000 * spark_s / size:.1f}"
+            f" | {pandas_cell} ({pandas_load}) | {ratio} | {peak:.0f} | {parity} |"
+        )
+        print(lines[-1], file=sys.stderr)
+    return lines, spark_points, pandas_points
+
+
+def run_lag(spark: Any, groups: int) -> str:
+    folder = WORK / f"lag-{groups}"
+    shutil.rmtree(folder, ignore_errors=True)
+    config = SynthConfig(
+        groups=groups,
+        hours=24,
+        interval_s=30,
+        seed=2,
+        min_partitions=4,
+        max_partitions=64,
+        min_members=1,
+        max_members=16,
+    )
+    rows_in, _ = write_history(config, folder)
+    print(f"lag history: {rows_in:,} offsets rows", file=sys.stderr)
+    out = WORK / "lag-spark"
+    driver = (os.getpid(), spark.sparkContext._gateway.proc.pid)
+    spark_s, spark_verdicts, spark_load, peak = _timed(
+        "spark lag", lambda: spark_lag(spark, folder, out), driver
+    )
+    (WORK / "lag-pandas").mkdir(parents=True, exist_ok=True)
+    pandas_s, pandas_verdicts, pandas_load, _ = _timed(
+        "pandas lag", lambda: pandas_lag(folder, WORK / "lag-pandas")
+    )
+    merged = spark_verdicts.merge(pandas_verdicts, on="group_id", suffixes=("_s", "_p"))
+    agree = int((merged["status_s"] == merged["status_p"]).sum())
+    return (
+        f"| lag history 24 h @ 30 s | {groups:,} | {rows_in:,} | {spark_s:.1f} ({spark_load})"
+        f" | {1000 * spark_s / groups:.0f} | {pandas_s:.1f} ({pandas_load})"
+        f" | {pandas_s / spark_s:.2f} | {peak:.0f} | {agree}/{len(merged)} verdicts equal |"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="100,1000")
+    parser.add_argument("--sizes", default="100,1000,10000")
+    parser.add_argument("--pandas-up-to", type=int, default=10_000, help="largest pandas size")
     parser.add_argument("--lag-groups", type=int, default=100)
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--skip-whatif", action="store_true")
@@ -231,72 +361,26 @@ def main() -> None:
     spark.range(4).mapInPandas(lambda it: it, "id long").count()  # start Python workers
     startup = time.perf_counter() - started
     lines = [
-        f"Spark {spark.version}, master {options.master}, start-up {startup:.1f} s (excluded)",
+        f"Spark {spark.version}, master {options.master}, {os.cpu_count()} cores,"
+        f" start-up {startup:.1f} s (excluded); (x/y) = 1-minute load average before/after",
         "",
-        "| job | groups | input rows | Spark s | Spark ms/group | pandas s | pandas / Spark"
-        " | parity |",
-        "|---|---:|---:|---:|---:|---:|---:|---|",
+        "| job | groups | input rows | Spark s (load) | Spark ms/group | pandas s (load)"
+        " | pandas / Spark | driver peak MB (Python + JVM) | parity |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     if not options.skip_whatif:
-        for size in [int(s) for s in options.sizes.split(",")]:
-            folder = WORK / f"whatif-{size}"
-            shutil.rmtree(folder, ignore_errors=True)
-            config = SynthConfig(
-                groups=size,
-                hours=1 / 60,
-                interval_s=60,
-                seed=1,
-                min_partitions=4,
-                max_partitions=1024,
-                min_members=1,
-                max_members=64,
-            )
-            rows_in, _ = write_history(config, folder)
-            print(f"what-if {size} groups: {rows_in:,} offsets rows", file=sys.stderr)
-            spark_s, _ = _timed(
-                "spark what-if",
-                lambda f=folder: spark_whatif(spark, f, WORK / "out-spark", drain_target),
-            )
-            pandas_s, _ = _timed(
-                "pandas what-if",
-                lambda f=folder: pandas_whatif(f, WORK / "out-pandas.parquet", drain_target),
-            )
-            same, total = _same_rows(WORK / "out-spark", WORK / "out-pandas.parquet")
-            lines.append(
-                f"| what-if x4 strategies{'' if drain_target else ' (no drain search)'} | {size:,}"
-                f" | {rows_in:,} | {spark_s:.1f} | {1000 * spark_s / size:.1f} | {pandas_s:.1f}"
-                f" | {pandas_s / spark_s:.2f}"
-                f" | {same}/{total} rows equal |"
-            )
-            print(lines[-1], file=sys.stderr)
+        sizes = [int(s) for s in options.sizes.split(",")]
+        table, spark_points, pandas_points = run_whatif_sizes(
+            spark, sizes, drain_target, options.pandas_up_to
+        )
+        lines += table
+        fits = [("Spark", spark_points), ("pandas", pandas_points)]
+        for name, points in fits:
+            if points:
+                fixed, per_group = fit_per_group(points)
+                lines.append(f"fit {name}: {fixed:.1f} s + {per_group:.2f} ms per group")
     if not options.skip_lag:
-        folder = WORK / f"lag-{options.lag_groups}"
-        shutil.rmtree(folder, ignore_errors=True)
-        config = SynthConfig(
-            groups=options.lag_groups,
-            hours=24,
-            interval_s=30,
-            seed=2,
-            min_partitions=4,
-            max_partitions=64,
-            min_members=1,
-            max_members=16,
-        )
-        rows_in, _ = write_history(config, folder)
-        print(f"lag history: {rows_in:,} offsets rows", file=sys.stderr)
-        out = WORK / "lag-spark"
-        spark_s, spark_verdicts = _timed("spark lag", lambda: spark_lag(spark, folder, out))
-        (WORK / "lag-pandas").mkdir(parents=True, exist_ok=True)
-        pandas_s, pandas_verdicts = _timed(
-            "pandas lag", lambda: pandas_lag(folder, WORK / "lag-pandas")
-        )
-        merged = spark_verdicts.merge(pandas_verdicts, on="group_id", suffixes=("_s", "_p"))
-        agree = int((merged["status_s"] == merged["status_p"]).sum())
-        lines.append(
-            f"| lag history 24 h @ 30 s | {options.lag_groups:,} | {rows_in:,} | {spark_s:.1f}"
-            f" | {1000 * spark_s / options.lag_groups:.0f} | {pandas_s:.1f}"
-            f" | {pandas_s / spark_s:.2f} | {agree}/{len(merged)} verdicts equal |"
-        )
+        lines.append(run_lag(spark, options.lag_groups))
     spark.stop()
     print("\n".join(lines))
 

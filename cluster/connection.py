@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,6 +31,7 @@ from cluster.errors import (
     ConnectionSettingsError,
     NotAuthorizedError,
     RequestTimeoutError,
+    TlsHandshakeError,
 )
 
 SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
@@ -41,7 +43,7 @@ SECURITY_PROTOCOLS: tuple[SecurityProtocol, ...] = (
     "SASL_SSL",
 )
 SASL_MECHANISMS: tuple[SaslMechanism, ...] = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_TIMEOUT_S = 5.0
 DEFAULT_CLIENT_ID = "assignment-explorer-reader"
 REDACTED = "***"
 
@@ -278,8 +280,8 @@ def redact(text: str, settings: ConnectionSettings) -> str:
 
 class _FailureCollector(logging.Handler):
     """Keeps kafka-python's warnings while bootstrapping: they hold the real cause of a
-    bootstrap timeout (a TLS or SASL failure is retried until the timeout, then reported only
-    as "Unable to bootstrap")."""
+    bootstrap timeout (a SASL failure is retried until the timeout, then reported only as
+    "Unable to bootstrap")."""
 
     def __init__(self) -> None:
         super().__init__(level=logging.WARNING)
@@ -291,9 +293,18 @@ class _FailureCollector(logging.Handler):
 
 
 def open_admin(settings: ConnectionSettings) -> Any:
-    """A bootstrapped ``KafkaAdminClient`` (step 3); failures become ClusterError (step 4)."""
+    """A bootstrapped ``KafkaAdminClient`` (step 3); failures become ClusterError (step 4).
+
+    Without a proxy, :func:`cluster.preflight.probe` first reaches a bootstrap server step by
+    step (DNS, TCP, TLS, a Kafka answer) so those failures are named at once; kafka-python then
+    bootstraps (SASL included) within the settings' timeout.
+    """
     settings.validate()
     _install_redaction(settings)
+    if settings.proxy_url is None:
+        from cluster.preflight import probe
+
+        probe(settings)
     from kafka import KafkaAdminClient
 
     collector = _FailureCollector()
@@ -309,14 +320,102 @@ def open_admin(settings: ConnectionSettings) -> Any:
         kafka_logger.removeHandler(collector)
 
 
-_TLS_SIGNS = ("SSL", "certificate", "CERTIFICATE", "Handshake failed", "TLS")
-_SASL_SIGNS = (
-    "SaslAuthenticationFailed",
-    "UnsupportedSaslMechanism",
-    "IllegalSaslState",
-    "Authentication failed",
-    "authentication failed",
-)
+_KAFKA_PREFIX = re.compile(r"^(\[Error -?\d+\] )?")
+_BACKOFF = re.compile(r" \(backoff [\d.]+ secs\)$")
+
+
+def describe_error(error: BaseException | str) -> str:
+    """``Name: message`` once: kafka-python's ``[Error 58] X: X: text`` becomes ``X: text``."""
+    if isinstance(error, BaseException):
+        name, text = type(error).__name__, str(error)
+    else:
+        name, text = "", error
+    text = _BACKOFF.sub("", _KAFKA_PREFIX.sub("", text.strip()))
+    words = re.match(r"^((?:\w+(?:Error|Exception): )+)(.*)$", text, flags=re.S)
+    if words:
+        names = [n for n in words.group(1).split(": ") if n]
+        name, text = names[-1], words.group(2)
+    text = text.strip()
+    if name and text and text != name:
+        return f"{name}: {text}"
+    return name or text
+
+
+def _principal(settings: ConnectionSettings) -> str:
+    if settings.uses_sasl and settings.sasl_username:
+        return f"User:{settings.sasl_username}"
+    if settings.ssl_certfile:
+        return "the principal of your client certificate"
+    return "User:ANONYMOUS"
+
+
+def not_authorized(
+    settings: ConnectionSettings, operation: str, resource_type: str, name: str, code: str
+) -> NotAuthorizedError:
+    """The ACL message: who, which operation on which resource, and the command that grants it."""
+    principal = _principal(settings)
+    flag = {"group": "--group", "topic": "--topic", "cluster": "--cluster"}[resource_type]
+    target = "" if resource_type == "cluster" else f" {name}"
+    shown = "the cluster" if resource_type == "cluster" else f"{resource_type} {name!r}"
+    grant = f"kafka-acls.sh --add --allow-principal {principal}"
+    if principal.startswith("User:"):
+        how = f"grant it with {grant} --operation {operation} {flag}{target}"
+    else:
+        how = (
+            f"grant that principal {operation} on {shown} (kafka-acls.sh --add ... {flag}{target})"
+        )
+    return NotAuthorizedError(
+        f"{principal} is not allowed to {operation.upper()} {shown} ({code}): {how}."
+    )
+
+
+_TLS_UNTRUSTED = ("CERTIFICATE_VERIFY_FAILED",)
+_TLS_SIGNS = ("Handshake failed", "SSL:", "WRONG_VERSION_NUMBER")
+
+
+def _from_causes(causes: list[str], settings: ConnectionSettings) -> ClusterError | None:
+    """A decisive failure among kafka-python's bootstrap warnings, as our error."""
+    servers = settings.bootstrap_servers
+    user, mechanism = settings.sasl_username, settings.sasl_mechanism
+    for raw in reversed(causes):
+        cause = redact(raw, settings)
+        if "SaslAuthenticationFailed" in cause:
+            detail = cause.split("SaslAuthenticationFailedError: ")[-1]
+            return AuthenticationFailedError(
+                f"the brokers at {servers} refused user {user!r} with {mechanism}"
+                f" ({_BACKOFF.sub('', detail)}): check the user name and password, and that the"
+                f" user has {mechanism} credentials on this cluster."
+            )
+        if "UnsupportedSaslMechanism" in cause or "IllegalSaslState" in cause:
+            return AuthenticationFailedError(
+                f"the listener at {servers} does not accept the SASL mechanism {mechanism}:"
+                " choose the mechanism the cluster uses (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)."
+            )
+        if settings.uses_ssl and any(sign in cause for sign in _TLS_UNTRUSTED):
+            return TlsHandshakeError(
+                f"the TLS certificate of {servers} is not trusted: set the CA file to the CA that"
+                " signed the brokers' certificates."
+            )
+        if settings.uses_ssl and any(sign in cause for sign in _TLS_SIGNS):
+            return TlsHandshakeError(
+                f"the TLS handshake with {servers} failed ({describe_error(cause)}): check that"
+                " the port speaks TLS, the CA file and the client certificate."
+            )
+    timed_out = any("Timeout" in cause or "timed out" in cause for cause in causes)
+    disconnected = not timed_out and any("socket disconnected" in cause for cause in causes)
+    if disconnected and settings.uses_sasl:
+        return AuthenticationFailedError(
+            f"the brokers at {servers} closed the connection during SASL authentication as"
+            f" {user!r} with {mechanism}: most likely the user name or password is wrong; check"
+            " them."
+        )
+    if disconnected:
+        return AuthenticationFailedError(
+            f"the brokers at {servers} closed every connection after the first request: a SASL"
+            " listener does that to a client that does not authenticate; set the security"
+            " protocol to SASL_PLAINTEXT or SASL_SSL with a mechanism, user and password."
+        )
+    return None
 
 
 def translate_error(
@@ -327,68 +426,55 @@ def translate_error(
 ) -> ClusterError:
     """Step 4: a kafka-python (or socket/TLS) exception -> a specific ClusterError.
 
-    ``causes`` are kafka-python's warnings collected meanwhile; a bootstrap timeout whose
-    causes show a TLS or SASL failure is reported as that failure.
+    ``causes`` are kafka-python's warnings collected while connecting; a bootstrap that timed out
+    because of a SASL or TLS failure is reported as that failure. Messages name the class once.
     """
     if isinstance(error, ClusterError):
         return error
-    import ssl
-
     from kafka import errors as kafka_errors
 
-    detail = redact(f"{type(error).__name__}: {error}", settings)
-    for cause in reversed(causes or []):
-        cause = redact(cause, settings)
-        if any(sign in cause for sign in _SASL_SIGNS):
-            return AuthenticationFailedError(
-                f"authentication failed at {settings.bootstrap_servers} as"
-                f" {settings.sasl_username!r} with {settings.sasl_mechanism}: {cause}"
-            )
-        if settings.uses_ssl and any(sign in cause for sign in _TLS_SIGNS):
-            return AuthenticationFailedError(
-                f"the TLS handshake with {settings.bootstrap_servers} failed ({cause}); check"
-                " the CA file, the client certificate and that the listener speaks TLS"
-            )
+    detail = redact(describe_error(error), settings)
+    if during == "connecting":
+        decisive = _from_causes(causes or [], settings)
+        if decisive is not None:
+            return decisive
     sasl_failures = (
         kafka_errors.SaslAuthenticationFailedError,
         kafka_errors.UnsupportedSaslMechanismError,
         kafka_errors.IllegalSaslStateError,
     )
     if isinstance(error, sasl_failures):
-        return AuthenticationFailedError(
-            f"authentication failed at {settings.bootstrap_servers} as"
-            f" {settings.sasl_username!r} with {settings.sasl_mechanism}: {detail}"
-        )
-    if (
-        isinstance(error, ssl.SSLError)
-        or "SSL" in type(error).__name__
-        or ("certificate" in str(error).lower())
-    ):
-        return AuthenticationFailedError(
-            f"the TLS handshake with {settings.bootstrap_servers} failed ({detail}); check the"
-            " CA file, the client certificate and that the listener speaks TLS"
-        )
+        return _from_causes([detail], settings) or AuthenticationFailedError(detail)
     if isinstance(error, kafka_errors.AuthorizationError):
         return NotAuthorizedError(
-            f"not authorised while {during}: {detail}. The principal needs DESCRIBE on the group"
-            " and on its topics (kafka-acls.sh --operation Describe)"
+            f"{_principal(settings)} is not allowed to do this while {during} ({detail}): it"
+            " needs DESCRIBE on the group and its topics (kafka-acls.sh --operation Describe)."
         )
-    no_brokers = getattr(kafka_errors, "NoBrokersAvailable", kafka_errors.KafkaTimeoutError)
-    if isinstance(error, kafka_errors.KafkaTimeoutError | no_brokers):
+    timeouts = (
+        kafka_errors.KafkaTimeoutError,
+        kafka_errors.RequestTimedOutError,
+        getattr(kafka_errors, "NoBrokersAvailable", kafka_errors.KafkaTimeoutError),
+    )
+    if isinstance(error, timeouts):
         if during == "connecting":
-            return BootstrapUnreachableError(
-                settings.bootstrap_servers, settings.timeout_s, settings.security_protocol
+            last = redact(describe_error(causes[-1]), settings) if causes else "none reported"
+            return RequestTimeoutError(
+                f"timed out after {settings.timeout_s:g} s connecting to"
+                f" {settings.bootstrap_servers} (last problem: {last}); check the security"
+                " protocol and credentials, or raise the timeout."
             )
         return RequestTimeoutError(
-            f"a broker did not answer within {settings.timeout_s:g} s while {during} ({detail})"
+            f"timed out after {settings.timeout_s:g} s while {during}; the cluster may be busy:"
+            " raise the timeout."
         )
     if isinstance(error, kafka_errors.KafkaConnectionError | ConnectionError | OSError):
         if during == "connecting":
             return BootstrapUnreachableError(
-                settings.bootstrap_servers, settings.timeout_s, settings.security_protocol
+                f"lost the connection to {settings.bootstrap_servers} while connecting"
+                f" ({detail}); check the bootstrap servers and the security protocol."
             )
-        return RequestTimeoutError(
+        return ClusterError(
             f"the broker closed the connection while {during} ({detail}); a broker does that"
-            " when it does not support the request, or when it is restarting"
+            " when it restarts or does not support the request."
         )
     return ClusterError(f"the cluster answered with an error while {during}: {detail}")

@@ -18,27 +18,31 @@ class ConnectionSettingsError(ClusterError, ValueError):
 
 
 class BootstrapUnreachableError(ClusterError):
-    """No bootstrap server answered within the timeout."""
+    """No bootstrap server could be reached (the subclasses say why)."""
 
-    def __init__(self, bootstrap_servers: str, timeout_s: float, security_protocol: str) -> None:
-        self.bootstrap_servers = bootstrap_servers
-        self.timeout_s = timeout_s
-        hint = (
-            " If the cluster needs TLS or SASL, set --security-protocol (it is"
-            f" {security_protocol} now); a TLS listener does not answer a PLAINTEXT client."
-        )
-        super().__init__(
-            f"cannot reach the bootstrap servers {bootstrap_servers} within {timeout_s:g} s:"
-            f" no broker answered.{hint}"
-        )
+
+class NameNotResolvedError(BootstrapUnreachableError):
+    """A bootstrap server's host name does not resolve (DNS); raised at once."""
+
+
+class RefusedConnectionError(BootstrapUnreachableError):
+    """Nothing listens at a bootstrap server's port (connection refused); raised at once."""
+
+
+class NotKafkaError(BootstrapUnreachableError):
+    """The server answered, but not in Kafka's protocol (or hung up at the first request)."""
 
 
 class AuthenticationFailedError(ClusterError):
-    """The brokers refused the credentials, the TLS handshake or the SASL mechanism."""
+    """The brokers refused the credentials or the SASL mechanism."""
+
+
+class TlsHandshakeError(AuthenticationFailedError):
+    """The TLS handshake failed: untrusted certificate, wrong host name, or no TLS there."""
 
 
 class RequestTimeoutError(ClusterError):
-    """A broker accepted the connection but did not answer one request in time."""
+    """No answer in time; the message names the step (connecting, TLS, a request)."""
 
 
 class GroupNotFoundError(ClusterError, LookupError):
@@ -64,14 +68,16 @@ class UnsupportedGroupError(ClusterError):
 
 
 class ConsumerProtocolGroupError(UnsupportedGroupError):
-    """A KIP-848 (``group.protocol=consumer``) group, which kafka-python cannot describe."""
+    """A KIP-848 (``group.protocol=consumer``) group: DescribeGroups cannot describe it.
+
+    :func:`cluster.snapshot.snapshot_group` catches it and reads the group through
+    ConsumerGroupDescribe instead (:meth:`cluster.reader.ClusterReader.describe_consumer_group`).
+    """
 
     def __init__(self, group_id: str) -> None:
         self.group_id = group_id
         super().__init__(
             f"group {group_id!r} uses the KIP-848 consumer rebalance protocol"
-            " (group.protocol=consumer): its members are described by ConsumerGroupDescribe,"
-            " which the kafka-python client this tool uses cannot send. Its committed offsets"
-            " can be read, its members and their assignment cannot; describe it with"
-            " kafka-consumer-groups.sh --describe --members --verbose, or read a classic group."
+            " (group.protocol=consumer): DescribeGroups cannot describe it; read it with"
+            " ConsumerGroupDescribe (python -m cluster snapshot does)."
         )

@@ -28,12 +28,19 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from cluster.connection import ConnectionSettings, open_admin, translate_error
+from cluster.connection import (
+    ConnectionSettings,
+    describe_error,
+    not_authorized,
+    open_admin,
+    translate_error,
+)
 from cluster.errors import (
     ClusterError,
     ConsumerProtocolGroupError,
@@ -73,6 +80,9 @@ FORBIDDEN_API_KEYS: Mapping[str, int] = {
 }
 
 TopicPartitionKey = tuple[str, int]
+_TOPIC_AUTHORIZATION_FAILED = 29
+_GROUP_AUTHORIZATION_FAILED = 30
+_GROUP_ID_NOT_FOUND = 69
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +122,48 @@ class GroupDescription:
     protocol_type: str
     protocol: str
     members: tuple[MemberDescription, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerMemberDescription:
+    """A KIP-848 member as ConsumerGroupDescribe reports it.
+
+    ``assignment`` is what the member owns now; ``target_assignment`` is what the assignor gave it
+    at the group's assignment epoch. They differ while the member reconciles.
+    """
+
+    member_id: str
+    instance_id: str | None
+    rack: str | None
+    member_epoch: int
+    client_id: str
+    host: str
+    subscribed_topics: tuple[str, ...]
+    subscribed_regex: str | None
+    assignment: tuple[TopicPartitionKey, ...]
+    target_assignment: tuple[TopicPartitionKey, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerGroupDescription:
+    """A KIP-848 consumer group: its server-side assignor, epochs and members."""
+
+    group_id: str
+    state: str
+    group_epoch: int
+    assignment_epoch: int
+    assignor: str
+    members: tuple[ConsumerMemberDescription, ...]
+
+    @property
+    def reconciling(self) -> tuple[str, ...]:
+        """Ids of the members whose current assignment is not yet their target."""
+        return tuple(
+            m.member_id
+            for m in self.members
+            if set(m.assignment) != set(m.target_assignment)
+            or m.member_epoch != self.assignment_epoch
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +231,43 @@ def _member(raw: Any) -> MemberDescription:
     )
 
 
+def kafka_topic_id(value: Any) -> str | None:
+    """A topic id as Kafka writes it (``Uuid.toString``: URL-safe base64 of the 16 bytes, no
+    padding; 22 characters), from kafka-python's ``uuid.UUID`` or text; None for none or zero."""
+    if value is None:
+        return None
+    if isinstance(value, uuid.UUID) or (isinstance(value, str) and len(value) == 36):
+        raw = uuid.UUID(str(value)).bytes
+        text = base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+    else:
+        text = str(value)
+    return None if text == "AAAAAAAAAAAAAAAAAAAAAA" else text
+
+
+def _topic_partitions(assignment: Any) -> tuple[TopicPartitionKey, ...]:
+    pairs = [
+        (str(entry.topic_name), int(partition))
+        for entry in assignment.topic_partitions
+        for partition in entry.partitions
+    ]
+    return tuple(sorted(pairs))
+
+
+def _consumer_member(raw: Any) -> ConsumerMemberDescription:
+    return ConsumerMemberDescription(
+        member_id=str(raw.member_id),
+        instance_id=raw.instance_id or None,
+        rack=raw.rack_id or None,
+        member_epoch=int(raw.member_epoch),
+        client_id=str(raw.client_id),
+        host=str(raw.client_host),
+        subscribed_topics=tuple(sorted(str(t) for t in raw.subscribed_topic_names or ())),
+        subscribed_regex=raw.subscribed_topic_regex or None,
+        assignment=_topic_partitions(raw.assignment),
+        target_assignment=_topic_partitions(raw.target_assignment),
+    )
+
+
 class ClusterReader:
     """A read-only view of one cluster; use as a context manager (closes the connection)."""
 
@@ -202,11 +291,26 @@ class ClusterReader:
         with contextlib.suppress(Exception):
             self._admin.close()
 
-    def _call(self, during: str, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _call(
+        self,
+        during: str,
+        method: str,
+        *args: Any,
+        group: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
         try:
             return getattr(self._admin, method)(*args, **kwargs)
         except Exception as error:
+            name = type(error).__name__
+            if group is not None and name == "GroupAuthorizationFailedError":
+                raise self._denied("group", group, "GROUP_AUTHORIZATION_FAILED") from None
+            if name == "ClusterAuthorizationFailedError":
+                raise self._denied("cluster", "", "CLUSTER_AUTHORIZATION_FAILED") from None
             raise translate_error(error, self.settings, during=during) from None
+
+    def _denied(self, resource_type: str, name: str, code: str) -> NotAuthorizedError:
+        return not_authorized(self.settings, "Describe", resource_type, name, code)
 
     # 1. groups -------------------------------------------------------------------------------
 
@@ -229,6 +333,9 @@ class ClusterReader:
             members = None
             if description is not None and not _field(description, "error"):
                 members = len(_field(description, "members") or ())
+            elif _field(group, "group_type") == "consumer":
+                with contextlib.suppress(ClusterError):
+                    members = len(self.describe_consumer_group(group_id).members)
             result.append(
                 GroupListing(
                     group_id=group_id,
@@ -250,16 +357,15 @@ class ClusterReader:
         Raises GroupNotFoundError, NotAuthorizedError, or ConsumerProtocolGroupError for a
         KIP-848 group (which DescribeGroups cannot describe).
         """
-        answer = self._call(f"describing group {group_id!r}", "describe_groups", [group_id])
+        answer = self._call(
+            f"describing group {group_id!r}", "describe_groups", [group_id], group=group_id
+        )
         raw = dict(answer).get(group_id)
         error = _field(raw, "error") if raw is not None else None
         if error:
             text = str(error)
             if "GroupAuthorizationFailed" in text:
-                raise NotAuthorizedError(
-                    f"not authorised to describe group {group_id!r} ({text}); the principal"
-                    " needs DESCRIBE on the group"
-                )
+                raise self._denied("group", group_id, "GROUP_AUTHORIZATION_FAILED")
             if "GroupIdNotFound" in text or "not a classic group" in text.lower():
                 self._raise_not_found_or_kip848(group_id)
             raise ClusterError(f"describing group {group_id!r} failed: {text}")
@@ -306,6 +412,51 @@ class ClusterReader:
             for g in listed
         ]
 
+    def describe_consumer_group(self, group_id: str) -> ConsumerGroupDescription:
+        """A KIP-848 group through ConsumerGroupDescribe (sent to the group's coordinator)."""
+        from kafka import errors as kafka_errors
+
+        from cluster.protocol import ConsumerGroupDescribeRequest
+
+        admin = self._admin
+
+        async def send() -> Any:
+            coordinator = (await admin._find_coordinator_ids([group_id]))[group_id]
+            request = ConsumerGroupDescribeRequest(
+                group_ids=[group_id], include_authorized_operations=False
+            )
+            return await admin._manager.send(request, node_id=coordinator)
+
+        try:
+            response = admin._manager.run(send)
+        except Exception as error:
+            if type(error).__name__ == "GroupAuthorizationFailedError":
+                raise self._denied("group", group_id, "GROUP_AUTHORIZATION_FAILED") from None
+            during = f"describing consumer group {group_id!r}"
+            raise translate_error(error, self.settings, during=during) from None
+        (group,) = response.groups
+        if group.error_code == _GROUP_AUTHORIZATION_FAILED:
+            raise self._denied("group", group_id, "GROUP_AUTHORIZATION_FAILED")
+        if group.error_code == _GROUP_ID_NOT_FOUND:
+            raise GroupNotFoundError(group_id)
+        if group.error_code:
+            failure = kafka_errors.for_code(group.error_code)(group.error_message or "")
+            raise ClusterError(
+                f"describing consumer group {group_id!r} failed: {describe_error(failure)}"
+            )
+        return ConsumerGroupDescription(
+            group_id=group_id,
+            state=str(group.group_state),
+            group_epoch=int(group.group_epoch),
+            assignment_epoch=int(group.assignment_epoch),
+            assignor=str(group.assignor_name),
+            members=tuple(_consumer_member(member) for member in group.members),
+        )
+
+    def topic_names(self) -> list[str]:
+        """Every topic on the cluster the principal may describe (Metadata for all topics)."""
+        return sorted(str(name) for name in self._call("listing topics", "list_topics"))
+
     # 3. metadata -----------------------------------------------------------------------------
 
     def topics(self, names: Iterable[str]) -> dict[str, TopicMetadata]:
@@ -316,8 +467,12 @@ class ClusterReader:
         described = self._call("reading topic metadata", "describe_topics", wanted)
         result: dict[str, TopicMetadata] = {}
         for topic in described:
+            if _field(topic, "error_code", 0) == _TOPIC_AUTHORIZATION_FAILED:
+                raise self._denied(
+                    "topic", str(_field(topic, "name")), "TOPIC_AUTHORIZATION_FAILED"
+                )
             if _field(topic, "error_code", 0):
-                continue  # unknown topic, or not authorised for it: treated as absent
+                continue  # an unknown topic: treated as absent
             partitions = sorted(
                 _field(topic, "partitions") or (), key=lambda p: int(_field(p, "partition_index"))
             )
@@ -326,7 +481,7 @@ class ClusterReader:
                 name=str(_field(topic, "name")),
                 partitions=len(partitions),
                 replicas=tuple(tuple(_field(p, "replica_nodes") or ()) for p in partitions),
-                topic_id=None if topic_id in (None, "AAAAAAAAAAAAAAAAAAAAAA") else str(topic_id),
+                topic_id=kafka_topic_id(topic_id),
             )
         return result
 
@@ -348,7 +503,10 @@ class ClusterReader:
     def committed_offsets(self, group_id: str) -> dict[TopicPartitionKey, int | None]:
         """The group's committed offsets (``None`` where the broker says none)."""
         answer = self._call(
-            f"reading the committed offsets of group {group_id!r}", "list_group_offsets", group_id
+            f"reading the committed offsets of group {group_id!r}",
+            "list_group_offsets",
+            group_id,
+            group=group_id,
         )
         offsets: dict[TopicPartitionKey, int | None] = {}
         for tp, meta in dict(answer).get(group_id, {}).items():

@@ -30,7 +30,7 @@ from typing import Any
 
 from cluster.errors import ClusterError
 from cluster.reader import ClusterReader, TopicPartitionKey
-from cluster.snapshot import topics_of
+from cluster.snapshot import describe_any_group, topics_of
 
 #: Shortest interval accepted between samples (seconds).
 MIN_INTERVAL_S = 1.0
@@ -40,7 +40,7 @@ def sample_group(
     reader: ClusterReader, group_id: str, cluster: str, now: datetime
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Steps 2-3 for one group: (offsets rows, members rows)."""
-    group = reader.describe_group(group_id)
+    group, _ = describe_any_group(reader, group_id)  # a KIP-848 member owns its target
     committed = reader.committed_offsets(group_id)
     wanted = topics_of(group.members) | {topic for topic, _ in committed}
     metadata = reader.topics(wanted)

@@ -3,7 +3,10 @@
 Steps of :func:`snapshot_group`:
 
 1. Describe the group (members, decoded subscriptions and assignments, chosen assignor). A
-   KIP-848 group, a missing group or a missing permission stops here with a specific error.
+   KIP-848 group (``group.protocol=consumer``) is described by ConsumerGroupDescribe instead:
+   its server assignor (``uniform`` or ``server-range``), epochs, and per member the target
+   assignment (as ``owned_partitions``) and the current one (named in the description when they
+   differ). A missing group or a missing permission stops here with a specific error.
 2. Topics: every topic a member subscribes to or is assigned, plus every topic the group has
    committed offsets for; those that exist get their partition count and topic id.
 3. Replica racks: each partition's replica brokers mapped to the brokers' racks (from the
@@ -27,6 +30,7 @@ only reads.
 
 from __future__ import annotations
 
+import re
 import struct
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -42,9 +46,10 @@ from assignors import (
     ScenarioError,
     parse_scenario,
 )
-from cluster.errors import ClusterError, GroupNotFoundError
+from cluster.errors import ClusterError, ConsumerProtocolGroupError, GroupNotFoundError
 from cluster.reader import (
     ClusterReader,
+    ConsumerGroupDescription,
     GroupDescription,
     MemberDescription,
     TopicMetadata,
@@ -146,12 +151,88 @@ def snapshot_group(
         raise ClusterError(
             f"the sampling interval must be 0 to {MAX_SAMPLE_SECONDS:g} s, got {sample_seconds:g}"
         )
-    group = reader.describe_group(group_id)
+    group, consumer_group = describe_any_group(reader, group_id)
+    note = "" if consumer_group is None else consumer_group_note(consumer_group)
     committed = reader.committed_offsets(group_id)
     if not group.members and not committed:
         raise GroupNotFoundError(group_id)
     raw = scenario_json(reader, group, committed, sample_seconds, sleep, clock)
+    raw["description"] += note
     return parse_scenario(raw, path="")
+
+
+def describe_any_group(
+    reader: ClusterReader, group_id: str
+) -> tuple[GroupDescription, ConsumerGroupDescription | None]:
+    """A classic group as DescribeGroups says, or a KIP-848 group as ConsumerGroupDescribe says
+    (then also its full description); see :func:`consumer_group_as_description`."""
+    try:
+        return reader.describe_group(group_id), None
+    except ConsumerProtocolGroupError:
+        consumer_group = reader.describe_consumer_group(group_id)
+    regex = any(member.subscribed_regex for member in consumer_group.members)
+    names = reader.topic_names() if regex else []
+    return consumer_group_as_description(consumer_group, names), consumer_group
+
+
+#: KIP-848 assignor names (``group.remote.assignor``) -> this project's strategy names.
+SERVER_ASSIGNORS = {"uniform": "uniform", "range": "server-range"}
+
+
+def consumer_group_as_description(
+    group: ConsumerGroupDescription, topic_names: Iterable[str]
+) -> GroupDescription:
+    """A KIP-848 group in the shape :func:`scenario_json` reads.
+
+    Each member's subscription is its topic names plus the existing topics its regex matches
+    (Java's ``Pattern.matches``: the whole name); ``owned_partitions`` will be its *target*
+    assignment, the source of the server assignors' stickiness. The current assignment stays in
+    ``group`` (see :func:`consumer_group_note`).
+    """
+    names = sorted(set(topic_names))
+    members = []
+    for member in group.members:
+        topics = set(member.subscribed_topics)
+        if member.subscribed_regex:
+            pattern = re.compile(member.subscribed_regex)
+            topics.update(name for name in names if pattern.fullmatch(name))
+        members.append(
+            MemberDescription(
+                member_id=member.member_id,
+                client_id=member.client_id or None,
+                host=member.host or None,
+                group_instance_id=member.instance_id,
+                topics=tuple(sorted(topics)),
+                subscription_user_data=b"",
+                owned_partitions=(),
+                generation=None,
+                rack=member.rack,
+                assignment=member.target_assignment,
+                assignment_user_data=b"",
+            )
+        )
+    return GroupDescription(
+        group_id=group.group_id,
+        state=group.state,
+        protocol_type="consumer",
+        protocol=SERVER_ASSIGNORS.get(group.assignor, group.assignor),
+        members=tuple(members),
+    )
+
+
+def consumer_group_note(group: ConsumerGroupDescription) -> str:
+    """One sentence for the scenario's description: protocol, epochs, who still reconciles."""
+    pending = group.reconciling
+    state = (
+        f"{len(pending)} member(s) still reconciling toward their target"
+        if pending
+        else "every member holds its target"
+    )
+    return (
+        f" KIP-848 group (assignor {group.assignor}, group epoch {group.group_epoch}, target"
+        f" assignment epoch {group.assignment_epoch}): {state}; owned_partitions are the"
+        " targets."
+    )
 
 
 def scenario_json(

@@ -41,7 +41,7 @@ def settings_from_form() -> ConnectionSettings:
         sasl_mechanism=None if mechanism == _NO_SASL else mechanism,
         sasl_username=st.session_state.get("cluster.username", "").strip() or None,
         sasl_password=Secret(password) if password else None,
-        timeout_s=float(st.session_state.get("cluster.timeout", 10.0)),
+        timeout_s=float(st.session_state.get("cluster.timeout", 5.0)),
     )
 
 
@@ -62,7 +62,7 @@ def render() -> None:
         st.text_input("Password", type="password", key="cluster.password")
         st.text_input("CA file (path on this server)", key="cluster.ca_file")
         st.number_input(
-            "Timeout (s)", min_value=1.0, max_value=120.0, value=10.0, key="cluster.timeout"
+            "Timeout (s)", min_value=1.0, max_value=120.0, value=5.0, key="cluster.timeout"
         )
         connect = st.form_submit_button("Connect (read-only)", key="cluster.connect")
     if connect:

@@ -1,15 +1,21 @@
-"""``python -m pipeline lag|whatif|replay|synth``: the pipeline's one entry point.
+"""``python -m pipeline lag|whatif|replay|synth|package``: the pipeline's one entry point.
 
     python -m pipeline synth  --groups 1000 --hours 24 --output history/
     python -m pipeline lag    --input history/ --output out/lag/
     python -m pipeline whatif --input history/ --output out/whatif/ --strategy range \\
                               --strategy cooperative-sticky --change none --change add:1
     python -m pipeline replay --input history/ --output out/replay/ --window 604800
+    python -m pipeline package --output dist/assignment_explorer.zip   # + dist/pipeline_job.py
+
+On a cluster: ``--master spark://HOST:7077`` (the packages are shipped to the executors), or
+``spark-submit --master spark://HOST:7077 --py-files dist/assignment_explorer.zip
+dist/pipeline_job.py whatif ...`` (nothing but the zip and the job file needed).
 
 ``--input DIR`` holds ``offsets/`` and ``members/`` (or name them with ``--offsets`` and
 ``--members``); outputs are Parquet directories under ``--output``; a short summary goes to
-stdout, progress to stderr. ``--master`` (default: Spark configuration, else ``local[*]``) and
-``--conf key=value`` configure Spark. Bad input prints ``error: ...`` and exits 2.
+stdout, progress to stderr (:mod:`pipeline.progress`: stages, tasks and groups done, time
+left, every few seconds while a job runs). ``--master`` (default: Spark configuration, else
+``local[*]``) and ``--conf key=value`` configure Spark. Bad input prints ``error: ...`` and exits 2.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from assignors import AssignmentExplorerError
+from pipeline.progress import Progress
 
 EXIT_FAILURE = 2
 
@@ -91,6 +98,12 @@ def _parser() -> argparse.ArgumentParser:
     whatif.add_argument("--default-consume-rate", type=float, default=1000.0)
     replay = commands.add_parser("replay", parents=[spark, strategies], help="strategies replayed")
     replay.add_argument("--window", type=int, default=7 * 24 * 3600, help="seconds (7 days)")
+    package = commands.add_parser(
+        "package", help="zip assignors and pipeline for spark-submit --py-files"
+    )
+    package.add_argument(
+        "--output", default="dist/assignment_explorer.zip", help="the zip (pipeline_job.py beside)"
+    )
     synth = commands.add_parser("synth", help="write a seeded synthetic history")
     synth.add_argument("--output", required=True)
     synth.add_argument("--groups", type=int, default=100)
@@ -156,20 +169,20 @@ def run_lag(spark: Any, options: argparse.Namespace) -> None:
     offsets, members = _load(spark, options)
     out = Path(options.output)
     partitions = lag_history.partition_history(offsets).cache()
-    _write(partitions, out / "partition_lag")
-    member_lag = lag_history.member_history(partitions)
-    _write(member_lag, out / "member_lag")
-    _write(
-        lag_history.group_history(spark.read.parquet(str(out / "member_lag"))), out / "group_lag"
-    )
-    statuses, verdicts = lag_history.health(
-        partitions,
-        at=_timestamp(options.at),
-        window_s=options.window,
-        min_samples=options.min_samples,
-    )
-    _write(statuses, out / "partition_health")
-    _write(verdicts, out / "group_health")
+    with Progress(spark):
+        _write(partitions, out / "partition_lag")
+        member_lag = lag_history.member_history(partitions)
+        _write(member_lag, out / "member_lag")
+        member_read = spark.read.parquet(str(out / "member_lag"))
+        _write(lag_history.group_history(member_read), out / "group_lag")
+        statuses, verdicts = lag_history.health(
+            partitions,
+            at=_timestamp(options.at),
+            window_s=options.window,
+            min_samples=options.min_samples,
+        )
+        _write(statuses, out / "partition_health")
+        _write(verdicts, out / "group_health")
     verdicts = spark.read.parquet(str(out / "group_health"))
     rows_in = partitions.count()
     flagged = partitions.where(F.col("problem").isNotNull()).count()
@@ -212,6 +225,8 @@ def run_whatif(spark: Any, options: argparse.Namespace) -> None:
 
     for name in names:
         registry.get(name)  # unknown names fail here, before any work
+    groups = _groups_in(offsets, members)
+    progress = Progress(spark, groups_total=groups)
     result = whatif.fleet_whatif(
         offsets,
         members,
@@ -222,12 +237,14 @@ def run_whatif(spark: Any, options: argparse.Namespace) -> None:
         step_s=options.step,
         default_consume_rate=options.default_consume_rate,
         drain_target_s=options.drain_target or None,
+        groups_done=progress.counter,
     )
-    _progress(f"running {len(names)} strategies x {len(specs)} change(s) on every group")
+    _progress(f"running {len(names)} strategies x {len(specs)} change(s) on {groups:,} groups")
     path = Path(options.output) / "whatif"
-    _write(result.withColumn("time", F.timestamp_seconds("t")), path)
+    with progress:
+        _write(result.withColumn("time", F.timestamp_seconds("t")), path)
     table = spark.read.parquet(str(path))
-    summarise_whatif(table, _groups_in(offsets, members))
+    summarise_whatif(table, groups)
 
 
 def summarise_whatif(table: Any, groups_in: int) -> None:
@@ -280,17 +297,25 @@ def run_replay(spark: Any, options: argparse.Namespace) -> None:
 
     offsets, members = _load(spark, options)
     names = options.strategy or list(whatif.DEFAULT_STRATEGIES)
+    groups = _groups_in(offsets, members)
+    progress = Progress(spark, groups_total=groups)
     carried, worst, summary = whatif.replay(
-        offsets, members, strategies=names, at=_timestamp(options.at), window_s=options.window
+        offsets,
+        members,
+        strategies=names,
+        at=_timestamp(options.at),
+        window_s=options.window,
+        groups_done=progress.counter,
     )
     out = Path(options.output)
-    _write(carried.withColumn("time", F.timestamp_seconds("t")), out / "replay_members")
+    _progress(f"replaying {len(names)} strategies on {groups:,} groups")
+    with progress:
+        _write(carried.withColumn("time", F.timestamp_seconds("t")), out / "replay_members")
     carried_read = spark.read.parquet(str(out / "replay_members"))
     _, worst, summary = whatif.replay_tables(carried_read)
     _write(worst, out / "replay_worst")
     _write(summary, out / "replay_summary")
     table = spark.read.parquet(str(out / "replay_summary"))
-    groups = _groups_in(offsets, members)
     flagged = table.where(F.col("strategy").isNull()).count()
     computed = table.where(F.col("strategy").isNotNull()).select("group_id").distinct().count()
     print(f"groups: {groups:,} in = {computed:,} replayed + {flagged:,} flagged")
@@ -344,6 +369,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if options.command == "synth":
             run_synth(options)
+            return 0
+        if options.command == "package":
+            from pipeline.session import job_script, package_zip
+
+            archive = package_zip(Path(options.output))
+            print(archive)
+            print(job_script(archive.parent / "pipeline_job.py"))
             return 0
         from pipeline.session import get_session
 

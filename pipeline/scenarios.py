@@ -28,18 +28,18 @@ A group that cannot be rebuilt yields exactly one row with ``error`` set and nul
 
 from __future__ import annotations
 
+import collections
 import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import pandas as pd
 
 from assignors import (
     DEFAULT_ASSIGNOR,
     DEFAULT_CONSUME_RATE,
-    MAX_MEMBERS,
     MAX_PARTITIONS_PER_TOPIC,
     MAX_TOTAL_PARTITIONS,
     AddMembers,
@@ -59,6 +59,7 @@ from assignors import (
     produce_rate_by_partition,
     registry,
 )
+from assignors.simulate.drain import exact_sum
 
 _JAVA_LONG_MAX = 2**63 - 1
 #: Most extra members :func:`extra_members_to_drain` tries before giving up.
@@ -232,78 +233,157 @@ def _topics_list(raw: Any) -> list[str]:
     return [str(topic) for topic in list(raw)]
 
 
-def member_capacities(offsets: pd.DataFrame) -> tuple[dict[str, float], dict[str, float]]:
-    """Step 3: (capacity of each backlogged member, observed reads/s of every member)."""
-    if "consume_rate" not in offsets.columns or offsets.empty:
+@dataclass(frozen=True, slots=True)
+class GroupRows:
+    """One group's rows as plain Python columns (name -> values, nulls as None), e.g. a slice
+    of an Arrow batch's ``to_pydict()``: what the per-group functions read without pandas."""
+
+    columns: dict[str, list[Any]]
+    length: int
+
+
+#: One group's rows: a pandas frame or plain columns.
+Rows: TypeAlias = "pd.DataFrame | GroupRows"
+
+
+def _length(rows: Rows) -> int:
+    return rows.length if isinstance(rows, GroupRows) else len(rows)
+
+
+def _column(rows: Rows, name: str) -> list[Any]:
+    """A column as plain Python values (None for a missing column or a null cell)."""
+    if isinstance(rows, GroupRows):
+        return rows.columns.get(name) or [None] * rows.length
+    if name not in rows.columns:
+        return [None] * len(rows)
+    return [_value(raw) for raw in rows[name].tolist()]
+
+
+def member_capacities(offsets: Rows) -> tuple[dict[str, float], dict[str, float]]:
+    """Step 3: (capacity of each backlogged member, observed reads/s of every member).
+
+    Rates are summed exactly (:func:`assignors.simulate.drain.exact_sum`): the same capacity
+    whatever order the rows arrive in (the drain compares it with the produce rate the core sums).
+    """
+    if not _length(offsets):
         return {}, {}
-    owned = offsets[offsets["member_id"].notna()]
-    by_member = pd.DataFrame(
-        {
-            "member_id": owned["member_id"].astype(str),
-            "lag": pd.to_numeric(owned["lag"], errors="coerce").fillna(0),
-            "rate": pd.to_numeric(owned["consume_rate"], errors="coerce").clip(lower=0),
-        }
-    ).groupby("member_id", sort=True)
-    lag = by_member["lag"].sum()
-    rate = by_member["rate"].sum(min_count=1)
-    observed = {str(m): float(r) for m, r in rate.items() if not math.isnan(r)}
-    capacities = {m: r for m, r in observed.items() if lag[m] > 0}
+    lag_of: dict[str, float] = {}
+    rates_of: dict[str, list[float]] = {}
+    rows = zip(
+        _column(offsets, "member_id"),
+        _column(offsets, "lag"),
+        _column(offsets, "consume_rate"),
+        strict=True,
+    )
+    for owner, lag, rate in rows:
+        if owner is None:
+            continue
+        member_id = str(owner)
+        lag_of[member_id] = lag_of.get(member_id, 0.0) + float(lag or 0)
+        if rate is not None:
+            rates_of.setdefault(member_id, []).append(max(float(rate), 0.0))
+    observed = {m: exact_sum(rates) for m, rates in sorted(rates_of.items())}
+    capacities = {m: rate for m, rate in observed.items() if lag_of[m] > 0}
     return capacities, observed
 
 
+def _has(rows: Rows, name: str) -> bool:
+    return name in rows.columns
+
+
+def _topic_entries(offsets: Rows) -> tuple[list[dict[str, Any]], dict[str, list[list[Any]]]]:
+    """Step 1: the scenario's topics (sorted by name) and each owner's ``[topic, partition]``."""
+    has_rates = _has(offsets, "produce_rate")
+    by_topic: dict[str, list[tuple[int, Any, Any, Any, Any, Any]]] = {}
+    columns = zip(
+        _column(offsets, "topic"),
+        _column(offsets, "partition"),
+        _column(offsets, "log_start"),
+        _column(offsets, "log_end"),
+        _column(offsets, "committed"),
+        _column(offsets, "produce_rate"),
+        _column(offsets, "member_id"),
+        strict=True,
+    )
+    for row_count, (topic, partition, start, end, committed, rate, owner) in enumerate(columns):
+        if row_count >= MAX_TOTAL_PARTITIONS:
+            raise GroupDataError(
+                f"more than {MAX_TOTAL_PARTITIONS:,} offsets rows at one time; a group has at"
+                f" most {MAX_TOTAL_PARTITIONS:,} partitions"
+            )
+        if _value(topic) is None:
+            raise GroupDataError("an offsets row has no topic")
+        (number,) = _partition_numbers(topic, [partition])
+        by_topic.setdefault(str(topic), []).append((number, start, end, committed, rate, owner))
+    topics: list[dict[str, Any]] = []
+    owners: dict[str, list[list[Any]]] = {}
+    for topic, rows in sorted(by_topic.items()):
+        rows.sort(key=lambda row: row[0])
+        numbers = [row[0] for row in rows]
+        count = numbers[-1] + 1
+        if len(set(numbers)) != len(numbers):
+            raise GroupDataError(f"topic {topic!r}: a partition appears twice at one time")
+        if len(numbers) != count:
+            gaps = sorted(set(range(count)) - set(numbers))[:5]
+            raise GroupDataError(f"topic {topic!r}: partitions {gaps} have no offsets row")
+        entry: dict[str, Any] = {"name": topic, "partitions": count}
+        starts = [_offset(row[1]) for row in rows]
+        if all(v is not None for v in starts):
+            entry["log_start_offsets"] = starts
+        entry["log_end_offsets"] = [_offset(row[2]) for row in rows]
+        entry["committed_offsets"] = [_offset(row[3]) for row in rows]
+        if has_rates:
+            entry["produce_rates"] = [max(row[4] or 0.0, 0.0) for row in rows]
+        topics.append(entry)
+        for partition, *_, owner in rows:
+            if owner is not None:
+                owners.setdefault(str(owner), []).append([topic, partition])
+    return topics, owners
+
+
+def _group_assignor(members: Rows) -> str | None:
+    """The assignor most members name (ties: the first by name); None when none does."""
+    named = [str(a) for a in _column(members, "assignor") if a]
+    if not named:
+        return None
+    counts = collections.Counter(named)
+    return min(counts, key=lambda name: (-counts[name], name))
+
+
 def scenario_from_frames(
-    offsets: pd.DataFrame,
-    members: pd.DataFrame,
+    offsets: Rows,
+    members: Rows,
     *,
     cluster: str,
     group_id: str,
     label: str = "",
     default_consume_rate: float = DEFAULT_CONSUME_RATE,
 ) -> tuple[Scenario, tuple[str, ...], float | None]:
-    """Steps 1-4: the group's scenario, the loader's warnings and the median member capacity."""
-    topics: list[dict[str, Any]] = []
-    owners: dict[str, list[list[Any]]] = {}
-    has_rates = "produce_rate" in offsets.columns
-    if len(offsets) > MAX_TOTAL_PARTITIONS or len(members) > MAX_MEMBERS:
-        raise GroupDataError(
-            f"{len(offsets):,} offsets rows and {len(members):,} members rows at one time; a"
-            f" group has at most {MAX_TOTAL_PARTITIONS:,} partitions and {MAX_MEMBERS:,} members"
-        )
-    if offsets["topic"].isna().any():
-        raise GroupDataError("an offsets row has no topic")
-    offsets = offsets.assign(topic=offsets["topic"].map(str))
-    for topic, rows in offsets.groupby("topic", sort=True):
-        rows = rows.assign(partition=_partition_numbers(topic, rows["partition"]))
-        rows = rows.sort_values("partition", kind="stable")
-        numbers = [int(p) for p in rows["partition"]]
-        count = max(numbers) + 1
-        if len(set(numbers)) != len(numbers):
-            raise GroupDataError(f"topic {topic!r}: a partition appears twice at one time")
-        if len(numbers) != count:
-            gaps = sorted(set(range(count)) - set(numbers))[:5]
-            raise GroupDataError(f"topic {topic!r}: partitions {gaps} have no offsets row")
-        entry: dict[str, Any] = {"name": str(topic), "partitions": count}
-        starts = [_offset(v) for v in rows["log_start"]]
-        if all(v is not None for v in starts):
-            entry["log_start_offsets"] = starts
-        entry["log_end_offsets"] = [_offset(v) for v in rows["log_end"]]
-        entry["committed_offsets"] = [_offset(v) for v in rows["committed"]]
-        if has_rates:
-            entry["produce_rates"] = [max(_value(v) or 0.0, 0.0) for v in rows["produce_rate"]]
-        topics.append(entry)
-        for partition, owner in zip(numbers, rows["member_id"], strict=True):
-            if _value(owner) is not None:
-                owners.setdefault(str(owner), []).append([str(topic), partition])
+    """Steps 1-4: the group's scenario, the loader's warnings and the median member capacity.
+
+    Plain Python over each column's values (no pandas operation per group): the same result
+    whatever order the rows arrive in.
+    """
+    topics, owners = _topic_entries(offsets)
     capacities, observed = member_capacities(offsets)
     median = statistics.median(capacities.values()) if capacities else None
     member_items: list[dict[str, Any]] = []
     known: set[str] = set()
-    for row in members.sort_values("member_id").itertuples(index=False):
-        member_id = str(row.member_id)
+    optional = ("client_id", "host", "rack", "group_instance_id")
+    subscriptions = (
+        members["topics"].tolist() if isinstance(members, pd.DataFrame) else None
+    ) or _column(members, "topics")
+    rows = zip(
+        _column(members, "member_id"),
+        subscriptions,
+        *(_column(members, name) for name in optional),
+        strict=True,
+    )
+    for member_id_raw, subscription, *extras in sorted(rows, key=lambda row: str(row[0])):
+        member_id = str(member_id_raw)
         known.add(member_id)
-        item: dict[str, Any] = {"member_id": member_id, "topics": _topics_list(row.topics)}
-        for name in ("client_id", "host", "rack", "group_instance_id"):
-            value = _value(getattr(row, name, None))
+        item: dict[str, Any] = {"member_id": member_id, "topics": _topics_list(subscription)}
+        for name, value in zip(optional, extras, strict=True):
             if value is not None:
                 item[name] = str(value)
         if member_id in owners:
@@ -321,7 +401,6 @@ def scenario_from_frames(
         raise GroupDataError(
             f"partitions are owned by {strangers[:3]} who are not in the members table at this time"
         )
-    assignors = [a for a in members.get("assignor", []) if a]
     raw: dict[str, Any] = {
         "name": f"{group_id} ({cluster}){label}",
         "description": f"Consumer group {group_id} on {cluster}, rebuilt from offset snapshots.",
@@ -329,8 +408,9 @@ def scenario_from_frames(
         "topics": topics,
         "members": member_items,
     }
-    if assignors:
-        raw["assignor"] = str(pd.Series(assignors).mode().iloc[0])
+    assignor = _group_assignor(members)
+    if assignor is not None:
+        raw["assignor"] = assignor
     scenario, warnings = parse_scenario(raw, path="")
     return scenario, tuple(warnings), median
 
@@ -517,8 +597,8 @@ def current_row(
 
 
 def whatif_rows(
-    offsets: pd.DataFrame,
-    members: pd.DataFrame,
+    offsets: Rows,
+    members: Rows,
     *,
     strategies: Sequence[str],
     change_specs: Sequence[ChangeSpec],
@@ -534,13 +614,13 @@ def whatif_rows(
     :mod:`pipeline.whatif`). ``drain_target_s``: also compute :func:`extra_members_to_drain`
     (None: skip). Never raises for bad group data: it returns one row with ``error``.
     """
-    frame = offsets if not offsets.empty else members
-    cluster = str(frame["cluster"].iloc[0])
-    group_id = str(frame["group_id"].iloc[0])
-    t = int(frame["t"].max())
+    frame = offsets if _length(offsets) else members
+    cluster = str(_column(frame, "cluster")[0])
+    group_id = str(_column(frame, "group_id")[0])
+    t = int(max(_column(frame, "t")))
     base = _empty_row(cluster, group_id, t)
     try:
-        problems = offsets["problem"].dropna() if "problem" in offsets else pd.Series([])
+        problems = [p for p in _column(offsets, "problem") if p is not None]
         fatal = [p for p in problems if not str(p).startswith("committed beyond")]
         if fatal:
             raise GroupDataError(f"{len(fatal)} offsets row(s) flagged: {fatal[0]}")

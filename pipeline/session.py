@@ -11,8 +11,11 @@
    entries override all.
 4. On a real cluster the executors need the pure ``assignors`` and ``pipeline`` packages:
    :func:`ship_packages` zips them once and adds the zip with ``addPyFile`` (the same as
-   ``spark-submit --py-files assignment_explorer.zip``); in local mode the workers share the
+   ``spark-submit --py-files assignment_explorer.zip``, which :func:`package_zip` writes; a
+   job submitted with that zip ships nothing more); in local mode the workers share the
    driver's environment and nothing is shipped.
+5. The executors' interpreter: ``PYSPARK_PYTHON``, or ``spark.pyspark.python`` given in
+   ``conf`` (e.g. ``--conf spark.pyspark.python=/opt/venv/bin/python``), else this one.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from typing import Any
 DEFAULT_MASTER = "local[*]"
 #: The packages the executors import.
 SHIPPED_PACKAGES = ("assignors", "pipeline")
+#: The zip's file name (``--py-files``).
+PACKAGE_ZIP = "assignment_explorer.zip"
 
 
 def _local_cores(master: str) -> int:
@@ -37,17 +42,42 @@ def _local_cores(master: str) -> int:
     return os.cpu_count() or 2
 
 
-def ship_packages(spark: Any) -> Path:
-    """Zip :data:`SHIPPED_PACKAGES` from this checkout and add the zip to ``spark`` (step 4)."""
+def package_zip(target: Path) -> Path:
+    """Write :data:`SHIPPED_PACKAGES` of this checkout into the zip ``target`` (step 4).
+
+    The zip is what ``spark-submit --py-files`` takes (``python -m pipeline package``).
+    """
     root = Path(__file__).resolve().parent.parent
-    target = Path(tempfile.mkdtemp(prefix="ae-pyfiles-")) / "assignment_explorer.zip"
+    target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for package in SHIPPED_PACKAGES:
             for path in sorted((root / package).rglob("*")):
                 if path.suffix in (".py", ".json") and "__pycache__" not in path.parts:
                     archive.write(path, path.relative_to(root))
-    spark.sparkContext.addPyFile(str(target))
     return target
+
+
+def job_script(target: Path) -> Path:
+    """Write ``target``: the file ``spark-submit`` runs, ``python -m pipeline`` from the zip."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(
+        '"""spark-submit ... --py-files assignment_explorer.zip pipeline_job.py JOB ARGS."""\n\n'
+        "from pipeline.__main__ import main\n\nraise SystemExit(main())\n"
+    )
+    return target
+
+
+def ship_packages(spark: Any) -> Path:
+    """Zip :data:`SHIPPED_PACKAGES` from this checkout and add the zip to ``spark`` (step 4)."""
+    target = Path(tempfile.mkdtemp(prefix="ae-pyfiles-")) / PACKAGE_ZIP
+    spark.sparkContext.addPyFile(str(package_zip(target)))
+    return target
+
+
+def _submitted_with_packages(spark: Any) -> bool:
+    """True when ``spark-submit --py-files`` already ships a zip of the packages."""
+    files = spark.sparkContext.getConf().get("spark.submit.pyFiles", "") or ""
+    return any(Path(name).name.startswith("assignment_explorer") for name in files.split(","))
 
 
 def get_session(
@@ -58,6 +88,9 @@ def get_session(
     ship: bool | None = None,
 ) -> Any:
     """A Spark session (steps 1-4); ``ship`` None ships packages only when not in local mode."""
+    executors_python = dict(conf or {}).get("spark.pyspark.python")
+    if executors_python:  # PySpark reads the executors' interpreter from the environment
+        os.environ["PYSPARK_PYTHON"] = executors_python
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark import SparkConf
@@ -73,11 +106,13 @@ def get_session(
         "spark.sql.adaptive.coalescePartitions.enabled": "false",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.session.timeZone": "UTC",
-        "spark.ui.showConsoleProgress": "true",
+        # pipeline.progress prints stages, groups and time left instead of Spark's bar.
+        "spark.ui.showConsoleProgress": "false",
     }
     for key, value in {**defaults, **dict(conf or {})}.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    if ship or (ship is None and not chosen.startswith("local")):
+    remote = not str(spark.sparkContext.master).startswith("local")
+    if ship or (ship is None and remote and not _submitted_with_packages(spark)):
         ship_packages(spark)
     return spark

@@ -4,9 +4,12 @@
 
 1. Per group, the latest sample time ``<= at`` (over both tables) and the sample before it.
 2. Rates from those two samples (:func:`pipeline.lag_history.partition_history`).
-3. The group's offsets rows and members rows at the latest time meet in one Python call
-   (``cogroup(...).applyInPandas``) that rebuilds the Scenario and runs every requested strategy
-   and change through the core (:func:`pipeline.scenarios.whatif_rows`): one row per (group,
+3. The group's offsets rows and members rows at the latest time, in one frame partitioned and
+   sorted by group (:func:`by_group`, one shuffle), go through ``mapInArrow``: each Arrow batch
+   becomes Python lists once, each group a slice of them (:func:`groups_of`), and one call per
+   group rebuilds the Scenario and runs every requested strategy and change through the core
+   (:func:`pipeline.scenarios.whatif_rows`; no pandas per group); result rows go back as Arrow
+   batches of :data:`ROWS_PER_BATCH` rows. One row per (group,
    strategy, change) plus the group's ``current`` row, with metrics, rebalance cost, drain
    projection and the extra members needed to drain within the target. A group whose data
    cannot form a scenario yields one row with ``error``: nothing is dropped.
@@ -23,16 +26,34 @@ executors; :func:`pipeline.session.get_session` ships them to a real cluster in 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from pipeline.lag_history import partition_history
-from pipeline.scenarios import REPLAY_COLUMNS, WHATIF_COLUMNS, ChangeSpec, replay_rows, whatif_rows
+from pipeline.scenarios import (
+    REPLAY_COLUMNS,
+    WHATIF_COLUMNS,
+    ChangeSpec,
+    GroupRows,
+    replay_rows,
+    whatif_rows,
+)
 from pipeline.schema import ddl
 
 GROUP_KEYS = ("cluster", "group_id")
+#: Column of :func:`by_group`'s frame naming the table a row came from.
+TABLE = "_table"
+#: Result rows gathered before one Arrow batch goes back to Spark.
+ROWS_PER_BATCH = 2048
+_ARROW_TYPES = {
+    "bigint": pa.int64(),
+    "int": pa.int32(),
+    "double": pa.float64(),
+    "string": pa.string(),
+}
 DEFAULT_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky")
 
 _PANDAS_TYPES = {"bigint": "Int64", "int": "Int64", "double": "Float64", "string": "object"}
@@ -73,33 +94,94 @@ def fleet_whatif(
     step_s: float = 10.0,
     default_consume_rate: float = 1000.0,
     drain_target_s: float | None = 3600.0,
+    groups_done: Any = None,
 ) -> Any:
-    """Steps 1-3 on prepared offsets and members (:mod:`pipeline.tables`)."""
+    """Steps 1-3 on prepared offsets and members (:mod:`pipeline.tables`).
+
+    ``groups_done``: an accumulator the per-group step adds 1 to per group (progress).
+    """
     latest, recent = _latest_samples(offsets, members, at)
     history = partition_history(offsets.join(recent, [*GROUP_KEYS, "t"], "left_semi"))
     current = history.join(latest, [*GROUP_KEYS, "t"], "left_semi")
     current_members = members.join(latest, [*GROUP_KEYS, "t"], "left_semi")
     names = list(strategies)
     specs = list(change_specs)
+    schema = arrow_schema(WHATIF_COLUMNS)
 
-    def run(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
-        rows = whatif_rows(
-            left,
-            right,
-            strategies=names,
-            change_specs=specs,
-            horizon_s=horizon_s,
-            step_s=step_s,
-            default_consume_rate=default_consume_rate,
-            drain_target_s=drain_target_s,
-        )
-        return rows_frame(rows, WHATIF_COLUMNS)
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        rows: list[dict[str, Any]] = []
+        for offsets_rows, members_rows in groups_of(batches):
+            rows += whatif_rows(
+                offsets_rows,
+                members_rows,
+                strategies=names,
+                change_specs=specs,
+                horizon_s=horizon_s,
+                step_s=step_s,
+                default_consume_rate=default_consume_rate,
+                drain_target_s=drain_target_s,
+            )
+            if groups_done is not None:
+                groups_done.add(1)
+            if len(rows) >= ROWS_PER_BATCH:
+                yield pa.RecordBatch.from_pylist(rows, schema=schema)
+                rows = []
+        if rows:
+            yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
-    return (
-        current.groupBy(*GROUP_KEYS)
-        .cogroup(current_members.groupBy(*GROUP_KEYS))
-        .applyInPandas(run, schema=ddl(WHATIF_COLUMNS))
-    )
+    return by_group(current, current_members).mapInArrow(run, ddl(WHATIF_COLUMNS))
+
+
+def by_group(offsets: Any, members: Any) -> Any:
+    """Step 3's input: both tables' rows in one frame, hash-partitioned by group (one shuffle)
+    and sorted by group, then table (offsets rows first), so each group's rows are contiguous
+    in one task. Column ``_table``: 0 for offsets rows, 1 for members rows."""
+    from pyspark.sql import functions as F
+
+    left = offsets.drop("time").withColumn(TABLE, F.lit(0))
+    right = members.drop("time").withColumn(TABLE, F.lit(1))
+    both = left.unionByName(right, allowMissingColumns=True)
+    return both.repartition(*GROUP_KEYS).sortWithinPartitions(*GROUP_KEYS, TABLE)
+
+
+def groups_of(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple[GroupRows, GroupRows]]:
+    """``(offsets rows, members rows)`` of each group in batches laid out by :func:`by_group`.
+
+    Each batch becomes Python lists once (``to_pydict``); a group is a slice of them, and may
+    run on into the next batch. Memory: one batch plus one group.
+    """
+    key: tuple[Any, Any] | None = None
+    pending: dict[str, list[Any]] = {}
+    for batch in batches:
+        data = batch.to_pydict()
+        keys = list(zip(data[GROUP_KEYS[0]], data[GROUP_KEYS[1]], strict=True))
+        start = 0
+        while start < len(keys):
+            stop = start + 1
+            while stop < len(keys) and keys[stop] == keys[start]:
+                stop += 1
+            if keys[start] != key and pending:
+                yield _split(pending)
+                pending = {}
+            key = keys[start]
+            for name, values in data.items():
+                pending.setdefault(name, []).extend(values[start:stop])
+            start = stop
+    if pending:
+        yield _split(pending)
+
+
+def _split(columns: dict[str, list[Any]]) -> tuple[GroupRows, GroupRows]:
+    tables = columns.pop(TABLE)
+    first_member = next((i for i, table in enumerate(tables) if table == 1), len(tables))
+    offsets = {name: values[:first_member] for name, values in columns.items()}
+    members = {name: values[first_member:] for name, values in columns.items()}
+    return GroupRows(offsets, first_member), GroupRows(members, len(tables) - first_member)
+
+
+def arrow_schema(columns: dict[str, str]) -> pa.Schema:
+    """The Arrow schema of a row contract (name -> Spark SQL type)."""
+    return pa.schema([(name, _ARROW_TYPES[kind]) for name, kind in columns.items()])
 
 
 def replay(
@@ -109,9 +191,12 @@ def replay(
     strategies: Sequence[str] = DEFAULT_STRATEGIES,
     at: int | None = None,
     window_s: int = 7 * 24 * 3600,
+    groups_done: Any = None,
 ) -> tuple[Any, Any, Any]:
     """(member rows, worst member per time, summary per group and strategy)."""
-    carried = replay_carried(offsets, members, strategies=strategies, at=at, window_s=window_s)
+    carried = replay_carried(
+        offsets, members, strategies=strategies, at=at, window_s=window_s, groups_done=groups_done
+    )
     return replay_tables(carried)
 
 
@@ -122,6 +207,7 @@ def replay_carried(
     strategies: Sequence[str] = DEFAULT_STRATEGIES,
     at: int | None = None,
     window_s: int = 7 * 24 * 3600,
+    groups_done: Any = None,
 ) -> Any:
     """Per group, strategy, time and member: the lag carried (rows of ``REPLAY_COLUMNS``)."""
     from pyspark.sql import functions as F
@@ -145,9 +231,9 @@ def replay_carried(
     members_in = members.where(window)
 
     def run(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
-        return rows_frame(
-            replay_rows(left, right, strategies=names).to_dict("records"), REPLAY_COLUMNS
-        )
+        if groups_done is not None:
+            groups_done.add(1)
+        return replay_rows(left, right, strategies=names)
 
     carried = (
         offsets_in.groupBy(*GROUP_KEYS)

@@ -18,6 +18,30 @@ fi
 # Java 17 runs PySpark's local mode; it is on the project's machines already.
 command -v java >/dev/null 2>&1 || echo "java is not installed: the Spark tests will fail"
 
+# Kafka's own Java assignors, the oracle of the differential tests (test-time only; the product
+# stays Python). Maven keeps Kafka's jars in ~/.m2, so later runs build offline in seconds.
+if ! command -v mvn >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing Debian's maven for the Kafka oracle..."
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >/dev/null
+fi
+
+# Apache Kafka for the broker tests: Maven resolves the jars (tests/kafka_cluster/pom.xml) into
+# ~/.m2 once; the class path file is rewritten only when the pom changed or a jar went missing.
+classpath=tests/kafka_cluster/target/classpath.txt
+if ! command -v mvn >/dev/null 2>&1; then
+  echo "maven is not installed: the Apache Kafka tests will fail"
+elif [ ! -s "$classpath" ] || [ tests/kafka_cluster/pom.xml -nt "$classpath" ] \
+    || ! tr ':' '\n' < "$classpath" | xargs -r ls >/dev/null 2>&1; then
+  if ! maven_log=$(mvn -q -B -Dstyle.color=never -f tests/kafka_cluster/pom.xml \
+      dependency:build-classpath -Dmdep.outputFile="$PWD/$classpath" 2>&1); then
+    echo "$maven_log"
+    echo "maven could not resolve Apache Kafka: the Apache Kafka tests will fail"
+  fi
+fi
+
+(cd oracle && mvn -q -B -Dstyle.color=never package | sed "s/\x1b\[[0-9;]*m//g")
+
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,spark]'

@@ -1,4 +1,9 @@
-"""A real Kafka-protocol broker on loopback for the tests: the session fixture ``kafka_broker``.
+"""noida-db, a small Kafka-protocol server, for the tests: the session fixture ``kafka_broker``.
+
+The broker tests run on Apache Kafka (``tests/kafka_cluster/``, fixture ``kafka_cluster``).
+noida-db stays for what it still adds: a second, non-Apache implementation that kafka-python
+speaks to at older request versions (API version 3.3). It also holds the helpers both share
+(:class:`BrokerClientHelpers`, :class:`PolledConsumer`, :func:`unique_name`, :func:`free_port`).
 
 The broker is noida-db 0.2.3 (a test extra), a single native binary that speaks the Kafka wire
 protocol. The fixture runs that binary directly (not through noida-db's console script, which only
@@ -81,6 +86,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kafka.errors import KafkaError
 
 START_TIMEOUT_S = 30.0
 #: Consumer settings for tests against noida-db: short rebalance and request timeouts so a lost
@@ -127,14 +133,20 @@ def unique_name(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
-@dataclass(slots=True)
-class KafkaBroker:
-    """A running noida-db Kafka broker: where to connect and a few helpers."""
+_SHARED_ADMINS: dict[str, Any] = {}
+_SHARED_ADMINS_LOCK = threading.Lock()
 
+
+class BrokerClientHelpers:
+    """Admin, topic, produce and group helpers for any broker or cluster with a ``bootstrap``.
+
+    Shared by :class:`KafkaBroker` (noida-db) and ``tests.kafka_cluster.cluster.KafkaCluster``
+    (Apache Kafka); ``replication_factor`` is what new topics get.
+    """
+
+    __slots__ = ()
     bootstrap: str
-    data_dir: Path
-    process: subprocess.Popen[bytes] = field(repr=False)
-    stderr_path: Path = field(repr=False)
+    replication_factor: int
 
     def admin(self, client_id: str = "ae-tests-admin") -> Any:
         """A new kafka-python ``KafkaAdminClient`` for this broker; the caller closes it."""
@@ -143,16 +155,21 @@ class KafkaBroker:
         return KafkaAdminClient(bootstrap_servers=self.bootstrap, client_id=client_id)
 
     def create_topic(self, name: str, partitions: int) -> str:
-        """Create ``name`` with ``partitions`` partitions (replication 1); returns the name."""
+        """Create ``name`` with ``partitions`` partitions; returns the name."""
         return self.create_topics({name: partitions})[0]
 
-    def create_topics(self, partitions_by_topic: dict[str, int]) -> list[str]:
+    def create_topics(
+        self, partitions_by_topic: dict[str, int], replication_factor: int | None = None
+    ) -> list[str]:
+        """Create the topics (``replication_factor`` or the broker's own); returns the names."""
         from kafka.admin import NewTopic
+
+        replicas = self.replication_factor if replication_factor is None else replication_factor
 
         admin = self.admin()
         try:
             admin.create_topics(
-                [NewTopic(name, count, 1) for name, count in partitions_by_topic.items()]
+                [NewTopic(name, count, replicas) for name, count in partitions_by_topic.items()]
             )
         finally:
             admin.close()
@@ -172,12 +189,22 @@ class KafkaBroker:
             producer.close(timeout=10)
 
     def describe_group(self, group_id: str) -> dict[str, Any]:
-        """kafka-python's ``describe_groups`` answer for one group."""
-        admin = self.admin()
-        try:
-            return dict(admin.describe_groups([group_id])[group_id])
-        finally:
-            admin.close()
+        """kafka-python's ``describe_groups`` answer for one group.
+
+        Tests poll this several times a second while a group settles, so one admin client per
+        broker is kept (a new client per call costs a bootstrap each time on a loaded machine).
+        """
+        with _SHARED_ADMINS_LOCK:
+            admin = _SHARED_ADMINS.get(self.bootstrap)
+            if admin is None:
+                admin = _SHARED_ADMINS[self.bootstrap] = self.admin("ae-tests-describe")
+            try:
+                return dict(admin.describe_groups([group_id])[group_id])
+            except Exception:
+                _SHARED_ADMINS.pop(self.bootstrap, None)
+                with contextlib.suppress(Exception):
+                    admin.close()
+                raise
 
     def wait_for_stable_group(
         self,
@@ -194,7 +221,13 @@ class KafkaBroker:
         deadline = time.monotonic() + timeout_s
         description: dict[str, Any] = {}
         while time.monotonic() < deadline:
-            description = self.describe_group(group_id)
+            try:
+                description = self.describe_group(group_id)
+            except KafkaError as error:  # e.g. the coordinator moving: ask again
+                if not error.retriable:
+                    raise
+                time.sleep(0.2)
+                continue
             if (
                 description.get("group_state") == "Stable"
                 and len(description.get("members", [])) == members
@@ -206,6 +239,17 @@ class KafkaBroker:
             f"group {group_id!r} not Stable with {members} members after {timeout_s:.0f} s; "
             f"last description: {description!r}"
         )
+
+
+@dataclass(slots=True)
+class KafkaBroker(BrokerClientHelpers):
+    """A running noida-db Kafka broker: where to connect and a few helpers."""
+
+    bootstrap: str
+    data_dir: Path
+    process: subprocess.Popen[bytes] = field(repr=False)
+    stderr_path: Path = field(repr=False)
+    replication_factor: int = 1
 
 
 def _stderr_tail(path: Path) -> str:

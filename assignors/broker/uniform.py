@@ -1,9 +1,10 @@
 """``uniform``: Kafka 4's broker-side uniform assignor (KIP-848, ``group.remote.assignor=uniform``).
 
 With the consumer rebalance protocol the group coordinator, not a consumer, computes each member's
-*target assignment*. This module reproduces Kafka's ``UniformAssignor`` (trunk of October 2024) to
-the partition: for every member, the same set of partitions. ``owned_partitions`` is the member's
-current target assignment (the source of stickiness); ``generation`` plays no part.
+*target assignment*. This module reproduces Kafka's ``UniformAssignor`` (Kafka 4.4.0, checked
+against Kafka's own classes by the differential tests in ``tests/differential/``) to the partition:
+for every member, the same set of partitions. ``owned_partitions`` is the member's current target
+assignment (the source of stickiness); ``generation`` plays no part.
 
 The group as the assignor sees it (:class:`GroupSpec`):
 
@@ -21,12 +22,17 @@ The group as the assignor sees it (:class:`GroupSpec`):
 * The group is *homogeneous* when every member subscribes to the same topic names (names missing
   from the cluster included, as the coordinator counts them), else *heterogeneous*.
 
-Homogeneous groups (Kafka's ``OptimizedUniformAssignmentBuilder``):
+Homogeneous groups (Kafka's ``UniformHomogeneousAssignmentBuilder``):
 
-1. The topics are the first member's existing subscribed topics, in the order of a copy of its
-   ``HashSet`` of topic ids. ``P`` = their partition count, ``M`` = the member count,
-   ``floor = P // M``; the first ``P % M`` members in member-map order may hold ``floor + 1``,
-   the rest ``floor`` (their quota).
+1. The topics are the first member's existing subscribed topics, in the order of a ``HashSet``
+   of topic ids copied from the coordinator's view of its subscription (``TopicIds``: the
+   ``HashSet`` of its topic names, in that set's order, missing topics skipped but counted in the
+   size the copy is made with). ``P`` = their partition count, ``M`` = the member count,
+   ``floor = P // M``; ``P % M`` members may hold ``floor + 1``, the rest ``floor`` (their quota).
+   Members are visited in member-map order; while extra slots remain, the visited member gets
+   one, and keeps it after step 3 only if its kept partitions use it or too few members remain
+   after it to take the remaining extra slots (Kafka 4; Kafka 3.9 gave the extra slots to the
+   first ``P % M`` members outright).
 2. Unassigned partitions, in order: every partition of those topics that no member currently holds
    (topic by topic in the set's order, partition numbers ascending).
 3. For each member in member-map order, walk its current assignment topic by topic (the order of a
@@ -122,7 +128,9 @@ def topic_id_text(topic: Topic) -> str:
 class GroupSpec:
     """A consumer group as Kafka's broker-side assignors see it.
 
-    ``member_ids``: member-map order. ``subscriptions``: each member's existing subscribed topics
+    ``member_ids``: member-map order. ``subscribed_names``: each member's subscription as listed
+    (missing topics and repeats included, as the coordinator's name set is built from it).
+    ``subscriptions``: each member's existing subscribed topics
     (listed order, no repeats). ``current``: each member's valid current target assignment, topic
     -> partitions (listed order), topics in the order first claimed; a partition claimed by
     several members is left with the last of them in member-map order. ``held``: topic -> the
@@ -132,6 +140,7 @@ class GroupSpec:
 
     member_ids: tuple[str, ...]
     homogeneous: bool
+    subscribed_names: Mapping[str, tuple[str, ...]]
     partition_counts: Mapping[str, int]
     topic_uuids: Mapping[str, tuple[int, int]]
     subscriptions: Mapping[str, tuple[str, ...]]
@@ -166,6 +175,7 @@ class GroupSpec:
         return cls(
             member_ids=member_ids,
             homogeneous=len({frozenset(m.topics) for m in scenario.members}) <= 1,
+            subscribed_names={m.member_id: tuple(m.topics) for m in scenario.members},
             partition_counts=counts,
             topic_uuids=uuids,
             subscriptions=subscriptions,
@@ -231,11 +241,12 @@ def assign_homogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
     members = group.member_ids
     counts = group.partition_counts
     uuid_hash_of = {name: uuid_hash(*ids) for name, ids in group.topic_uuids.items()}
-    first_subscription = group.subscriptions[members[0]]
-    source_order = hash_order(first_subscription, uuid_hash_of.__getitem__)
-    topics = hash_order(
-        source_order, uuid_hash_of.__getitem__, hash_set_copy_capacity(len(source_order))
-    )
+    # The coordinator's subscribed ids are a view (``TopicIds``) over the member's HashSet of
+    # topic names that skips missing topics but counts them in its size; the builder copies it.
+    names = group.subscribed_names[members[0]]
+    name_order = hash_order(names, string_hash, hash_set_copy_capacity(len(names)))
+    existing = [name for name in name_order if name in uuid_hash_of]
+    topics = hash_order(existing, uuid_hash_of.__getitem__, hash_set_copy_capacity(len(name_order)))
     if not topics:
         return {}
     subscribed = set(topics)
@@ -253,11 +264,12 @@ def assign_homogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
     floor, extra = divmod(total, len(members))
     result: dict[str, list[TopicPartition]] = {}
     unfilled: list[tuple[str, int]] = []
-    for member_id in members:
+    member_count = len(members)
+    for index, member_id in enumerate(members):
         quota = floor
-        if extra > 0:
+        has_extra = extra > 0
+        if has_extra:
             quota += 1
-            extra -= 1
         claims = group.current[member_id]
         kept: list[TopicPartition] = []
         for topic in hash_order(claims, uuid_hash_of.__getitem__) if claims else ():
@@ -273,8 +285,15 @@ def assign_homogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
             unassigned.extend(ordered[quota:])
             quota = 0
         result[member_id] = kept
+        # Kafka 4: a member whose kept partitions leave its extra slot unused gives the slot up
+        # while enough members remain after it to take every remaining extra partition.
+        if quota > 0 and has_extra and member_count - index > extra:
+            quota -= 1
+            has_extra = False
         if quota > 0:
             unfilled.append((member_id, quota))
+        if has_extra:
+            extra -= 1
 
     position = 0
     for member_id, quota in unfilled:

@@ -902,12 +902,15 @@ class _GeneralAssignment:
                 member_id = self.owner[tp]
                 size = self.size(member_id)
                 earlier = previous.get(tp)
-                # (Kafka itself would fail if that claimant had been set aside as fixed.)
-                if (
-                    earlier is not None
-                    and earlier[0] in self.current
-                    and size > self.size(earlier[0]) + 1
-                ):
+                if earlier is not None and earlier[0] not in self.current:
+                    # Kafka reads the load of the previous-generation claimant, which was set
+                    # aside with the members that cannot move, and fails: so do we.
+                    raise StickyAssignmentError(
+                        f"Kafka's sticky assignor fails on this group (NullPointerException): "
+                        f"partition {tp.topic}-{tp.partition} was last held by {earlier[0]!r} in "
+                        "an older generation, a member Kafka set aside before balancing"
+                    )
+                if earlier is not None and size > self.size(earlier[0]) + 1:
                     self._move(tp, earlier[0])
                     performed = modified = True
                     continue

@@ -194,3 +194,55 @@ def test_steady_totals_follow_the_closed_form(
         net = sum(topic.produce_rates[p] for p in owned) - (member.consume_rate or 0.0)
         expected = [max(0.0, backlog + net * t) for t in projection.times_s]
         assert list(line.lag) == pytest.approx(expected, abs=1e-6)
+
+
+#: Produce rates whose float sum depends on the order they are added in (issue 16: a consume
+#: rate summed by the pipeline in another order than the core sums the produce rates).
+UNEVEN_RATES = (0.1, 0.2, 0.3, 1e-3, 7.0 / 3.0, 1e3 / 7.0, 0.7, 5.0 / 9.0)
+
+
+def _orders() -> list[tuple[float, ...]]:
+    forward, backward = UNEVEN_RATES, tuple(reversed(UNEVEN_RATES))
+    assert sum(forward) != sum(backward)  # the premise: naive sums disagree in the last bit
+    return [forward, backward, tuple(sorted(UNEVEN_RATES)), tuple(sorted(UNEVEN_RATES)[::-1])]
+
+
+@pytest.mark.parametrize("backlog", [0, 500])
+@pytest.mark.parametrize("eager", [False, True])
+def test_a_member_reading_what_is_produced_gets_one_answer_whatever_the_summation_order(
+    backlog: int, eager: bool
+) -> None:
+    answers = set()
+    for order in _orders():
+        consume = 0.0
+        for rate in order:  # summed as a caller would, in its own order
+            consume += rate
+        count = len(UNEVEN_RATES)
+        scenario = Scenario(
+            (
+                Topic(
+                    "t",
+                    count,
+                    lags=(backlog,) + (0,) * (count - 1),
+                    produce_rates=UNEVEN_RATES,
+                ),
+            ),
+            (Member("A", ("t",), consume_rate=consume),),
+        )
+        owned = assignment(A=" ".join(f"t-{p}" for p in range(count)))
+        simulation = plan_rebalance("eager", owned, owned) if eager else None
+        projection = project_drain(
+            scenario,
+            simulation,
+            assignment=None if eager else owned,
+            horizon_s=3600,
+            step_s=10,
+        )
+        (member,) = projection.members
+        cleared = member.clears_at_s
+        assert cleared is None or cleared <= projection.settled_at_s, cleared  # never absurd
+        answers.add((cleared, member.deficit, projection.group_clears_at_s))
+    if backlog or eager:  # reading exactly what arrives never shrinks a backlog (the pause's)
+        assert answers == {(None, 0.0, None)}
+    else:  # nothing to read but what arrives: empty from the start
+        assert answers == {(0.0, 0.0, 0.0)}

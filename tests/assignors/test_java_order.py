@@ -103,3 +103,26 @@ def test_hash_order_is_bucket_then_insertion_order(keys: list[int]) -> None:
         capacity *= 2
     expected = sorted(keys, key=lambda k: (spread(k) & (capacity - 1), keys.index(k)))
     assert order == expected
+
+
+def test_compute_if_absent_links_a_new_key_at_the_head_of_its_bucket() -> None:
+    """``computeIfAbsent`` puts a new node before the bucket's others (``put`` appends)."""
+    table: JavaHashMapOrder[int] = JavaHashMapOrder(integer_hash)
+    table.put(0)
+    table.put_first(16)  # same bucket (0) of 16
+    table.put(32)
+    assert list(table) == [16, 0, 32]
+
+
+def test_a_crowded_bucket_of_a_small_table_doubles_the_table() -> None:
+    """Java's treeifyBin: a 9th key in one bucket of a table under 64 buckets resizes instead."""
+    table: JavaHashMapOrder[int] = JavaHashMapOrder(integer_hash)
+    table.put_all(16 * i for i in range(8))
+    assert table.capacity == 16 and list(table) == [16 * i for i in range(8)]
+    table.put(128)
+    assert table.capacity == 32
+    assert list(table) == [0, 32, 64, 96, 128, 16, 48, 80, 112]
+    heads: JavaHashMapOrder[int] = JavaHashMapOrder(integer_hash)
+    for i in range(8):  # computeIfAbsent already resizes on the 8th key of a bucket
+        heads.put_first(16 * i)
+    assert heads.capacity == 32

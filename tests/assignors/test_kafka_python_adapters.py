@@ -1,4 +1,4 @@
-"""Our kafka-python adapters in real consumers, on the real broker the suite starts (noida-db).
+"""Our kafka-python adapters in real consumers, on the Apache Kafka cluster the suite starts.
 
 For every adapter a group of real ``KafkaConsumer`` s goes through the same story: members m0,
 m1, m2 join one at a time, m0 (the first leader, and for failover the top priority) leaves, m3
@@ -17,8 +17,9 @@ every consumer holds and which no longer changes, then checks:
    that stays with its owner is never revoked, a partition that moves is revoked by its old owner
    before its new owner gets it (never owned twice), and none is left without an owner.
 
-Settling is bounded by ``STEP_TIMEOUT_S``; noida-db sometimes loses a JoinGroup response and then
-needs its 6 s rebalance timeout (see tests/kafka_broker.py), so a step takes 0.3 s to about 7 s.
+Settling is bounded by ``STEP_TIMEOUT_S``. The slow revocation and the rejoin after a member was
+admitted without a rebalance were written for noida-db, the broker these tests ran on before
+(tests/kafka_broker.py lists its quirks); they cost little and stay.
 """
 
 from __future__ import annotations
@@ -38,7 +39,12 @@ from adapters import kafka_python as adapters
 from assignors import registry
 from assignors.model import Member, Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
-from tests.kafka_broker import CONSUMER_TEST_CONFIG, KafkaBroker, PolledConsumer, unique_name
+from tests.kafka_broker import (
+    BrokerClientHelpers,
+    PolledConsumer,
+    unique_name,
+)
+from tests.kafka_cluster.cluster import CONSUMER_TEST_CONFIG, KafkaCluster
 
 pytestmark = pytest.mark.broker
 
@@ -46,7 +52,7 @@ PARTITIONS = 6
 #: Records produced per partition of "orders": a skew the lag-aware adapter must follow.
 SKEWED_ORDERS = {0: 50, 1: 5, 2: 30, 3: 0, 4: 1, 5: 100}
 PRIORITIES = {"m0": 10, "m1": 5, "m2": 1, "m3": 7}
-STEP_TIMEOUT_S = 45.0
+STEP_TIMEOUT_S = 90.0  # generous: the 2-core machine is often shared by several test runs
 #: How long the reported assignment must stay unchanged to count as settled.
 QUIET_S = 1.0
 #: Cooperative consumers take REVOKE_PAUSE_S to give partitions up (see RecordingListener), and
@@ -104,7 +110,7 @@ class Settled:
 class Group:
     """A consumer group of real consumers using one adapter, and what the test knows about it."""
 
-    broker: KafkaBroker
+    broker: BrokerClientHelpers
     strategy_name: str
     group_id: str
     topics: tuple[Topic, ...]
@@ -217,9 +223,11 @@ class Group:
                 candidate, since = state, time.monotonic()
             elif time.monotonic() - since >= quiet_s:
                 return candidate
-            time.sleep(0.1)
+            time.sleep(0.25)
+        errors = {cid: [repr(e) for e in c.errors[-3:]] for cid, c in self.consumers.items()}
         raise AssertionError(
-            f"{self.strategy_name}: group did not settle within {STEP_TIMEOUT_S:.0f} s; {why}"
+            f"{self.strategy_name}: group did not settle within {STEP_TIMEOUT_S:.0f} s; {why};"
+            f" consumers' last poll errors: {errors}"
         )
 
     def admitted_without_rebalance(self, state: Settled) -> list[str]:
@@ -357,13 +365,13 @@ def _show(ownership: Mapping[str, set[TopicPartition]]) -> str:
 
 
 @pytest.fixture
-def make_group(kafka_broker: KafkaBroker) -> Iterator[Callable[[str], Group]]:
+def make_group(kafka_cluster: KafkaCluster) -> Iterator[Callable[[str], Group]]:
     groups: list[Group] = []
 
     def make(strategy_name: str) -> Group:
-        orders = kafka_broker.create_topic(unique_name("orders"), PARTITIONS)
-        clicks = kafka_broker.create_topic(unique_name("clicks"), PARTITIONS)
-        kafka_broker.produce(orders, SKEWED_ORDERS)
+        orders = kafka_cluster.create_topic(unique_name("orders"), PARTITIONS)
+        clicks = kafka_cluster.create_topic(unique_name("clicks"), PARTITIONS)
+        kafka_cluster.produce(orders, SKEWED_ORDERS)
         topics = (
             Topic(
                 orders,
@@ -380,7 +388,7 @@ def make_group(kafka_broker: KafkaBroker) -> Iterator[Callable[[str], Group]]:
                 committed_offsets=(None,) * PARTITIONS,
             ),
         )
-        group = Group(kafka_broker, strategy_name, unique_name(f"ae-{strategy_name}"), topics)
+        group = Group(kafka_cluster, strategy_name, unique_name(f"ae-{strategy_name}"), topics)
         groups.append(group)
         return group
 
@@ -470,17 +478,17 @@ def test_cooperative_adapter_moves_partitions_in_two_rounds(
     assert set().union(*(tps for _, tps, _ in events)) == moved
 
 
-def test_broker_offsets_lag_source_reads_start_end_and_commits(kafka_broker: KafkaBroker) -> None:
+def test_broker_offsets_lag_source_reads_start_end_and_commits(kafka_cluster: KafkaCluster) -> None:
     from kafka.structs import OffsetAndMetadata
     from kafka.structs import TopicPartition as KafkaTopicPartition
 
     from assignors.simulate.lag import partition_lags
 
-    topic = kafka_broker.create_topic(unique_name("lagged"), 3)
-    kafka_broker.produce(topic, {0: 40, 1: 7, 2: 0})
+    topic = kafka_cluster.create_topic(unique_name("lagged"), 3)
+    kafka_cluster.produce(topic, {0: 40, 1: 7, 2: 0})
     group = unique_name("lag-source")
     committer = KafkaConsumer(
-        bootstrap_servers=kafka_broker.bootstrap, group_id=group, enable_auto_commit=False
+        bootstrap_servers=kafka_cluster.bootstrap, group_id=group, enable_auto_commit=False
     )
     try:
         committer.assign([KafkaTopicPartition(topic, 0)])
@@ -488,7 +496,7 @@ def test_broker_offsets_lag_source_reads_start_end_and_commits(kafka_broker: Kaf
     finally:
         committer.close()
 
-    source = adapters.BrokerOffsetsLagSource(group, bootstrap_servers=kafka_broker.bootstrap)
+    source = adapters.BrokerOffsetsLagSource(group, bootstrap_servers=kafka_cluster.bootstrap)
     facts = source({topic: 3})[topic]
     assert facts.log_start_offsets == (0, 0, 0)
     assert facts.log_end_offsets == (40, 7, 0)
@@ -496,5 +504,5 @@ def test_broker_offsets_lag_source_reads_start_end_and_commits(kafka_broker: Kaf
     assert partition_lags(facts, "earliest") == [15, 7, 0]
     assert partition_lags(facts, "latest") == [15, 0, 0]
     # Read-only: reading offsets neither joined the group nor moved its commits.
-    assert kafka_broker.describe_group(group)["members"] == []
+    assert kafka_cluster.describe_group(group)["members"] == []
     assert source({topic: 3})[topic].committed_offsets == (25, None, None)

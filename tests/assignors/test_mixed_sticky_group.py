@@ -1,5 +1,5 @@
-"""A ``sticky`` group of kafka-python's own ``StickyPartitionAssignor`` and our adapter, on the real
-broker the suite starts (noida-db), as a team switching between the two in a rolling deploy.
+"""A ``sticky`` group of kafka-python's own ``StickyPartitionAssignor`` and our adapter, on the
+Apache Kafka cluster the suite starts, as a team switching between the two in a rolling deploy.
 
 Both announce the protocol name ``sticky``; kafka-python's writes its claims with an INT16
 version in front of Java's layout, ours writes Java's layout (or kafka-python's, with
@@ -27,7 +27,8 @@ from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAs
 from adapters import kafka_python as adapters
 from assignors.model import Topic
 from tests.assignors.test_kafka_python_adapters import Group, Settled, _show
-from tests.kafka_broker import KafkaBroker, unique_name
+from tests.kafka_broker import unique_name
+from tests.kafka_cluster.cluster import KafkaCluster
 
 pytestmark = pytest.mark.broker
 
@@ -113,15 +114,15 @@ def assert_survivors_keep(before: Settled, after: Settled, leader: str) -> None:
 
 @pytest.fixture
 def make_mixed_group(
-    kafka_broker: KafkaBroker,
+    kafka_cluster: KafkaCluster,
 ) -> Iterator[Callable[[adapters.StickyLayout], MixedStickyGroup]]:
     groups: list[MixedStickyGroup] = []
 
     def make(our_layout: adapters.StickyLayout) -> MixedStickyGroup:
         names = [unique_name("orders"), unique_name("clicks")]
-        kafka_broker.create_topics(dict.fromkeys(names, PARTITIONS))
+        kafka_cluster.create_topics(dict.fromkeys(names, PARTITIONS))
         group = MixedStickyGroup(
-            kafka_broker,
+            kafka_cluster,
             "sticky",
             unique_name("ae-mixed-sticky"),
             tuple(Topic(name, PARTITIONS) for name in names),

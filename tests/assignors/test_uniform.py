@@ -79,12 +79,13 @@ EXAMPLES = [
         id="member-joins-takes-the-excess",
     ),
     pytest.param(
-        # 5 partitions over 2 members: the first member in map order (a) may hold 3, so b, which
-        # held 3, gives one up even though a holds none yet.
+        # 5 partitions over 2 members, one extra slot. Kafka 4: a (first in map order) keeps
+        # nothing, so it leaves the extra slot to b, which keeps its 3 (Kafka 3.9 gave the slot
+        # to a and took t-2 from b).
         {"t": 5},
         [("a", ["t"], []), ("b", ["t"], [("t", 0), ("t", 1), ("t", 2)])],
-        {"a": {("t", 3), ("t", 4), ("t", 2)}, "b": {("t", 0), ("t", 1)}},
-        id="extra-partition-goes-by-map-order",
+        {"a": {("t", 3), ("t", 4)}, "b": {("t", 0), ("t", 1), ("t", 2)}},
+        id="extra-slot-goes-to-the-member-that-uses-it",
     ),
     pytest.param(
         # Heterogeneous. Topic order: 2 partitions per subscriber both, so fewer subscribers
@@ -352,9 +353,10 @@ def test_heterogeneous_classes_with_the_same_subscription_are_balanced(
 
 
 def test_member_map_order_is_the_java_hash_map_order() -> None:
-    """The extra partition goes to the member the HashMap meets first, not the first listed."""
+    """In a new group the extra partition goes to the member the HashMap meets last (Kafka 4:
+    earlier members, holding nothing, leave the extra slots to the members after them)."""
     ids = ["zeta", "alpha"]
-    first = hash_order(ids, string_hash)[0]
+    last = hash_order(ids, string_hash)[-1]
     group = scenario({"t": 3}, [(member_id, ["t"], []) for member_id in ids])
     sizes = {m: len(tps) for m, tps in STRATEGY.assign(group).partitions.items()}
-    assert sizes[first] == 2
+    assert sizes[last] == 2

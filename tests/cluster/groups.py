@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tests.kafka_broker import KafkaBroker, PolledConsumer, unique_name
+from tests.kafka_broker import BrokerClientHelpers, PolledConsumer, unique_name
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,9 @@ class KnownGroup:
         return result
 
 
-def commit_offsets(broker: KafkaBroker, group_id: str, commits: dict[tuple[str, int], int]) -> None:
+def commit_offsets(
+    broker: BrokerClientHelpers, group_id: str, commits: dict[tuple[str, int], int]
+) -> None:
     from kafka import KafkaConsumer
     from kafka.structs import OffsetAndMetadata, TopicPartition
 
@@ -58,12 +60,13 @@ def commit_offsets(broker: KafkaBroker, group_id: str, commits: dict[tuple[str, 
 
 @contextlib.contextmanager
 def running_group(
-    broker: KafkaBroker,
+    broker: BrokerClientHelpers,
     topics: dict[str, int],
     records: dict[str, dict[int, int]],
     commits: dict[tuple[str, int], int],
     members: int,
     assignors: Sequence[Any] = (),
+    replication_factor: int | None = None,
     **consumer_config: Any,
 ) -> Iterator[KnownGroup]:
     from kafka import KafkaConsumer
@@ -71,7 +74,7 @@ def running_group(
     suffix = unique_name("g")
     names = {f"{name}-{suffix}": count for name, count in topics.items()}
     rename = {name: f"{name}-{suffix}" for name in topics}
-    broker.create_topics(names)
+    broker.create_topics(names, replication_factor)
     real_records = {rename[t]: counts for t, counts in records.items()}
     for topic, counts in real_records.items():
         broker.produce(topic, counts)

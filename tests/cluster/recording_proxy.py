@@ -9,7 +9,9 @@ How it works, per accepted connection (one thread each):
 1. SOCKS5 handshake: no authentication; a CONNECT to an IPv4, IPv6 or host-name target. Only
    loopback targets (127.0.0.0/8, ::1, localhost) are relayed; anything else is refused.
 2. With ``tls`` set, the proxy then *terminates* TLS on the client side (the test's own CA and
-   certificate, optionally requiring a client certificate) and talks plaintext to the broker.
+   certificate, optionally requiring a client certificate) and talks plaintext to the broker, or,
+   with ``upstream_tls`` set too, TLS again (to a broker's SASL_SSL listener): the proxy sees
+   the requests in clear between the two TLS sessions.
 3. Relay both ways. Bytes from the client are split into Kafka request frames (int32 size, then
    the request header: int16 API key, int16 API version, int32 correlation id); each header is
    recorded in :attr:`RecordingProxy.requests` before the frame is forwarded unchanged.
@@ -71,6 +73,7 @@ class RecordingProxy:
     """Start with ``with RecordingProxy() as proxy:``; point clients at ``proxy.url``."""
 
     tls: ssl.SSLContext | None = None
+    upstream_tls: ssl.SSLContext | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     _server: socket.socket | None = None
@@ -170,6 +173,8 @@ class RecordingProxy:
             client.settimeout(10)
             host, port = self._socks_handshake(client)
             upstream = socket.create_connection((host, port), timeout=10)
+            if self.upstream_tls is not None:
+                upstream = self.upstream_tls.wrap_socket(upstream, server_hostname=host)
             if self.tls is not None:
                 client = self.tls.wrap_socket(client, server_side=True)
             self._relay(client, upstream, f"{host}:{port}")
@@ -181,15 +186,37 @@ class RecordingProxy:
             if upstream is not None:
                 upstream.close()
 
+    @staticmethod
+    def _receive(sock: socket.socket) -> bytes | None:
+        """Whatever application data is there (``b""``: closed), or None if none came in 0.2 s.
+
+        A TLS socket can be readable with no application data (a session ticket after the
+        handshake): a blocking read would then wait for data the other side is still waiting
+        to send, so reads time out and the loop goes on.
+        """
+        sock.settimeout(0.2)
+        try:
+            return sock.recv(65536)
+        except (TimeoutError, ssl.SSLWantReadError):
+            return None
+        finally:
+            sock.settimeout(30)
+
     def _relay(self, client: socket.socket, upstream: socket.socket, target: str) -> None:
         pending = b""
-        client.setblocking(True)
-        upstream.setblocking(True)
+        client.settimeout(30)
+        upstream.settimeout(30)
         while not self._stop.is_set():
-            buffered = isinstance(client, ssl.SSLSocket) and client.pending() > 0
-            readable = [client] if buffered else select.select([client, upstream], [], [], 0.2)[0]
+            buffered = [
+                sock
+                for sock in (client, upstream)
+                if isinstance(sock, ssl.SSLSocket) and sock.pending() > 0
+            ]
+            readable = buffered or select.select([client, upstream], [], [], 0.2)[0]
             for sock in readable:
-                data = sock.recv(65536)
+                data = self._receive(sock)
+                if data is None:
+                    continue
                 if not data:
                     return
                 if sock is upstream:

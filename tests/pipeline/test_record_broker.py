@@ -13,7 +13,7 @@ from cluster.reader import ClusterReader
 from cluster.record import record
 from pipeline import tables, whatif
 from tests.cluster.groups import running_group
-from tests.kafka_broker import KafkaBroker
+from tests.kafka_cluster.cluster import KafkaCluster
 
 pytestmark = [pytest.mark.broker, pytest.mark.spark]
 
@@ -23,10 +23,10 @@ COMMITS = {("orders", 0): 10, ("orders", 1): 20}
 
 
 def test_recorded_sample_is_the_group_and_feeds_the_pipeline(
-    kafka_broker: KafkaBroker, spark: Any, tmp_path: Path
+    kafka_cluster: KafkaCluster, spark: Any, tmp_path: Path
 ) -> None:
-    settings = ConnectionSettings(bootstrap_servers=kafka_broker.bootstrap, timeout_s=10.0)
-    with running_group(kafka_broker, TOPICS, RECORDS, COMMITS, members=2) as group:
+    settings = ConnectionSettings(bootstrap_servers=kafka_cluster.bootstrap, timeout_s=10.0)
+    with running_group(kafka_cluster, TOPICS, RECORDS, COMMITS, members=2) as group:
         with ClusterReader(settings) as reader:
             samples, written, skipped = record(
                 reader, tmp_path, cluster="test", groups=[group.group_id], duration_s=0

@@ -322,3 +322,39 @@ def test_packages_for_a_real_cluster_are_zipped_in_one_place(spark: Any) -> None
         "pipeline/scenarios.py",
     } <= names
     assert not any("__pycache__" in name for name in names)
+
+
+def test_a_group_gives_the_same_rows_whatever_order_its_rows_arrive_in() -> None:
+    # One member reads exactly what arrives (per partition consume = produce) with a constant
+    # backlog: its capacity (summed by the pipeline) equals the produce rate (summed by the core)
+    # only if neither sum depends on the row order. Issue 16: 1.9e8 years, or "3 s" vs "never".
+    rates = (0.1, 0.2, 0.3, 1e-3, 7.0 / 3.0, 1e3 / 7.0, 0.7, 5.0 / 9.0)
+    offsets = pd.DataFrame(
+        {
+            "cluster": "c1",
+            "group_id": "g1",
+            "t": T0,
+            "topic": "orders",
+            "partition": range(len(rates)),
+            "log_start": 0,
+            "log_end": 10_000,
+            "committed": [9_500] + [10_000] * (len(rates) - 1),
+            "member_id": "a",
+            "lag": [500] + [0] * (len(rates) - 1),
+            "produce_rate": rates,
+            "consume_rate": rates,
+            "problem": None,
+        }
+    )
+    members = pd.DataFrame(
+        [{"cluster": "c1", "group_id": "g1", "t": T0, "member_id": "a", "topics": ["orders"]}]
+    )
+    answers = []
+    for seed in range(8):
+        shuffled = offsets.sample(frac=1, random_state=seed) if seed else offsets
+        rows = scenarios.whatif_rows(
+            shuffled, members, strategies=STRATEGIES, change_specs=[ChangeSpec("none")]
+        )
+        assert all(row["drain_s"] is None for row in rows), rows  # never drains, never absurd
+        answers.append(rows)
+    assert all(rows == answers[0] for rows in answers)

@@ -1,0 +1,199 @@
+"""Before kafka-python bootstraps: reach one bootstrap server step by step, and name what failed.
+
+kafka-python retries every failure until its bootstrap timeout and then reports only "Unable to
+bootstrap", so a refused port, a name that does not resolve, a TLS mismatch and a server that is
+not Kafka all look alike and all take the whole timeout. :func:`probe` walks the steps itself, on
+one bootstrap server after another, until one passes them all:
+
+1. DNS: the host name resolves (else :class:`~cluster.errors.NameNotResolvedError`, at once).
+2. TCP: the port accepts a connection (refused: :class:`~cluster.errors.RefusedConnectionError`
+   at once; no answer: :class:`~cluster.errors.RequestTimeoutError` naming the step).
+3. TLS, when the security protocol uses it: the handshake with the settings' CA file (and client
+   certificate); an untrusted certificate, a host name the certificate does not name and a server
+   that does not speak TLS each get their own :class:`~cluster.errors.TlsHandshakeError`.
+4. Kafka: an ApiVersions request (version 0, the one every broker answers; it is on the reader's
+   read-only allow-list) and its answer's frame and correlation id; a server that answers
+   something else is :class:`~cluster.errors.NotKafkaError`, a TLS listener met without TLS says
+   so, silence is a time-out naming the request.
+
+If every server fails, the first server's failure is raised. SASL is left to kafka-python (the
+caller classifies its failures). Nothing here sees a password. The whole probe is bounded by the
+settings' timeout.
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import struct
+import time
+from typing import Any
+
+from cluster.errors import (
+    ClusterError,
+    NameNotResolvedError,
+    NotKafkaError,
+    RefusedConnectionError,
+    RequestTimeoutError,
+    TlsHandshakeError,
+)
+
+_CORRELATION_ID = 0x5AFE
+_MAX_FRAME = 100 * 2**20
+
+
+def split_server(server: str) -> tuple[str, int]:
+    """``host:port`` (``[v6]:port`` too) -> (host, port); port 9092 when none is given."""
+    host, _, port = server.strip().rpartition(":")
+    if not host or not port.isdigit():
+        return server.strip().strip("[]"), 9092
+    return host.strip("[]"), int(port)
+
+
+def _tls_context(settings: Any) -> ssl.SSLContext:
+    context = ssl.create_default_context(cafile=settings.ssl_cafile)
+    context.check_hostname = bool(settings.ssl_check_hostname)
+    if settings.ssl_certfile:
+        password = settings.ssl_key_password.reveal() if settings.ssl_key_password else None
+        context.load_cert_chain(settings.ssl_certfile, settings.ssl_keyfile, password)
+    return context
+
+
+def _api_versions_request(client_id: str) -> bytes:
+    name = client_id.encode("utf-8")
+    body = struct.pack(">hhih", 18, 0, _CORRELATION_ID, len(name)) + name
+    return struct.pack(">i", len(body)) + body
+
+
+def _read(sock: socket.socket, count: int) -> bytes:
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _check_kafka_answer(server: str, head: bytes, uses_tls: bool) -> None:
+    """Step 4: the answer's first 8 bytes are a Kafka frame size and our correlation id."""
+    if not head:
+        hint = (
+            "a TLS listener does that to a client that does not speak TLS: set the security"
+            " protocol to SSL or SASL_SSL, or use the broker's plaintext port"
+            if not uses_tls
+            else "check that this port is a Kafka listener"
+        )
+        raise NotKafkaError(
+            f"the server at {server} closed the connection at the first Kafka request; {hint}."
+        )
+    if not uses_tls and head[:1] == b"\x15" and head[1:2] == b"\x03":
+        raise NotKafkaError(
+            f"the server at {server} answered with a TLS alert: it is a TLS listener; set the"
+            " security protocol to SSL or SASL_SSL."
+        )
+    if len(head) == 8:
+        size, correlation = struct.unpack(">ii", head)
+        if 4 <= size <= _MAX_FRAME and correlation == _CORRELATION_ID:
+            return
+    raise NotKafkaError(
+        f"the server at {server} answered, but not in Kafka's protocol (its first bytes:"
+        f" {head[:16]!r}); check that the bootstrap servers name a Kafka listener's host and port."
+    )
+
+
+def _probe_one(server: str, settings: Any, deadline: float) -> None:
+    host, port = split_server(server)
+    timeout_s = settings.timeout_s
+
+    def remaining() -> float:
+        return max(deadline - time.monotonic(), 0.05)
+
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise NameNotResolvedError(
+            f"the host name {host!r} of bootstrap server {server} does not resolve"
+            f" ({error.strerror}); check its spelling in the bootstrap servers."
+        ) from None
+    family, kind, proto, _, address = addresses[0]
+    sock = socket.socket(family, kind, proto)
+    step = "connecting (TCP)"
+    try:
+        sock.settimeout(remaining())
+        sock.connect(address)
+        if settings.uses_ssl:
+            step = "in the TLS handshake"
+            sock = _tls_handshake(sock, server, host, settings)
+        step = "waiting for the answer to ApiVersions, the first Kafka request"
+        sock.settimeout(remaining())
+        sock.sendall(_api_versions_request(settings.client_id))
+        head = _read(sock, 8)
+        _check_kafka_answer(server, head, settings.uses_ssl)
+    except ClusterError:
+        raise
+    except ConnectionRefusedError:
+        raise RefusedConnectionError(
+            f"nothing listens at {server} (connection refused); check the host and port in the"
+            " bootstrap servers."
+        ) from None
+    except TimeoutError:
+        hint = (
+            " A plaintext client gets no answer from some TLS listeners: check the security"
+            " protocol."
+            if "ApiVersions" in step and not settings.uses_ssl
+            else ""
+        )
+        raise RequestTimeoutError(
+            f"timed out after {timeout_s:g} s at {server}, {step}; check the host, the port"
+            f" and any firewall in between, or raise the timeout.{hint}"
+        ) from None
+    except (ConnectionResetError, BrokenPipeError):
+        _check_kafka_answer(server, b"", settings.uses_ssl)
+    except OSError as error:
+        raise RefusedConnectionError(
+            f"cannot connect to {server} ({error.strerror or error}); check the host and port in"
+            " the bootstrap servers."
+        ) from None
+    finally:
+        sock.close()
+
+
+def _tls_handshake(sock: socket.socket, server: str, host: str, settings: Any) -> ssl.SSLSocket:
+    context = _tls_context(settings)
+    try:
+        return context.wrap_socket(sock, server_hostname=host)
+    except ssl.SSLCertVerificationError as error:
+        reason = error.verify_message or str(error)
+        if "hostname" in reason.lower() or "IP address mismatch" in reason:
+            raise TlsHandshakeError(
+                f"the TLS certificate of {server} does not name {host!r} ({reason}); connect by a"
+                " name the certificate lists, or turn off the host name check."
+            ) from None
+        raise TlsHandshakeError(
+            f"the TLS certificate of {server} is not trusted ({reason}): set the CA file to the"
+            " CA that signed the brokers' certificates."
+        ) from None
+    except (ssl.SSLError, ConnectionResetError, BrokenPipeError) as error:
+        reason = getattr(error, "reason", None) or type(error).__name__
+        raise TlsHandshakeError(
+            f"the TLS handshake with {server} failed ({reason}): the port does not speak TLS; set"
+            " the security protocol to PLAINTEXT or SASL_PLAINTEXT, or use the broker's TLS port."
+        ) from None
+
+
+def probe(settings: Any) -> None:
+    """Steps 1-4 of the module docstring on each bootstrap server until one passes them all."""
+    deadline = time.monotonic() + settings.timeout_s
+    servers = [s.strip() for s in settings.bootstrap_servers.split(",") if s.strip()]
+    first: ClusterError | None = None
+    for server in servers:
+        try:
+            _probe_one(server, settings, deadline)
+            return
+        except ClusterError as error:
+            first = first or error
+            if time.monotonic() >= deadline:
+                break
+    if first is not None:
+        raise first

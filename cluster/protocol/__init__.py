@@ -1,0 +1,25 @@
+"""Kafka requests kafka-python 3.0.12 does not define, on its own protocol classes.
+
+Each request and response is described by a JSON schema in Kafka's message-definition format
+(the same format kafka-python loads its own messages from), in this package:
+
+* ``ConsumerGroupDescribe`` (API key 69, version 0): a KIP-848 consumer group's assignor, group
+  epoch, target assignment epoch and, per member, its epoch, current and target assignment,
+  subscription (names or regex), rack, instance id, client id and host. Read-only: it is on
+  :data:`cluster.reader.ALLOWED_API_KEYS`.
+"""
+
+from __future__ import annotations
+
+from kafka.protocol.api_message import ApiMessage
+
+
+class ConsumerGroupDescribeRequest(ApiMessage, load_json="cluster.protocol"):  # type: ignore[misc,call-arg]
+    pass
+
+
+class ConsumerGroupDescribeResponse(ApiMessage, load_json="cluster.protocol"):  # type: ignore[misc,call-arg]
+    pass
+
+
+__all__ = ["ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse"]

@@ -1,0 +1,104 @@
+package oracle;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/**
+ * Kafka's own assignors behind the batch contract of {@code python -m assignors batch}: JSON lines
+ * {"id", "strategy", "scenario"[, "time": true]} on stdin, one flushed JSON line per input line on
+ * stdout: {"id", "assignment"} (plus "java_ns" when asked: the assign call alone, warm JVM) or
+ * {"id", "error"}. One JVM serves a whole session. Test-time only.
+ */
+public final class Oracle {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Strategy name -> a fresh assignor per request (Kafka's assignors keep state). */
+    static final Map<String, Supplier<Assignor>> ASSIGNORS = new TreeMap<>(Map.of(
+        "range", () -> new ClientAssignor(new org.apache.kafka.clients.consumer.RangeAssignor()),
+        "roundrobin", () -> new ClientAssignor(new org.apache.kafka.clients.consumer.RoundRobinAssignor()),
+        "sticky", () -> new ClientAssignor(new org.apache.kafka.clients.consumer.StickyAssignor()),
+        "cooperative-sticky", () -> new ClientAssignor(new org.apache.kafka.clients.consumer.CooperativeStickyAssignor()),
+        "uniform", () -> new ServerAssignor(new org.apache.kafka.coordinator.group.assignor.UniformAssignor()),
+        "server-range", () -> new ServerAssignor(new org.apache.kafka.coordinator.group.assignor.RangeAssignor()),
+        "share-simple", ShareAssignor::new,
+        "streams-ha", StreamsHaAssignor::new
+    ));
+
+    private Oracle() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 20);
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
+        // Kafka's classes must not write into the answer stream.
+        System.setOut(System.err);
+        String line;
+        while ((line = in.readLine()) != null) {
+            out.println(JSON.writeValueAsString(answer(line)));
+            out.flush();
+        }
+    }
+
+    static ObjectNode answer(String line) {
+        ObjectNode answer = JSON.createObjectNode();
+        JsonNode request;
+        try {
+            request = JSON.readTree(line);
+        } catch (Exception error) {
+            answer.putNull("id");
+            answer.put("error", "not valid JSON: " + error.getMessage());
+            return answer;
+        }
+        if (request == null || !request.isObject()) {
+            answer.putNull("id");
+            answer.put("error", "expected a JSON object");
+            return answer;
+        }
+        answer.set("id", request.get("id"));
+        String strategy = request.path("strategy").asText("");
+        Supplier<Assignor> assignor = ASSIGNORS.get(strategy);
+        if (assignor == null) {
+            answer.put("error", "unknown strategy \"" + strategy + "\"; the oracle knows " + ASSIGNORS.keySet());
+            return answer;
+        }
+        Assignor.Call call;
+        try {
+            call = assignor.get().prepare(request.path("scenario"));
+        } catch (Exception error) {
+            answer.put("error", "oracle: " + describe(error));
+            return answer;
+        }
+        long started = System.nanoTime();
+        try {
+            call.assign();
+        } catch (Exception | StackOverflowError | AssertionError error) {
+            answer.put("error", describe(error));
+            return answer;
+        }
+        long elapsed = System.nanoTime() - started;
+        try {
+            answer.set("assignment", call.answer());
+        } catch (Exception error) {
+            answer.put("error", "oracle: " + describe(error));
+            return answer;
+        }
+        if (request.path("time").asBoolean(false)) {
+            answer.put("java_ns", elapsed);
+        }
+        return answer;
+    }
+
+    private static String describe(Throwable error) {
+        String message = error.getMessage();
+        return error.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+}

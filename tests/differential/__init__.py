@@ -1,0 +1,1 @@
+"""Differential parity: our strategies against Kafka's own Java assignors on generated groups."""

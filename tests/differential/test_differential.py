@@ -1,0 +1,51 @@
+"""Every Kafka strategy against Kafka's own Java assignor on generated groups (2,000 per strategy).
+
+Hypothesis picks where the seeded generator (``tests/differential/generate.py``) starts; the
+cases of one strategy go to the oracle in one round trip. A failure lists the first differing
+cases by id (``strategy:seed``): ``generate.case(strategy, seed)`` rebuilds any of them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from tests.differential.compare import run_cases
+from tests.differential.core import KAFKA_STRATEGIES
+from tests.differential.generate import case
+from tests.oracle import Oracle
+
+CASES_PER_STRATEGY = 2_000
+
+
+@pytest.mark.parametrize("strategy", KAFKA_STRATEGIES)
+@settings(
+    max_examples=1,
+    deadline=None,
+    phases=(Phase.explicit, Phase.generate),  # a batch is not shrunk: its ids name each case
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(first_seed=st.integers(min_value=0, max_value=2**40))
+def test_same_answers_as_kafka(kafka_oracle: Oracle, strategy: str, first_seed: int) -> None:
+    requests = [case(strategy, seed) for seed in range(first_seed, first_seed + CASES_PER_STRATEGY)]
+    tally = run_cases(kafka_oracle, requests)[strategy]
+    assert tally.cases == CASES_PER_STRATEGY
+    listed = "\n".join(f"{d.request['id']}: {d.why}" for d in tally.differences[:10])
+    assert not tally.differences, f"{len(tally.differences)} differences from Kafka:\n{listed}"
+
+
+def test_oracle_answers_errors_and_timing(kafka_oracle: Oracle) -> None:
+    """The oracle answers Kafka's exceptions as errors and unknown strategies as errors."""
+    unknown = kafka_oracle.answer({"id": 1, "strategy": "no-such", "scenario": {}})
+    assert unknown["id"] == 1 and "unknown strategy" in unknown["error"]
+    scenario = {
+        "topics": [{"name": "t", "partitions": 2}],
+        "members": [
+            {"member_id": "a", "topics": ["t", "ghost"]},
+            {"member_id": "b", "topics": ["t"]},
+        ],
+    }
+    answer = kafka_oracle.answer({"id": 2, "strategy": "range", "scenario": scenario, "time": True})
+    assert answer["assignment"] == {"a": [["t", 0]], "b": [["t", 1]]}
+    assert answer["java_ns"] > 0
