@@ -34,8 +34,10 @@ from assignors.io.changes import (
     parse_change_text,
     parse_changes,
 )
+from assignors.io.json_safe import JsonInputError, check_json_value, decode_json
 from assignors.io.scenario import (
     MAX_FILE_BYTES,
+    decode_scenario_text,
     dumps_scenario,
     load_scenario_file,
     member_to_json,
@@ -49,6 +51,7 @@ from assignors.limits import (
     MAX_MEMBERS,
     MAX_NAME_LENGTH,
     MAX_PARTITIONS_PER_TOPIC,
+    MAX_TOPICS,
     MAX_TOTAL_PARTITIONS,
 )
 from assignors.model import (
@@ -119,6 +122,7 @@ __all__ = [
     "MAX_MEMBERS",
     "MAX_NAME_LENGTH",
     "MAX_PARTITIONS_PER_TOPIC",
+    "MAX_TOPICS",
     "MAX_TOTAL_PARTITIONS",
     "MIN_PROBING_REBALANCE_INTERVAL_MS",
     "PROTOCOLS",
@@ -138,6 +142,7 @@ __all__ = [
     "Convergence",
     "DrainProjection",
     "Evaluation",
+    "JsonInputError",
     "Member",
     "MemberDrain",
     "Movement",
@@ -169,7 +174,10 @@ __all__ = [
     "apply_step",
     "change_from_text",
     "change_to_json",
+    "check_json_value",
     "current_assignment",
+    "decode_json",
+    "decode_scenario_text",
     "default_step",
     "describe_change",
     "dumps_scenario",

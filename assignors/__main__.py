@@ -19,7 +19,7 @@ import textwrap
 
 from assignors import registry
 from assignors.cli.batch import run_batch
-from assignors.cli.formatting import assignment_table
+from assignors.cli.formatting import assignment_table, one_line
 from assignors.cli.from_describe import add_arguments as add_from_describe_arguments
 from assignors.cli.from_describe import run as run_from_describe
 from assignors.errors import AssignmentExplorerError
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             return _assign(options.file, options.strategy, options.json)
         return _list()
     except AssignmentExplorerError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {one_line(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -18,8 +18,11 @@ Steps of :func:`snapshot_group`:
 6. Members: id, client id, host, instance id, rack (subscription v3), subscription, and as
    ``owned_partitions`` the current assignment; ``generation`` from the subscription (v2+) or
    from the sticky assignor's user data; ``priority`` from the failover assignor's user data.
-7. The JSON object is validated by :func:`assignors.io.scenario.parse_scenario`, so a snapshot
-   and a file obey the same rules; its warnings come back with the scenario.
+7. The JSON object is validated by :func:`assignors.io.scenario.parse_scenario` (which first runs
+   the JSON gate's value checks: no NaN, no huge number, no lone surrogate in a name), so a
+   snapshot and a file obey the same rules; its warnings come back with the scenario. The size
+   limits are also checked on the cluster's answers before step 2 builds anything
+   (:func:`check_sizes`), so a huge group is refused before its offsets are asked for.
 
 Invariant: nothing here sends a request; :class:`~cluster.reader.ClusterReader` does, and it
 only reads.
@@ -30,17 +33,26 @@ from __future__ import annotations
 import re
 import struct
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from assignors import Scenario, parse_scenario
+from assignors import (
+    MAX_MEMBERS,
+    MAX_PARTITIONS_PER_TOPIC,
+    MAX_TOPICS,
+    MAX_TOTAL_PARTITIONS,
+    Scenario,
+    ScenarioError,
+    parse_scenario,
+)
 from cluster.errors import ClusterError, ConsumerProtocolGroupError, GroupNotFoundError
 from cluster.reader import (
     ClusterReader,
     ConsumerGroupDescription,
     GroupDescription,
     MemberDescription,
+    TopicMetadata,
     TopicPartitionKey,
 )
 
@@ -233,7 +245,9 @@ def scenario_json(
 ) -> dict[str, Any]:
     """Steps 2-6: the scenario JSON object for a described group."""
     wanted = topics_of(group.members) | {topic for topic, _ in committed}
+    check_sizes(group, wanted, {})
     metadata = reader.topics(wanted)
+    check_sizes(group, wanted, metadata)
     partitions = [
         (name, p) for name, topic in sorted(metadata.items()) for p in range(topic.partitions)
     ]
@@ -295,6 +309,29 @@ def scenario_json(
     if group.protocol:
         raw["assignor"] = group.protocol
     return raw
+
+
+def check_sizes(
+    group: GroupDescription, wanted: set[str], metadata: Mapping[str, TopicMetadata]
+) -> None:
+    """The scenario format's size limits, checked on the cluster's answers before any list is
+    built or any offset is asked for (the loader checks them again on the finished object)."""
+    problems: list[str] = []
+    if len(group.members) > MAX_MEMBERS:
+        problems.append(f"members: the group has {len(group.members):,}; at most {MAX_MEMBERS:,}")
+    if len(wanted) > MAX_TOPICS:
+        problems.append(f"topics: the group reads {len(wanted):,}; at most {MAX_TOPICS:,}")
+    for name, topic in sorted(metadata.items()):
+        if topic.partitions > MAX_PARTITIONS_PER_TOPIC:
+            problems.append(
+                f"topics.{name:.60}: the cluster reports {topic.partitions:,} partitions;"
+                f" at most {MAX_PARTITIONS_PER_TOPIC:,} per topic"
+            )
+    total = sum(topic.partitions for topic in metadata.values())
+    if total > MAX_TOTAL_PARTITIONS:
+        problems.append(f"topics: {total:,} partitions in all; at most {MAX_TOTAL_PARTITIONS:,}")
+    if problems:
+        raise ScenarioError([f"group {group.group_id}: {problem}" for problem in problems])
 
 
 def topics_of(members: Iterable[MemberDescription]) -> set[str]:

@@ -32,17 +32,20 @@ from assignors import (
     AssignmentExplorerError,
     Scenario,
     TopicPartition,
+    decode_json,
     scenario_to_json,
 )
 from dashboard import whatif
 
 #: The longest edits parameter a link restores (compressed form); longer ones are refused.
 MAX_EDITS_PARAM = 16_384
+#: The most bytes the edits parameter may inflate to.
+MAX_EDITS_JSON_BYTES = 1_000_000
 #: The most strategies a link restores (after dropping repeats); the rest are ignored.
 MAX_SHARED_STRATEGIES = 32
 
 
-class ShareLinkError(ValueError):
+class ShareLinkError(AssignmentExplorerError, ValueError):
     """A shared link's query parameters cannot be restored; the message says which and why."""
 
 
@@ -60,12 +63,22 @@ def decode_edits(param: str) -> list[dict[str, Any]]:
         )
     try:
         packed = base64.urlsafe_b64decode(param + "=" * (-len(param) % 4))
-        text = zlib.decompressobj().decompress(packed, 1_000_000)
-        value = json.loads(text)
+        inflater = zlib.decompressobj()
+        text = inflater.decompress(packed, MAX_EDITS_JSON_BYTES + 1)
     except (binascii.Error, zlib.error, ValueError) as error:
         raise ShareLinkError(f"the link's edits parameter is damaged ({error})") from None
+    if len(text) > MAX_EDITS_JSON_BYTES or inflater.unconsumed_tail:
+        raise ShareLinkError(
+            f"the link's edits parameter inflates to more than {MAX_EDITS_JSON_BYTES:,} bytes"
+        )
+    try:
+        value = decode_json(text, "the link's edits parameter", max_bytes=MAX_EDITS_JSON_BYTES)
+    except AssignmentExplorerError as error:
+        raise ShareLinkError(f"the link's edits parameter is damaged: {error}") from None
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise ShareLinkError("the link's edits parameter is not a list of edits")
+    if len(value) > MAX_CHANGES:
+        raise ShareLinkError(f"the link holds {len(value):,} edits; at most {MAX_CHANGES:,}")
     return value
 
 
@@ -86,7 +99,7 @@ def restore_edits(param: str) -> list[dict[str, Any]]:
 
 def parse_step(param: str) -> int:
     """The ``step`` query parameter -> walkthrough steps behind the scenario (>= 0)."""
-    if not param.isdigit() or len(param) > 4:
+    if not (param.isascii() and param.isdigit()) or len(param) > 4:
         raise ShareLinkError(f"the link's step parameter must be a step number, got {param!r}")
     return int(param)
 

@@ -11,18 +11,17 @@ connection or a bad file never replaces the scenario already loaded.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import streamlit as st
 
 import sample_data
 from assignors import (
-    MAX_FILE_BYTES,
     AssignmentExplorerError,
     Scenario,
     StreamsScenario,
-    parse_scenario_text,
+    decode_scenario_text,
+    parse_scenario,
     registry,
     with_current_ownership,
 )
@@ -203,52 +202,31 @@ def _upload() -> None:
     if st.session_state.get(_UPLOAD_SEEN) == fingerprint:
         return
     st.session_state[_UPLOAD_SEEN] = fingerprint
-    raw = uploaded.getvalue()
     try:
-        text = raw.decode("utf-8")
-        document = _json_or_none(text)
-        if is_streams_document(document):
-            state.set_source(
-                streams_source(
-                    parse_streams(document),
-                    kind="upload",
-                    label=f"upload {uploaded.name}",
-                    key=f"upload:{state.content_key(text)}",
-                )
-            )
-            state.report_notice(f"Loaded {uploaded.name} (a Kafka Streams application).")
-            return
-        scenario, warnings = parse_scenario_text(text, source=uploaded.name)
-    except UnicodeDecodeError:
-        state.report_error(f"{uploaded.name}: not UTF-8 text; upload a JSON scenario file.")
-        return
+        loaded = upload_source(uploaded.name, uploaded.getvalue())
     except AssignmentExplorerError as error:
         state.report_error(f"{uploaded.name} was not loaded: {error}")
         return
-    state.set_source(
-        state.Source(
-            kind="upload",
-            label=f"upload {uploaded.name}",
-            key=f"upload:{state.content_key(text)}",
-            scenario=scenario,
-            warnings=warnings,
-        )
-    )
-    state.report_notice(f"Loaded {uploaded.name}.")
+    state.set_source(loaded)
+    kind = " (a Kafka Streams application)" if loaded.streams is not None else ""
+    state.report_notice(f"Loaded {uploaded.name}{kind}.")
 
 
-def _json_or_none(text: str) -> object:
-    """The JSON value of ``text`` when it fits the size limit and parses; else ``None``.
+def upload_source(name: str, data: bytes | str) -> state.Source:
+    """An uploaded or pasted scenario as a source; raises the core's errors only.
 
-    Only used to tell a Streams document from a group scenario; the group loader reports
-    every problem of a file that is not Streams (including bad JSON) with its own message.
+    The text passes the core's JSON gate (:func:`assignors.decode_scenario_text`: size, a
+    byte-order mark, UTF-8, numbers, nesting), then the loader that fits it: the Streams task
+    strategy for a Kafka Streams document, the scenario loader for a consumer group.
     """
-    if len(text) > MAX_FILE_BYTES:
-        return None
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        return None
+    document = decode_scenario_text(data, source=name)
+    text = data if isinstance(data, str) else data.decode("utf-8-sig")
+    key = f"upload:{state.content_key(text)}"
+    label = f"upload {name}"
+    if is_streams_document(document):
+        return streams_source(parse_streams(document), kind="upload", label=label, key=key)
+    scenario, warnings = parse_scenario(document, path="", json_checked=True)
+    return state.Source(kind="upload", label=label, key=key, scenario=scenario, warnings=warnings)
 
 
 def _cluster() -> None:

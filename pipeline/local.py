@@ -12,24 +12,55 @@ from pathlib import Path
 
 import pandas as pd
 
-from assignors import Scenario, partition_lag
+from assignors import AssignmentExplorerError, Scenario, decode_json, partition_lag
 from pipeline.scenarios import GroupDataError, scenario_from_frames
+from pipeline.schema import check_columns
+
+#: The longest JSON line the local reader accepts (one snapshot row is a few hundred bytes).
+MAX_ROW_BYTES = 1024 * 1024
 
 
-def _read(path: Path, cluster: str, group_id: str) -> pd.DataFrame:
-    if (path.is_dir() and any(path.rglob("*.json*"))) or path.suffix in (".jsonl", ".json"):
-        files = [path] if path.is_file() else sorted(path.rglob("*.json*"))
-        frame = pd.concat([pd.read_json(f, lines=True) for f in files], ignore_index=True)
-        frame["time"] = pd.to_datetime(frame["time"], utc=True)
-    else:
-        filters = [("cluster", "==", cluster), ("group_id", "==", group_id)]
-        frame = pd.read_parquet(path, filters=filters)
-    frame = frame[(frame["cluster"] == cluster) & (frame["group_id"] == group_id)].copy()
-    for column in frame.columns:
-        if isinstance(frame[column].dtype, pd.CategoricalDtype):
-            frame[column] = frame[column].astype(object)
-    epoch = pd.Timestamp(0, tz="UTC")
-    frame["t"] = ((frame["time"] - epoch) // pd.Timedelta(seconds=1)).astype("int64")
+def _json_lines(files: list[Path]) -> pd.DataFrame:
+    """Rows of JSON lines files, each line through the core's JSON gate (one object a line)."""
+    records: list[object] = []
+    for file in files:
+        for number, line in enumerate(file.read_bytes().splitlines(), start=1):
+            if not line.strip():
+                continue
+            value = decode_json(line, f"{file} line {number}", max_bytes=MAX_ROW_BYTES)
+            if not isinstance(value, dict):
+                raise GroupDataError(f"{file} line {number}: expected a JSON object (one row)")
+            records.append(value)
+    return pd.DataFrame.from_records(records)
+
+
+def _read(path: Path, cluster: str, group_id: str, table: str) -> pd.DataFrame:
+    """One table's rows of the group; unreadable input is a :class:`GroupDataError` or a
+    :class:`~pipeline.schema.SnapshotFormatError` naming the file, never pandas' own error."""
+    try:
+        if (path.is_dir() and any(path.rglob("*.json*"))) or path.suffix in (".jsonl", ".json"):
+            files = [path] if path.is_file() else sorted(path.rglob("*.json*"))
+            frame = _json_lines(files)
+            for column in check_columns(list(frame.columns), table, path):
+                frame[column] = None  # an optional column absent: nulls, as Spark's reader does
+            frame["time"] = pd.to_datetime(frame["time"], utc=True, errors="coerce")
+        else:
+            filters = [("cluster", "==", cluster), ("group_id", "==", group_id)]
+            frame = pd.read_parquet(path, filters=filters)
+            for column in check_columns(list(frame.columns), table, path):
+                frame[column] = None
+        if frame["time"].isna().any():
+            raise GroupDataError(f"{path}: a row's time is missing or not a time")
+        frame = frame[(frame["cluster"] == cluster) & (frame["group_id"] == group_id)].copy()
+        for column in frame.columns:
+            if isinstance(frame[column].dtype, pd.CategoricalDtype):
+                frame[column] = frame[column].astype(object)
+        epoch = pd.Timestamp(0, tz="UTC")
+        frame["t"] = ((frame["time"] - epoch) // pd.Timedelta(seconds=1)).astype("int64")
+    except AssignmentExplorerError:
+        raise
+    except (OSError, ValueError, TypeError, KeyError, OverflowError) as error:
+        raise GroupDataError(f"{path}: cannot read the {table} table ({error})") from None
     return frame
 
 
@@ -38,8 +69,8 @@ def group_frames(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(offsets rows with lag and rates, members rows) of the group at its latest sample."""
     root = Path(input_dir)
-    offsets = _read(root / "offsets", cluster, group_id)
-    members = _read(root / "members", cluster, group_id)
+    offsets = _read(root / "offsets", cluster, group_id, "offsets")
+    members = _read(root / "members", cluster, group_id, "members")
     if offsets.empty and members.empty:
         raise GroupDataError(f"no rows for group {group_id!r} on {cluster!r} in {root}")
     times = sorted(set(offsets["t"]) | set(members["t"]))
@@ -70,9 +101,20 @@ def group_frames(
 def group_scenario(
     input_dir: str | Path, cluster: str, group_id: str, at: int | None = None
 ) -> tuple[Scenario, tuple[str, ...]]:
-    """The group's Scenario as the fleet what-if built it, and the loader's warnings."""
-    offsets, members = group_frames(input_dir, cluster, group_id, at)
-    scenario, warnings, _ = scenario_from_frames(
-        offsets, members, cluster=cluster, group_id=group_id
-    )
+    """The group's Scenario as the fleet what-if built it, and the loader's warnings.
+
+    Raises the project's errors only: rows that cannot form a scenario (a cell of the wrong
+    kind, say) are a :class:`GroupDataError` naming the group.
+    """
+    try:
+        offsets, members = group_frames(input_dir, cluster, group_id, at)
+        scenario, warnings, _ = scenario_from_frames(
+            offsets, members, cluster=cluster, group_id=group_id
+        )
+    except AssignmentExplorerError:
+        raise
+    except (ValueError, TypeError, KeyError, ArithmeticError) as error:
+        raise GroupDataError(
+            f"group {group_id!r} on {cluster!r}: its rows cannot form a scenario ({error})"
+        ) from None
     return scenario, warnings

@@ -40,6 +40,8 @@ import pandas as pd
 from assignors import (
     DEFAULT_ASSIGNOR,
     DEFAULT_CONSUME_RATE,
+    MAX_PARTITIONS_PER_TOPIC,
+    MAX_TOTAL_PARTITIONS,
     AddMembers,
     Assignment,
     AssignmentExplorerError,
@@ -59,6 +61,7 @@ from assignors import (
 )
 from assignors.simulate.drain import exact_sum
 
+_JAVA_LONG_MAX = 2**63 - 1
 #: Most extra members :func:`extra_members_to_drain` tries before giving up.
 MAX_EXTRA_TRIALS = 12
 
@@ -188,10 +191,40 @@ def _value(raw: Any) -> Any:
     return raw
 
 
-def _offset(raw: Any) -> int | None:
-    """An offsets cell as an int (pandas turns an integer column with nulls into floats)."""
+def _whole(raw: Any, what: str) -> int | None:
+    """A cell that holds a whole number (pandas turns an integer column with nulls into floats),
+    or ``None`` for a null; :class:`GroupDataError` for anything else (text, 1.5, infinity, or a
+    number of more digits than any offset has)."""
     value = _value(raw)
-    return None if value is None else int(value)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise GroupDataError(f"{what}: expected a whole number, got {str(value)[:40]!r}")
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        raise GroupDataError(f"{what}: expected a whole number, got {value!r}")
+    if abs(value) > _JAVA_LONG_MAX:
+        raise GroupDataError(f"{what}: {value:.3g} is beyond any offset (a Java long)")
+    return int(value)
+
+
+def _offset(raw: Any) -> int | None:
+    """An offsets cell as an int (see :func:`_whole`)."""
+    return _whole(raw, "an offset")
+
+
+def _partition_numbers(topic: object, cells: Any) -> list[int]:
+    """A topic's partition cells as numbers 0 .. MAX_PARTITIONS_PER_TOPIC - 1 (else an error
+    naming the topic): a huge number must not make the rebuild allocate that many partitions."""
+    numbers: list[int] = []
+    for cell in cells:
+        number = _whole(cell, f"topic {str(topic)[:60]!r}: a partition number")
+        if number is None or not 0 <= number < MAX_PARTITIONS_PER_TOPIC:
+            raise GroupDataError(
+                f"topic {str(topic)[:60]!r}: partition {number} is not a partition number"
+                f" (0 to {MAX_PARTITIONS_PER_TOPIC - 1:,})"
+            )
+        numbers.append(number)
+    return numbers
 
 
 def _topics_list(raw: Any) -> list[str]:
@@ -272,10 +305,16 @@ def _topic_entries(offsets: Rows) -> tuple[list[dict[str, Any]], dict[str, list[
         _column(offsets, "member_id"),
         strict=True,
     )
-    for topic, partition, start, end, committed, rate, owner in columns:
-        by_topic.setdefault(str(topic), []).append(
-            (int(partition), start, end, committed, rate, owner)
-        )
+    for row_count, (topic, partition, start, end, committed, rate, owner) in enumerate(columns):
+        if row_count >= MAX_TOTAL_PARTITIONS:
+            raise GroupDataError(
+                f"more than {MAX_TOTAL_PARTITIONS:,} offsets rows at one time; a group has at"
+                f" most {MAX_TOTAL_PARTITIONS:,} partitions"
+            )
+        if _value(topic) is None:
+            raise GroupDataError("an offsets row has no topic")
+        (number,) = _partition_numbers(topic, [partition])
+        by_topic.setdefault(str(topic), []).append((number, start, end, committed, rate, owner))
     topics: list[dict[str, Any]] = []
     owners: dict[str, list[list[Any]]] = {}
     for topic, rows in sorted(by_topic.items()):

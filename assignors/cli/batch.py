@@ -10,7 +10,10 @@ conformance case's ``expected``, are ignored). Output line, flushed at once:
 
 Invariants: exactly one output line per input line (blank lines included); no traceback ever
 reaches the output; a bad line never stops the batch; one line is read with a bounded buffer
-(:data:`MAX_LINE_BYTES`), so memory stays bounded whatever the input.
+(:data:`MAX_LINE_BYTES`), so memory stays bounded whatever the input; every line passes the JSON
+gate (:func:`assignors.io.json_safe.decode_json`: a byte-order mark accepted, huge integers, NaN,
+deep nesting and bad UTF-8 answered with their JSON path), and a refused line's ``id`` is echoed
+when the id itself is sound.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import IO, Any
 
 from assignors import registry
 from assignors.errors import AssignmentExplorerError
+from assignors.io.json_checks import type_name
+from assignors.io.json_safe import JsonInputError, check_json_value, decode_json
 from assignors.io.scenario import parse_scenario
 from assignors.strategy import PartitionStrategy
 
@@ -52,17 +57,17 @@ def answer_line(line: bytes | None, line_number: int) -> dict[str, Any]:
     """The answer object for one input line (never raises for bad input)."""
     if line is None:
         return _error(None, f"line {line_number}: longer than {MAX_LINE_BYTES // 2**20} MiB")
+    if not line.strip():
+        return _error(None, f"line {line_number}: empty line; expected a JSON object")
     try:
-        request = json.loads(line)
-    except UnicodeDecodeError:
-        return _error(None, f"line {line_number}: not UTF-8 text")
-    except (json.JSONDecodeError, RecursionError) as error:
-        detail = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
-        what = "empty line" if not line.strip() else f"not valid JSON ({detail})"
-        return _error(None, f"line {line_number}: {what}; expected a JSON object")
+        request = decode_json(line, f"line {line_number}", max_bytes=MAX_LINE_BYTES)
+    except JsonInputError as error:
+        return _error(_clean_id(error.value), str(error))
     if not isinstance(request, dict):
-        kind = type(request).__name__
-        return _error(None, f"line {line_number}: expected a JSON object, got a JSON {kind}")
+        return _error(
+            None,
+            f"line {line_number}: expected a JSON object (a request), got {type_name(request)}",
+        )
     case_id = request.get("id")
     try:
         return {"id": case_id, **answer_request(request)}
@@ -85,7 +90,7 @@ def answer_request(request: dict[str, Any]) -> dict[str, Any]:
         raise _RequestError("scenario: missing; expected a scenario object")
     raw = request["scenario"]
     if isinstance(strategy, PartitionStrategy):
-        scenario, warnings = parse_scenario(raw, path="")
+        scenario, warnings = parse_scenario(raw, path="", json_checked=True)
         assignment = strategy.assign(scenario, warnings)
         result: dict[str, Any] = {"assignment": assignment.to_json()}
         if assignment.warnings:
@@ -93,6 +98,17 @@ def answer_request(request: dict[str, Any]) -> dict[str, Any]:
         return result
     parsed = strategy.parse(raw)
     return {"assignment": strategy.to_json(strategy.compute(parsed))}
+
+
+def _clean_id(request: object) -> object:
+    """The ``id`` of a request the gate refused, when that id itself passes the gate."""
+    if not isinstance(request, dict) or "id" not in request:
+        return None
+    try:
+        check_json_value(request["id"], "id")
+    except JsonInputError:
+        return None
+    return request["id"]
 
 
 class _RequestError(AssignmentExplorerError):

@@ -63,8 +63,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from assignors import registry
+from assignors.cli.formatting import one_line
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
-from assignors.io.changes import TEXT_FORMS, change_from_text, parse_change
+from assignors.io.changes import MAX_COUNT_DIGITS, TEXT_FORMS, change_from_text, parse_change
 from assignors.io.scenario import load_scenario_file
 from assignors.model import Scenario
 from assignors.simulate.changes import (
@@ -117,8 +118,12 @@ def _flag_json(option: str, value: str) -> dict[str, Any]:
             "topics": list(_split_topics(topics, option)),
         }
     topic, colon, count = value.rpartition(":")
-    if not topic or not colon or not count.isdigit():
-        raise _UsageError(f"--partitions: expected topic:N with N a whole number, got {value!r}")
+    if not topic or not colon or not (count.isascii() and count.isdigit()):
+        raise _UsageError(
+            f"--partitions: expected topic:N with N a whole number, got {value[:80]!r}"
+        )
+    if len(count) > MAX_COUNT_DIGITS:
+        raise _UsageError(f"--partitions: a count of {len(count):,} digits is too big")
     return {"op": "set_partitions", "topic": topic, "partitions": int(count)}
 
 
@@ -403,10 +408,10 @@ def main(argv: list[str]) -> int:
             default_consume_rate=options.default_consume_rate,
         )
     except _UsageError as error:
-        print(f"compare: {error}", file=sys.stderr)
+        print(f"compare: {one_line(error)}", file=sys.stderr)
         return 2
     except (AssignmentExplorerError, ChangeError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {one_line(error)}", file=sys.stderr)
         return 2
     except SystemExit as exit_:  # --help
         return int(exit_.code or 0)

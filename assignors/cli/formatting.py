@@ -8,6 +8,18 @@ from itertools import groupby
 from assignors.model import Assignment, TopicPartition
 
 
+def one_line(message: object) -> str:
+    """``message`` as one line of text: line breaks and other control characters escaped (a
+    member id may hold a newline; an error on stderr must stay one line)."""
+    text = str(message)
+    if text.isprintable():
+        return text
+    return "".join(
+        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
+        for char in text
+    )
+
+
 def compact_numbers(numbers: Iterable[int]) -> str:
     """``[0, 1, 2, 5, 7, 8]`` -> ``"0-2,5,7-8"`` (sorted, runs collapsed)."""
     ordered = sorted(set(numbers))

@@ -66,7 +66,8 @@ def _pairs(values: list[str], option: str, *, int_key: bool = False) -> dict[str
 def _counts(values: list[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for topic, count in _pairs(values, "--partitions").items():
-        if not count.isdigit() or not 0 < int(count) <= 1_000_000:
+        digits = count.isascii() and count.isdigit() and len(count) <= 18
+        if not digits or not 0 < int(count) <= 1_000_000:
             raise ScenarioError([f"--partitions: {topic}:{count}: N must be 1 to 1,000,000"])
         counts[topic] = int(count)
     return counts
@@ -75,7 +76,7 @@ def _counts(values: list[str]) -> dict[str, int]:
 def _racks(values: list[str]) -> dict[int, str]:
     racks: dict[int, str] = {}
     for broker, rack in _pairs(values, "--broker-rack", int_key=True).items():
-        if not broker.isdigit():
+        if not (broker.isascii() and broker.isdigit()) or len(broker) > 10:
             raise ScenarioError([f"--broker-rack: broker id must be a number, got {broker!r}"])
         racks[int(broker)] = rack
     return racks

@@ -46,6 +46,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from assignors.io.json_checks import Problems, is_number, type_name
+from assignors.io.json_safe import JsonInputError, check_json_value
 from assignors.limits import MAX_MEMBERS, MAX_NAME_LENGTH, MAX_PARTITIONS_PER_TOPIC
 from assignors.simulate.changes import (
     SKEW_FACTOR,
@@ -63,6 +64,8 @@ from assignors.simulate.changes import (
     Subscribe,
 )
 
+#: The most digits a count in the text form may have (beyond every limit, within a Java long).
+MAX_COUNT_DIGITS = 18
 #: The most changes one list (a what-if, a share link, a walkthrough step) may hold.
 MAX_CHANGES = 1_000
 #: The most partitions one ``set_lags`` / ``set_produce_rates`` change may name.
@@ -275,6 +278,10 @@ def parse_change(raw: object, path: str = "change") -> Change:
     3. each field checked by the op's builder. Raises :class:`ChangeFormatError`: ``"<path>
     (<op>) is malformed: <field>: <what>; ..."`` listing every problem.
     """
+    try:
+        check_json_value(raw, path)  # the JSON gate: no NaN, no huge number, bounded nesting
+    except JsonInputError as error:
+        raise ChangeFormatError(str(error)) from None
     if not isinstance(raw, dict):
         raise ChangeFormatError(
             f"{path}: expected a change object with an op, got {type_name(raw)}"
@@ -379,6 +386,8 @@ def _pairs(value: str, text: str, expected: str, whole: bool) -> dict[str, Any]:
     for item in value.split(","):
         partition, equals, number = item.strip().partition("=")
         try:
+            if len(number) > MAX_COUNT_DIGITS * 2:  # int() and float() of huge digit strings
+                raise ValueError(number)
             result[partition.strip()] = int(number) if whole else float(number)
         except ValueError:
             raise _text_error(text, expected) from None
@@ -387,14 +396,25 @@ def _pairs(value: str, text: str, expected: str, whole: bool) -> dict[str, Any]:
     return result
 
 
+def _count(value: str, text: str, expected: str) -> int | None:
+    """A whole number written in ASCII digits (``None`` if it is not one); a number too long
+    for any limit is refused here, before Python's own limit on reading integers is reached."""
+    if not (value.isascii() and value.isdigit()):
+        return None
+    if len(value) > MAX_COUNT_DIGITS:
+        raise _text_error(text[:80], f"{expected} (a number of {len(value):,} digits is too big)")
+    return int(value)
+
+
 def parse_change_text(text: str) -> dict[str, Any]:
     """The JSON object (module docstring) that one text-form change stands for.
 
     Raises :class:`ChangeFormatError` naming the forms when ``text`` is none of them.
     """
     kind, _, rest = text.strip().partition(":")
-    if kind == "add" and rest.isdigit():
-        return {"op": "add_members", "count": int(rest)}
+    count = _count(rest, text, "add:N") if kind == "add" else None
+    if count is not None:
+        return {"op": "add_members", "count": count}
     if kind in ("add", "subscribe"):
         member_id, colon, topics = rest.partition(":")
         expected = (
@@ -416,10 +436,12 @@ def parse_change_text(text: str) -> dict[str, Any]:
             **({"static_restart": True} if kind == "restart" else {}),
         }
     if kind == "partitions":
-        topic, equals, count = rest.rpartition("=")
-        if not topic or not equals or not count.isdigit():
-            raise _text_error(text, "partitions:topic=N with N a whole number")
-        return {"op": "set_partitions", "topic": topic, "partitions": int(count)}
+        topic, equals, digits = rest.rpartition("=")
+        expected = "partitions:topic=N with N a whole number"
+        number = _count(digits, text, expected)
+        if not topic or not equals or number is None:
+            raise _text_error(text, expected)
+        return {"op": "set_partitions", "topic": topic, "partitions": number}
     if kind in ("lag", "rates"):
         topic, colon, values = rest.rpartition(":")
         expected = f"{kind}:topic:P=VALUE,P=VALUE"

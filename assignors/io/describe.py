@@ -180,7 +180,7 @@ def _count(text: str, what: str, line: int, reader: _Reader) -> int | None:
     """A whole, non-negative number, or ``None`` for ``-``; an error otherwise."""
     if text == MISSING:
         return None
-    if not text.isdigit() or len(text) > 19:
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
         reader.error(line, f"{what}: expected a whole number or '-', got {text!r}")
         return None
     return int(text)

@@ -38,7 +38,9 @@ message):
 * ``MAX_MEMBERS`` members, ``MAX_TOPICS`` topics,
 * ``MAX_OWNED_PER_MEMBER`` owned partitions per member,
 * ``MAX_FILE_BYTES`` bytes of JSON text for :func:`load_scenario_file` and
-  :func:`parse_scenario_text` (a keyword argument raises it for one call).
+  :func:`parse_scenario_text` (a keyword argument raises it for one call),
+* and the JSON gate's own limits (:mod:`assignors.io.json_safe`: nesting depth, digits per
+  integer, finite numbers only), which every scenario passes, whether read from text or built.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from typing import Any, TypeVar, cast
 
 from assignors.errors import ScenarioError
 from assignors.io.json_checks import Problems, is_int, is_number, type_name
+from assignors.io.json_safe import check_json_value, decode_json, too_large_message
 from assignors.limits import (
     MAX_MEMBERS,
     MAX_NAME_LENGTH,
@@ -415,15 +418,21 @@ def parse_members(
     return members
 
 
-def parse_scenario(raw: object, path: str = "scenario") -> tuple[Scenario, tuple[str, ...]]:
+def parse_scenario(
+    raw: object, path: str = "scenario", *, json_checked: bool = False
+) -> tuple[Scenario, tuple[str, ...]]:
     """Validate a JSON scenario object; return the scenario and its warnings.
 
     Raises :class:`ScenarioError` listing every problem, each prefixed with its JSON path
     (relative to ``path``; pass ``""`` for paths like ``members[3].rack``). A ``walkthrough``
     is not read here: :func:`assignors.io.walkthrough.parse_walkthrough` reads and checks it.
+    ``raw`` first passes the JSON gate's value checks (:func:`check_json_value`: depth, number
+    sizes, NaN, text), unless ``json_checked`` says it came from :func:`decode_json` already.
     """
     prefix = f"{path}." if path else ""
     problems = Problems()
+    if not json_checked:
+        check_json_value(raw, path)
     if not isinstance(raw, dict):
         raise ScenarioError([f"{path or 'scenario'}: expected a JSON object, got {type_name(raw)}"])
     if "tasks" in raw or "clients" in raw:
@@ -550,62 +559,43 @@ def member_to_json(member: Member) -> dict[str, Any]:
 
 
 def read_json_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> object:
-    """The JSON value in a file, refusing files over ``max_bytes``; failures are ScenarioError."""
+    """The JSON value in a file, through the gate (:func:`assignors.io.json_safe.decode_json`):
+    files over ``max_bytes`` are refused before they are read; failures are ScenarioError."""
     file = Path(path)
     try:
         size = file.stat().st_size
-    except OSError as error:
-        raise ScenarioError([f"{file}: cannot read the file ({error.strerror})"]) from None
+        if size <= max_bytes:
+            with file.open("rb") as handle:
+                data = handle.read(max_bytes + 1)
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
+        reason = getattr(error, "strerror", None) or str(error)
+        raise ScenarioError([f"{file}: cannot read the file ({reason})"]) from None
     if size > max_bytes:
-        raise ScenarioError([_too_large(str(file), size, max_bytes)])
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScenarioError([f"{file}: cannot read the file as UTF-8 text ({error})"]) from None
-    return _decode(text, str(file), max_bytes)
+        raise ScenarioError([too_large_message(str(file), size, max_bytes)])
+    return decode_json(data, str(file), max_bytes=max_bytes)
 
 
 def load_scenario_file(
     path: str | Path, *, max_bytes: int = MAX_FILE_BYTES
 ) -> tuple[Scenario, tuple[str, ...]]:
     """Read and validate a scenario JSON file; every failure is a :class:`ScenarioError`."""
-    return parse_scenario(read_json_file(path, max_bytes=max_bytes), path="")
+    return parse_scenario(read_json_file(path, max_bytes=max_bytes), path="", json_checked=True)
+
+
+def decode_scenario_text(
+    text: str | bytes, source: str = "scenario", *, max_bytes: int = MAX_FILE_BYTES
+) -> object:
+    """The JSON value of a scenario's text (a file's content, an upload, a paste), through the
+    gate: a byte-order mark is accepted, sizes, numbers and nesting are bounded."""
+    return decode_json(text, source, max_bytes=max_bytes)
 
 
 def parse_scenario_text(
     text: str | bytes, source: str = "scenario", *, max_bytes: int = MAX_FILE_BYTES
 ) -> tuple[Scenario, tuple[str, ...]]:
     """Parse and validate scenario JSON text (a file's content or an upload)."""
-    if isinstance(text, bytes):
-        if len(text) > max_bytes:
-            raise ScenarioError([_too_large(source, len(text), max_bytes)])
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise ScenarioError([f"{source}: not UTF-8 text ({error})"]) from None
-    return parse_scenario(_decode(text, source, max_bytes), path="")
-
-
-def _too_large(source: str, size: int, max_bytes: int) -> str:
-    return (
-        f"{source}: {size / 2**20:,.1f} MiB of JSON; scenarios are limited to"
-        f" {max_bytes / 2**20:,.0f} MiB (a 100,000-partition snapshot is about 10 MiB)"
-    )
-
-
-def _decode(text: str, source: str, max_bytes: int) -> object:
-    # len(text) counts characters; each is at least one UTF-8 byte, so this check never lets a
-    # text over the limit through when it is already counted in characters.
-    if len(text) > max_bytes:
-        raise ScenarioError([_too_large(source, len(text.encode("utf-8")), max_bytes)])
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ScenarioError(
-            [f"{source}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"]
-        ) from None
-    except RecursionError:
-        raise ScenarioError([f"{source}: not valid JSON: nested too deeply"]) from None
+    raw = decode_scenario_text(text, source, max_bytes=max_bytes)
+    return parse_scenario(raw, path="", json_checked=True)
 
 
 def schema() -> dict[str, Any]:

@@ -20,7 +20,9 @@ path, like the loader:
    "static_restart": true}``); plus the two step-level options ``assignor`` (the strategy shown
    from this step on) and ``carry_assignment``. Files written before ``changes`` existed read
    as they always did.
-3. Each step's changes are applied to the group as the steps before it left it
+3. The group as the step would leave it stays within the scenario format's size limits
+   (partitions in all, members), checked before anything is applied.
+4. Each step's changes are applied to the group as the steps before it left it
    (:func:`assignors.simulate.changes.apply_in_order`); a change that cannot apply (a member removed
    who is not there, a topic that would shrink, a member added twice) is an error at its path.
 
@@ -48,6 +50,7 @@ from typing import Any
 from assignors.errors import ScenarioError
 from assignors.io.changes import MAX_CHANGES, ChangeFormatError, change_to_json, parse_change
 from assignors.io.json_checks import Problems, type_name
+from assignors.io.json_safe import check_json_value
 from assignors.io.scenario import (
     member_to_json,
     parse_members,
@@ -55,7 +58,7 @@ from assignors.io.scenario import (
     parse_scenario,
     parse_string,
 )
-from assignors.limits import MAX_PARTITIONS_PER_TOPIC
+from assignors.limits import MAX_MEMBERS, MAX_PARTITIONS_PER_TOPIC, MAX_TOTAL_PARTITIONS
 from assignors.model import Assignment, Member, Scenario
 from assignors.simulate import changes
 from assignors.simulate.changes import AddMember, Change, RemoveMember, SetPartitions
@@ -139,11 +142,31 @@ def _parse_partitions(
         return []
     located = []
     for topic, count in raw.items():
-        here = f"{path}.{topic}"
+        here = f"{path}.{topic:.60}"
+        name = parse_string(topic, here, problems)
         parsed = problems.integer(count, here, minimum=0, maximum=MAX_PARTITIONS_PER_TOPIC)
-        if parsed is not None:
-            located.append((here, SetPartitions(topic, parsed)))
+        if parsed is not None and name is not None:
+            located.append((here, SetPartitions(name, parsed)))
     return located
+
+
+def _check_sizes(
+    scenario: Scenario, located: list[tuple[str, Change]], path: str, problems: Problems
+) -> None:
+    """The scenario format's size limits, for the group as this step would leave it."""
+    counts = scenario.partition_counts()
+    members = len(scenario.members)
+    for _, change in located:
+        if isinstance(change, SetPartitions) and change.topic in counts:
+            counts[change.topic] = change.partitions
+        members += isinstance(change, AddMember) - isinstance(change, RemoveMember)
+    total = sum(counts.values())
+    if total > MAX_TOTAL_PARTITIONS:
+        problems.error(
+            path, f"{total:,} partitions in all after this step; at most {MAX_TOTAL_PARTITIONS:,}"
+        )
+    if members > MAX_MEMBERS:
+        problems.error(path, f"{members:,} members after this step; at most {MAX_MEMBERS:,}")
 
 
 def _parse_add(
@@ -218,6 +241,7 @@ def _parse_step(
             f"{here}.carry_assignment", f"expected true or false, got {type_name(carry)}"
         )
         carry = True
+    _check_sizes(scenario, located, here, problems)
     if len(problems.errors) > errors_before:
         return None, scenario
     try:
@@ -247,6 +271,7 @@ def parse_walkthrough(
     if not isinstance(raw, dict) or raw.get("walkthrough") is None:
         return (), ()
     steps_raw = raw["walkthrough"]
+    check_json_value(steps_raw, "walkthrough")
     if not isinstance(steps_raw, list):
         raise ScenarioError([f"walkthrough: expected a list of steps, got {type_name(steps_raw)}"])
     if len(steps_raw) > MAX_WALKTHROUGH_STEPS:

@@ -54,6 +54,10 @@ DEFAULT_PRODUCE_RATE = 0.0
 RATE_TOLERANCE = 1e-9
 
 
+#: The most grid steps a projection computes (horizon / step).
+MAX_GRID_STEPS = 1_000_000
+
+
 class DrainError(AssignmentExplorerError, ValueError):
     """The projection cannot run as asked (bad horizon, step or rate)."""
 
@@ -155,9 +159,13 @@ def _grid(horizon_s: float, step_s: float) -> list[float]:
         raise DrainError(f"the step must be a positive number of seconds, got {step_s}")
     if not (math.isfinite(horizon_s) and horizon_s >= 0):
         raise DrainError(f"the horizon must be zero or more seconds, got {horizon_s}")
+    steps = horizon_s / step_s  # a float: may be inf (1e308 / 1e-300), never an OverflowError
+    if steps > MAX_GRID_STEPS:
+        raise DrainError(
+            f"{steps:,.0f} grid steps is too many (at most {MAX_GRID_STEPS:,});"
+            f" use a larger step than {step_s:g} s or a shorter horizon"
+        )
     count = int(horizon_s // step_s)
-    if count > 1_000_000:
-        raise DrainError(f"{count} grid steps is too many; use a larger step than {step_s} s")
     times = [i * step_s for i in range(count + 1)]
     if times[-1] < horizon_s:
         times.append(horizon_s)

@@ -2,5 +2,6 @@
 high-availability task assignor (KIP-441) and the probing-rebalance convergence simulation.
 
 May import: the standard library, :mod:`assignors.strategy`, :mod:`assignors.errors`,
-:mod:`assignors.java_order`, :mod:`assignors.io.json_checks`, and each other.
+:mod:`assignors.java_order`, :mod:`assignors.io.json_checks` and :mod:`assignors.io.json_safe`
+(the JSON gate), and each other.
 """

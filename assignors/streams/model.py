@@ -49,6 +49,7 @@ from typing import Any, NamedTuple
 
 from assignors.errors import ScenarioError
 from assignors.io.json_checks import Problems, type_name
+from assignors.io.json_safe import check_json_value
 
 #: Lag marker: the client ran this task as active in the previous generation (caught up).
 LATEST_OFFSET = -2
@@ -60,6 +61,8 @@ MAX_TASKS = 200_000
 MAX_CLIENTS = 10_000
 MAX_CAPACITY = 10_000
 MAX_STANDBY_REPLICAS = 1_000
+#: The longest ``name`` or ``description`` (the scenario format's limit for every text).
+MAX_TEXT_LENGTH = 4_096
 _JAVA_INT_MAX = 2**31 - 1
 _JAVA_LONG_MAX = 2**63 - 1
 #: Kafka's lower bound for ``probing.rebalance.interval.ms`` (one minute).
@@ -508,8 +511,10 @@ def _parse_config(raw: object, path: str, check: Problems) -> StreamsConfig:
 def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenario:
     """Validate a JSON Streams scenario object (see the module docstring for the rules).
 
-    Raises :class:`ScenarioError` listing every problem with its JSON path.
+    Raises :class:`ScenarioError` listing every problem with its JSON path. ``raw`` first passes
+    the JSON gate's value checks (:func:`assignors.io.json_safe.check_json_value`).
     """
+    check_json_value(raw, path)
     check = Problems()
     if not isinstance(raw, dict):
         raise ScenarioError([f"{path}: expected a JSON object, got {type_name(raw)}"])
@@ -549,6 +554,8 @@ def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenar
     for key, value in (("name", name), ("description", description)):
         if value is not None and not isinstance(value, str):
             check.error(f"{path}.{key}", f"expected a string, got {type_name(value)}")
+        elif isinstance(value, str) and len(value) > MAX_TEXT_LENGTH:
+            check.error(f"{path}.{key}", f"longer than {MAX_TEXT_LENGTH:,} characters")
     if check.errors:
         raise ScenarioError(check.errors)
     return StreamsScenario(

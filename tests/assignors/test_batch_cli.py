@@ -60,8 +60,8 @@ def test_answers_every_line_in_order_and_goes_on_after_bad_lines() -> None:
         "c1": [["orders", 0], ["orders", 1]],
         "c2": [["orders", 2], ["orders", 3]],
     }
-    assert answers[1]["error"] == "line 2: not valid JSON (Expecting value); expected a JSON object"
-    assert answers[2]["error"] == "line 3: expected a JSON object, got a JSON list"
+    assert answers[1]["error"] == "line 2: not valid JSON: Expecting value at line 1 column 1"
+    assert answers[2]["error"] == "line 3: expected a JSON object (a request), got a list"
     assert answers[3]["error"] == "line 4: empty line; expected a JSON object"
     assert "strategy: missing" in str(answers[4]["error"])
     assert "unknown strategy 'no-such-strategy'; known strategies: range" in str(

@@ -285,7 +285,7 @@ def test_invalid_json_text() -> None:
 
 
 def test_json_nested_too_deeply() -> None:
-    with pytest.raises(ScenarioError, match="not valid JSON: nested too deeply"):
+    with pytest.raises(ScenarioError, match="not valid JSON: nested deeper than 64 levels"):
         parse_scenario_text("[" * 100_000 + "]" * 100_000)
 
 
@@ -321,7 +321,7 @@ def test_missing_file_and_non_utf8(tmp_path: Path) -> None:
         read_json_file(tmp_path / "nope.json")
     bad = tmp_path / "latin1.json"
     bad.write_bytes(b'{"name": "caf\xe9"}')
-    with pytest.raises(ScenarioError, match="cannot read the file as UTF-8 text"):
+    with pytest.raises(ScenarioError, match="not UTF-8 text"):
         read_json_file(bad)
 
 
