@@ -11,6 +11,7 @@ connection or a bad file never replaces the scenario already loaded.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import streamlit as st
@@ -275,19 +276,12 @@ def _restore_scenario(param: str) -> bool:
 
     try:
         text = share.decode_scenario_text(param)
-        scenario, warnings = parse_scenario_text(text, source="the link")
+        source = upload_source("the link", text)
     except (share.ShareLinkError, AssignmentExplorerError) as error:
         state.report_error(f"The link's scenario was not restored: {error}")
         return False
-    state.set_source(
-        state.Source(
-            kind="upload",
-            label=f"scenario “{scenario.name or 'unnamed'}” from a link",
-            key=f"upload:{state.content_key(text)}",
-            scenario=scenario,
-            warnings=warnings,
-        )
-    )
+    label = f"scenario “{source.scenario.name or 'unnamed'}” from a link"
+    state.set_source(dataclasses.replace(source, label=label))
     return True
 
 
