@@ -87,6 +87,7 @@ from assignors.simulate.drain import (
     DEFAULT_CONSUME_RATE,
     DrainProjection,
     MemberDrain,
+    exact_sum,
     produce_rate_by_partition,
 )
 from assignors.simulate.evaluate import (
@@ -182,6 +183,7 @@ __all__ = [
     "describe_change",
     "dumps_scenario",
     "evaluate",
+    "exact_sum",
     "lag_by_partition",
     "load_scenario_file",
     "member_to_json",

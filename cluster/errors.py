@@ -6,6 +6,8 @@ None of them ever carries a password: messages are built from the settings' safe
 
 from __future__ import annotations
 
+import difflib
+
 from assignors import AssignmentExplorerError
 
 
@@ -52,7 +54,11 @@ class GroupNotFoundError(ClusterError, LookupError):
         self.group_id = group_id
         listing = ""
         if known is not None:
-            shown = ", ".join(sorted(known)[:20]) or "none"
+            # The names closest to the one asked for come first: a typo finds its group even
+            # on a cluster with hundreds of groups.
+            close = difflib.get_close_matches(group_id, known, n=5, cutoff=0.6)
+            ordered = close + sorted(set(known) - set(close))
+            shown = ", ".join(ordered[:20]) or "none"
             listing = f"; groups on this cluster: {shown}"
             if len(known) > 20:
                 listing += f" and {len(known) - 20} more"

@@ -15,8 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from assignors import AssignmentMetrics, Scenario, TopicPartition, partition_lags
-from assignors.simulate import changes
+from assignors import AssignmentMetrics, Scenario, TopicPartition, describe_change, partition_lags
 from dashboard import charts, compute, members_table, summary, whatif
 
 #: Horizons offered for the drain projection, in seconds; "fit the backlog" (the default) ends
@@ -141,7 +140,7 @@ def headline(plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -
         for o in outcomes
         if o.metrics is not None and o.simulation is not None
     ]
-    change = summary.change_phrase([changes.describe(change) for change in plan.changes])
+    change = summary.change_phrase([describe_change(change) for change in plan.changes])
     st.markdown(f"#### {summary.comparison_sentence(change, costs)}")
 
 

@@ -53,13 +53,13 @@ from assignors import (
     StrategyEvaluation,
     change_from_text,
     evaluate,
+    exact_sum,
     parse_change,
     parse_change_text,
     parse_scenario,
     produce_rate_by_partition,
     registry,
 )
-from assignors.simulate.drain import exact_sum
 
 _JAVA_LONG_MAX = 2**63 - 1
 #: Most extra members :func:`extra_members_to_drain` tries before giving up.

@@ -119,11 +119,21 @@ def _error(case_id: object, message: str) -> dict[str, Any]:
     return {"id": case_id, "error": message}
 
 
+#: Characters that some line readers (Python's ``str.splitlines``, JavaScript) take for a line
+#: break: escaped in answers, so that one answer is one line under every convention.
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def answer_text(answer: dict[str, Any]) -> str:
+    """One answer as one line of JSON (non-ASCII kept, Unicode line breaks escaped)."""
+    return json.dumps(answer, ensure_ascii=False).translate(_LINE_BREAKS)
+
+
 def run_batch(source: IO[bytes], sink: IO[str]) -> int:
     """Answer every line of ``source`` on ``sink``; return how many lines were answered."""
     count = 0
     for count, line in enumerate(read_lines(source), start=1):
         answer = answer_line(line, count)
-        sink.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        sink.write(answer_text(answer) + "\n")
         sink.flush()
     return count
