@@ -32,9 +32,16 @@ def _lag_members(page: Any) -> dict[str, list[str]]:
     return {name: members for name, members in panels}
 
 
+def _idle(page: Any) -> None:
+    """Wait until no script runs: a control used during a rerun may be redrawn under the click."""
+    page.locator(RUNNING).wait_for(state="detached", timeout=60_000)
+
+
 def _add_member(page: Any, member_id: str) -> None:
     """Add a member through the what-if form and wait until the lag chart shows it."""
+    _idle(page)
     page.get_by_text("Shape the what-if").click()
+    _idle(page)
     page.get_by_label("Member id").fill(member_id)
     page.get_by_role("button", name="Add member").click()
     page.get_by_text("Edits (1)").wait_for()
@@ -50,6 +57,7 @@ def _add_member(page: Any, member_id: str) -> None:
 
 def test_loads_adds_a_member_and_the_lag_chart_changes(page: Any) -> None:
     page.locator(".js-plotly-plot").nth(1).wait_for()
+    _idle(page)
     before = _lag_members(page)
     assert all("browser-new" not in members for members in before.values())
     _add_member(page, "browser-new")
@@ -99,7 +107,7 @@ def _play_to_the_end(page: Any) -> None:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     for attempt in range(3):
-        page.locator(RUNNING).wait_for(state="detached", timeout=60_000)
+        _idle(page)
         page.locator(".js-plotly-plot").first.locator(".updatemenu-button").first.click()
         try:
             page.wait_for_function(ANIMATION_AT_END_JS, timeout=30_000)

@@ -144,8 +144,11 @@ def add_member(page: Any, member_id: str) -> None:
     settle(page)
     alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
     assert edits_count(page) == count + 1, (count, alerts)
-    # The sentence at the top names the change (the first one, when there are several).
-    assert "Adding " in page.locator(MAIN).inner_text()
+    # The sentence at the top names the change: the first one, so at a walkthrough step whose
+    # own change comes first it is that one, "(and 1 more change)".
+    assert re.search(
+        r"\b(Adding|Removing|Restarting|Growing|Subscribing) ", page.locator(MAIN).inner_text()
+    )
 
 
 def undo(page: Any) -> None:
