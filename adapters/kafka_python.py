@@ -683,6 +683,11 @@ class LagAwareAssignor(ScenarioAssignor):
 
     If the lag source fails, the rebalance still completes with every lag counted as 0 (a warning
     is logged): a group that cannot read offsets should still consume.
+
+    The leader spends the offset read (a few requests, tens to hundreds of milliseconds) inside
+    the rebalance. With kafka-python 3.0.12, poll with a ``timeout_ms`` longer than that (a
+    second is plenty): a leader whose assignment outlasts its poll on a rejoin that metadata
+    started never resumes heartbeats, and the broker drops it from the group.
     """
 
     name = "lag"

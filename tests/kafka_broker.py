@@ -361,9 +361,14 @@ class PolledConsumer:
     poll loop would: with noida-db a rebalance can hand a member an empty assignment, which
     kafka-python fails to decode once and then recovers from by rejoining (see the module
     docstring). Tests assert on the group's settled state, and may inspect ``errors``.
+
+    Polls last up to a second, as a service's would. Shorter polls trip a kafka-python 3.0.12
+    race: when a leader's assignment (the lag-aware adapter reads offsets from the cluster
+    there) outlasts ``poll(timeout_ms=...)`` on a rejoin that metadata started, the join
+    finishes unobserved, heartbeats never resume, and the broker drops the member for good.
     """
 
-    def __init__(self, consumer: Any, poll_timeout_ms: int = 100) -> None:
+    def __init__(self, consumer: Any, poll_timeout_ms: int = 1000) -> None:
         self.consumer = consumer
         self._stop = threading.Event()
         self._errors: list[BaseException] = []

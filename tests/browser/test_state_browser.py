@@ -179,6 +179,9 @@ def test_monkey_random_valid_actions(page: Any) -> None:
             action()
             ui.check_page(page, name)
         except Exception as error:
+            shot = Path(os.environ.get("AE_BROWSER_SHOTS", "/tmp")) / f"monkey-{seed}.png"
+            page.screenshot(path=str(shot), full_page=True)
             raise AssertionError(
                 f"seed {seed}, action {len(done)} ({name}) failed after {done[-8:]}: {error}"
+                f" (screenshot {shot})"
             ) from error

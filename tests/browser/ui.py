@@ -9,6 +9,8 @@ control that silently does nothing fails its check.
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from typing import Any
 
 SIDEBAR = '[data-testid="stSidebar"]'
@@ -28,6 +30,20 @@ def settle(page: Any) -> None:
     )
     page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=120_000)
     page.wait_for_timeout(150)
+
+
+def eventually(page: Any, check: Callable[[], bool], timeout_s: float = 30.0) -> bool:
+    """Whether ``check()`` holds within ``timeout_s``, asked again every quarter second.
+
+    A rerun's last deltas can reach the browser after the run has ended (a fragment's, or one on
+    a loaded machine), so a check of what the page shows waits for it as a user's eye would.
+    """
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        page.wait_for_timeout(250)
+    return True
 
 
 def check_page(page: Any, after: str) -> None:
@@ -54,8 +70,10 @@ def pick_sample(page: Any, title: str) -> None:
     page.locator(SIDEBAR).locator('[data-testid="stSelectbox"]').first.click()
     page.locator('[role="option"]').filter(has_text=re.compile("^" + re.escape(title))).click()
     settle(page)
-    assert title in headline(page), f"picked {title!r}; the page shows {headline(page)!r}"
-    assert title in on_the_page(page)
+    assert eventually(page, lambda: title in headline(page)), (
+        f"picked {title!r}; the page shows {headline(page)!r}"
+    )
+    assert eventually(page, lambda: title in on_the_page(page)), on_the_page(page)
 
 
 def strategies_shown(page: Any) -> list[str]:
@@ -77,16 +95,16 @@ def add_strategy(page: Any, name: str) -> None:
     page.wait_for_timeout(200)
     page.locator(SIDEBAR).get_by_text("Strategies", exact=True).first.click()  # close the list
     settle(page)
-    assert name in strategies_shown(page)
-    assert name in comparison_rows(page), comparison_rows(page)
+    assert eventually(page, lambda: name in strategies_shown(page)), strategies_shown(page)
+    assert eventually(page, lambda: name in comparison_rows(page)), comparison_rows(page)
 
 
 def remove_strategy(page: Any, name: str) -> None:
     """Drop ``name`` from the compared strategies; its row leaves the comparison."""
     page.locator(SIDEBAR).get_by_role("button", name=f"Remove {name}").click()
     settle(page)
-    assert name not in strategies_shown(page)
-    assert name not in comparison_rows(page)
+    assert eventually(page, lambda: name not in strategies_shown(page)), strategies_shown(page)
+    assert eventually(page, lambda: name not in comparison_rows(page)), comparison_rows(page)
 
 
 def _expander(page: Any, label: str) -> Any:
@@ -119,12 +137,15 @@ def walkthrough_move(page: Any, button: str) -> None:
     panel = open_expander(page, "Walkthrough:")
     panel.get_by_role("button", name=button).click()
     settle(page)
-    after = walkthrough_step(page)
-    assert after is not None
     expected = before[0] + {"Next ▶": 1, "◀ Previous": -1, "Show this step": 0}[button]
-    assert after[0] == expected, (button, before, after)
+    assert eventually(page, lambda: (walkthrough_step(page) or (0, 0))[0] == expected), (
+        button,
+        before,
+        walkthrough_step(page),
+    )
     if expected > 1:
-        assert f"walkthrough step {expected} of" in on_the_page(page)
+        sidebar = f"walkthrough step {expected} of"
+        assert eventually(page, lambda: sidebar in on_the_page(page)), on_the_page(page)
 
 
 def edits_count(page: Any) -> int:
@@ -143,7 +164,7 @@ def add_member(page: Any, member_id: str) -> None:
     panel.get_by_role("button", name="Add member").click()
     settle(page)
     alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
-    assert edits_count(page) == count + 1, (count, alerts)
+    assert eventually(page, lambda: edits_count(page) == count + 1), (count, alerts)
     # The sentence at the top names the change: the first one, so at a walkthrough step whose
     # own change comes first it is that one, "(and 1 more change)".
     assert re.search(
@@ -158,7 +179,7 @@ def undo(page: Any) -> None:
     panel.get_by_role("tab", name=re.compile(r"^Edits")).click()
     panel.get_by_role("button", name="Undo last edit").click()
     settle(page)
-    assert edits_count(page) == count - 1
+    assert eventually(page, lambda: edits_count(page) == count - 1), count
 
 
 def pick_radio(page: Any, label: str, option: str) -> None:
@@ -167,8 +188,9 @@ def pick_radio(page: Any, label: str, option: str) -> None:
     group.locator("label").filter(has_text=re.compile("^" + re.escape(option) + "$")).click()
     settle(page)
     checked = group.locator("label:has(input:checked)")
-    assert checked.count() == 1
-    assert checked.inner_text().strip() == option
+    assert eventually(
+        page, lambda: checked.count() == 1 and checked.inner_text().strip() == option
+    ), option
 
 
 def more_view(page: Any, view: str) -> None:
@@ -183,7 +205,10 @@ def more_view(page: Any, view: str) -> None:
     group = page.locator(MAIN).locator('[data-testid="stButtonGroup"]')
     group.locator("button").filter(has_text=re.compile("^" + re.escape(view) + "$")).click()
     settle(page)
-    assert marks[view] in page.locator(MAIN).inner_text(), view
+    main = page.locator(MAIN)
+    assert eventually(page, lambda: marks[view] in main.inner_text()), (
+        f"{view}: {marks[view]!r} not in the main area, which reads {main.inner_text()[-1500:]!r}"
+    )
 
 
 def play(page: Any) -> None:
