@@ -17,18 +17,18 @@ from types import TracebackType
 
 from tests.kafka_cluster.cluster import HERE, KafkaCluster, classpath
 
-SOURCE = HERE / "java" / "GroupMembers.java"
 _COMPILE_LOCK = threading.Lock()
 
 
-def compiled_classes(cluster: KafkaCluster) -> Path:
-    """``GroupMembers`` compiled into the cluster's folder (once per session)."""
+def compiled_classes(cluster: KafkaCluster, program: str = "GroupMembers") -> Path:
+    """``java/<program>.java`` compiled into the cluster's folder (once per session)."""
     classes = cluster.work_dir / "java-classes"
     with _COMPILE_LOCK:
-        if not (classes / "GroupMembers.class").is_file():
+        if not (classes / f"{program}.class").is_file():
             classes.mkdir(exist_ok=True)
             subprocess.run(
-                ["javac", "-cp", classpath(), "-d", str(classes), str(SOURCE)],
+                ["javac", "-cp", classpath(), "-d", str(classes),
+                 str(HERE / "java" / f"{program}.java")],
                 check=True, capture_output=True, text=True,
             )  # fmt: skip
     return classes
