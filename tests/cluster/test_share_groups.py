@@ -28,6 +28,7 @@ from cluster.connection import ConnectionSettings
 from cluster.reader import ClusterReader
 from cluster.share_group import ShareGroupDescription
 from cluster.snapshot import read_group, snapshot_group
+from tests.cluster.dashboard_live import dashboard_with_live_group
 from tests.cluster.recording_proxy import RecordingProxy
 from tests.cluster.test_read_only import assert_read_only
 from tests.kafka_broker import unique_name
@@ -131,6 +132,10 @@ def test_a_share_group_read_live_equals_its_consumers_and_our_strategy(
                 m.member_id: {(tp.topic, tp.partition) for tp in m.owned_partitions}
                 for m in scenario.members
             } == {m.member_id: set(m.assignment) for m in first.members}
+
+            app = dashboard_with_live_group(kafka_cluster.bootstrap, group_id, "share")
+            shown = " ".join([m.value for m in app.markdown] + [c.value for c in app.caption])
+            assert f"Group {group_id}" in shown and "Share group (KIP-932" in shown
 
             before = first
             steps: list[tuple[str, Callable[[], None], int]] = [

@@ -26,6 +26,7 @@ from cluster.errors import StreamsGroupError
 from cluster.reader import ClusterReader
 from cluster.snapshot import read_group, snapshot_group
 from cluster.streams_group import StreamsGroupDescription, StreamsTask
+from tests.cluster.dashboard_live import dashboard_with_live_group, streams_figure
 from tests.cluster.recording_proxy import RecordingProxy
 from tests.cluster.test_read_only import assert_read_only
 from tests.kafka_broker import unique_name
@@ -149,6 +150,12 @@ def test_a_streams_group_read_live_equals_what_its_instances_run(
                 recorded.list_groups()
             assert_read_only(proxy)
             assert "StreamsGroupDescribe" in {name for name, _ in proxy.seen()}
+        app = dashboard_with_live_group(kafka_cluster.bootstrap, group_id, "Kafka Streams")
+        headline = " ".join(m.value for m in app.markdown)
+        assert f"Streams group {group_id}" in headline and "Kafka Streams" in headline
+        figure = streams_figure(app)
+        before = figure["frames"][0]  # what the instances run now, one bar per instance
+        assert len(before["data"][0]["x"]) == 2
         cli = subprocess.run(
             [sys.executable, "-m", "cluster", "snapshot", "--group", group_id,
              "--bootstrap-servers", kafka_cluster.bootstrap, "--timeout", "20"],
