@@ -18,7 +18,8 @@ What each call returns (plain frozen data, no kafka-python types leak out):
    :meth:`ClusterReader.describe_consumer_group`, :meth:`ClusterReader.describe_streams_group`
    and :meth:`ClusterReader.describe_share_group` read the groups DescribeGroups cannot (KIP-848,
    KIP-1071 and KIP-932 groups) with ConsumerGroupDescribe, StreamsGroupDescribe and
-   ShareGroupDescribe (:mod:`cluster.protocol`).
+   ShareGroupDescribe (:mod:`cluster.protocol`); :meth:`ClusterReader.share_group_offsets` reads
+   a share group's start offsets and lag (DescribeShareGroupOffsets).
 3. :meth:`ClusterReader.topics` -> :class:`TopicMetadata` per existing topic (partition count,
    replica broker ids per partition, topic id); :meth:`ClusterReader.broker_racks` -> rack per
    broker id (from the bootstrap Metadata; no extra request).
@@ -73,6 +74,7 @@ ALLOWED_API_KEYS: Mapping[str, int] = {
     "ConsumerGroupDescribe": 69,
     "ShareGroupDescribe": 77,
     "StreamsGroupDescribe": 89,
+    "DescribeShareGroupOffsets": 90,
 }
 #: Requests that would change a group or data; the reader must never send them.
 FORBIDDEN_API_KEYS: Mapping[str, int] = {
@@ -508,6 +510,41 @@ class ClusterReader:
         )
         group = self._describe_new_group(request, group_id, "share")
         return share_group_from_response(group_id, group)
+
+    def share_group_offsets(
+        self, group_id: str, partitions: Iterable[TopicPartitionKey]
+    ) -> dict[TopicPartitionKey, tuple[int, int | None]]:
+        """A share group's (share-partition start offset, lag) per partition, through
+        DescribeShareGroupOffsets; the lag is Kafka's own (``None`` where the broker gives none)
+        and partitions whose share state is not initialised are left out."""
+        from cluster.protocol import DescribeShareGroupOffsetsRequest as Request
+
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in sorted(set(partitions)):
+            by_topic.setdefault(topic, []).append(partition)
+        if not by_topic:
+            return {}
+        topics = [
+            Request.DescribeShareGroupOffsetsRequestGroup.DescribeShareGroupOffsetsRequestTopic(
+                topic_name=topic, partitions=numbers
+            )
+            for topic, numbers in by_topic.items()
+        ]
+        request = Request(
+            groups=[Request.DescribeShareGroupOffsetsRequestGroup(group_id=group_id, topics=topics)]
+        )
+        group = self._describe_new_group(request, group_id, "the offsets of share")
+        offsets: dict[TopicPartitionKey, tuple[int, int | None]] = {}
+        for topic in group.topics:
+            for entry in topic.partitions:
+                if entry.error_code == _TOPIC_AUTHORIZATION_FAILED:
+                    raise self._denied("topic", str(topic.topic_name), "TOPIC_AUTHORIZATION_FAILED")
+                if entry.error_code or entry.start_offset < 0:
+                    continue
+                lag = getattr(entry, "lag", -1)
+                key = (str(topic.topic_name), int(entry.partition_index))
+                offsets[key] = (int(entry.start_offset), int(lag) if lag >= 0 else None)
+        return offsets
 
     def topic_names(self) -> list[str]:
         """Every topic on the cluster the principal may describe (Metadata for all topics)."""

@@ -5,7 +5,8 @@ Steps of :func:`snapshot_group`:
 1. Describe the group (members, decoded subscriptions and assignments, chosen assignor). A share
    group (KIP-932) is described by ShareGroupDescribe: its assignor (``simple`` ->
    ``share-simple``), epochs, and per member what it holds as ``owned_partitions`` (several
-   members may hold one partition); its offsets are not committed offsets and are left out. A
+   members may hold one partition); DescribeShareGroupOffsets gives its share-partition start
+   offsets (written as ``committed_offsets``) and Kafka's lag per partition (``lags``). A
    Kafka Streams group is not a consumer-group scenario (:func:`read_group` reads it as a Streams
    scenario). A KIP-848 group (``group.protocol=consumer``) is described by
    ConsumerGroupDescribe instead:
@@ -165,15 +166,16 @@ def snapshot_group(
             f"the sampling interval must be 0 to {MAX_SAMPLE_SECONDS:g} s, got {sample_seconds:g}"
         )
     group, consumer_group = describe_any_group(reader, group_id)
+    lags: dict[TopicPartitionKey, int] = {}
     if isinstance(consumer_group, ShareGroupDescription):
         note = share_group_note(consumer_group)
-        committed: dict[TopicPartitionKey, int | None] = {}
+        committed, lags = share_offsets(reader, group)
     else:
         note = "" if consumer_group is None else consumer_group_note(consumer_group)
         committed = reader.committed_offsets(group_id)
     if not group.members and not committed:
         raise GroupNotFoundError(group_id)
-    raw = scenario_json(reader, group, committed, sample_seconds, sleep, clock)
+    raw = scenario_json(reader, group, committed, sample_seconds, sleep, clock, lags)
     raw["description"] += note
     return parse_scenario(raw, path="")
 
@@ -289,14 +291,27 @@ def share_group_as_description(group: ShareGroupDescription) -> GroupDescription
     )
 
 
+def share_offsets(
+    reader: ClusterReader, group: GroupDescription
+) -> tuple[dict[TopicPartitionKey, int | None], dict[TopicPartitionKey, int]]:
+    """A share group's share-partition start offsets (as ``committed_offsets``: where the group
+    resumes) and Kafka's own lag per partition, over every partition of its topics."""
+    metadata = reader.topics(topics_of(group.members))
+    keys = [(name, p) for name, topic in metadata.items() for p in range(topic.partitions)]
+    offsets = reader.share_group_offsets(group.group_id, keys)
+    committed: dict[TopicPartitionKey, int | None] = {k: s for k, (s, _) in offsets.items()}
+    lags = {key: lag for key, (_, lag) in offsets.items() if lag is not None}
+    return committed, lags
+
+
 def share_group_note(group: ShareGroupDescription) -> str:
     """One sentence for a share group's scenario description."""
     shared = _shared_partitions(group)
     return (
         f" Share group (KIP-932, assignor {group.assignor}, group epoch {group.group_epoch},"
         f" assignment epoch {group.assignment_epoch}): {shared} partition(s) held by more than"
-        " one member; owned_partitions are what each member holds; committed offsets are not"
-        " read (a share group keeps a share-partition start offset, not a committed one)."
+        " one member; owned_partitions are what each member holds, committed_offsets the"
+        " share-partition start offsets and lags Kafka's own share-group lag."
     )
 
 
@@ -330,8 +345,10 @@ def scenario_json(
     sample_seconds: float = 0.0,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
+    lags: Mapping[TopicPartitionKey, int] | None = None,
 ) -> dict[str, Any]:
-    """Steps 2-6: the scenario JSON object for a described group."""
+    """Steps 2-6: the scenario JSON object for a described group; ``lags`` (a share group's,
+    as Kafka computes them) are written for each topic that has one for every partition."""
     wanted = topics_of(group.members) | {topic for topic, _ in committed}
     check_sizes(group, wanted, {})
     metadata = reader.topics(wanted)
@@ -376,6 +393,8 @@ def scenario_json(
             entry["log_start_offsets"] = [starts[key] for key in keys]
             entry["log_end_offsets"] = [ends[key] for key in keys]
         entry["committed_offsets"] = [committed.get(key) for key in keys]
+        if lags and all(key in lags for key in keys):
+            entry["lags"] = [lags[key] for key in keys]
         if produce_rates:
             entry["produce_rates"] = [round(produce_rates.get(key, 0.0), 3) for key in keys]
         topics.append(entry)

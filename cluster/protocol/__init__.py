@@ -12,6 +12,8 @@ Each request and response is described by a JSON schema in Kafka's message-defin
   process id, epochs, task offsets and current and target active, standby and warm-up tasks.
 * ``ShareGroupDescribe`` (API key 77, version 1): a KIP-932 share group's assignor, epochs and,
   per member, its epoch, subscription, rack, client id, host and assignment.
+* ``DescribeShareGroupOffsets`` (API key 90, versions 0-1): a share group's share-partition start
+  offset per partition and (version 1) its lag as Kafka computes it.
 """
 
 from __future__ import annotations
@@ -43,9 +45,19 @@ class ShareGroupDescribeResponse(ApiMessage, load_json="cluster.protocol"):  # t
     pass
 
 
+class DescribeShareGroupOffsetsRequest(ApiMessage, load_json="cluster.protocol"):  # type: ignore[misc,call-arg]
+    pass
+
+
+class DescribeShareGroupOffsetsResponse(ApiMessage, load_json="cluster.protocol"):  # type: ignore[misc,call-arg]
+    pass
+
+
 __all__ = [
     "ConsumerGroupDescribeRequest",
     "ConsumerGroupDescribeResponse",
+    "DescribeShareGroupOffsetsRequest",
+    "DescribeShareGroupOffsetsResponse",
     "ShareGroupDescribeRequest",
     "ShareGroupDescribeResponse",
     "StreamsGroupDescribeRequest",

@@ -60,6 +60,7 @@ API_NAMES = {
     79: "ShareAcknowledge",
     88: "StreamsGroupHeartbeat",
     89: "StreamsGroupDescribe",
+    90: "DescribeShareGroupOffsets",
 }
 
 

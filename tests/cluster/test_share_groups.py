@@ -133,6 +133,17 @@ def test_a_share_group_read_live_equals_its_consumers_and_our_strategy(
                 for m in scenario.members
             } == {m.member_id: set(m.assignment) for m in first.members}
 
+            # Offsets and lag as Kafka defines them for a share group (DescribeShareGroupOffsets):
+            # the share-partition start offset, and Kafka's lag, within the log.
+            queue = scenario.topic_by_name()[topic]
+            assert queue.log_end_offsets is not None and queue.lags is not None
+            for start, lag, end in zip(
+                queue.committed_offsets, queue.lags, queue.log_end_offsets, strict=True
+            ):
+                assert start is not None and 0 <= start <= end, (start, end)
+                assert 0 <= lag <= end - start, (lag, start, end)
+            assert "share-partition start offsets" in (scenario.description or "")
+
             app = dashboard_with_live_group(kafka_cluster.bootstrap, group_id, "share")
             shown = " ".join([m.value for m in app.markdown] + [c.value for c in app.caption])
             assert f"Group {group_id}" in shown and "Share group (KIP-932" in shown
