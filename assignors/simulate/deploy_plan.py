@@ -137,7 +137,7 @@ class DeployPlan:
     def __post_init__(self) -> None:
         size = self.batch_size
         if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_MEMBERS:
-            raise DeployError(f"batch_size must be a whole number from 1 to {MAX_MEMBERS:,}")
+            raise DeployError(f"the batch size must be a whole number from 1 to {MAX_MEMBERS:,}")
         _seconds("restart_s", self.restart_s)
         _seconds("recovery_horizon_s", self.recovery_horizon_s, positive=True)
         scale = self.scale

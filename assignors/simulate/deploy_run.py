@@ -49,6 +49,7 @@ class Run:
         self.phases: list[rebalance.Phase] = []
         self.restarting_in: list[tuple[str, ...]] = []
         self.restarting: tuple[str, ...] = ()
+        self.down_until: dict[str, float] = {}
         self.stage: dict[str, int] = {}
         self.converted = False
         self.tally = Tally()
@@ -63,6 +64,13 @@ class Run:
         return self.upgrade.selected(stages, self.converted), self.upgrade.protocol(stages)
 
     def add(self, phase: rebalance.Phase) -> None:
+        """Append ``phase``; members down (:attr:`down_until`) as it starts read nothing in it."""
+        down = [m for m, until in self.down_until.items() if phase.start_s < until]
+        if down and any(phase.consuming.get(m) for m in down):
+            stopped = frozenset(tp for m in down for tp in phase.consuming.get(m, ()))
+            consuming = {m: () if m in down else tps for m, tps in phase.consuming.items()}
+            paused = metric_ops.sorted_partitions(stopped.union(phase.paused))
+            phase = replace(phase, consuming=MappingProxyType(consuming), paused=tuple(paused))
         self.phases.append(phase)
         self.restarting_in.append(self.restarting)
 
@@ -164,13 +172,14 @@ def restart(run: Run, batch: Sequence[Member], next_stage: int) -> str:
     ids = tuple(m.member_id for m in batch)
     settings, restart_s = run.plan.settings, run.plan.restart_s
     present = run.present()
+    within = restart_s < settings.session_timeout_s
     before = run.choice(present)[0]
     staged = {**run.stage, **dict.fromkeys(ids, next_stage)}
     after_choice = run.upgrade.selected(stages_of(staged, present), run.converted)
     selection_changes = after_choice is not before
     all_static = all(m.group_instance_id for m in batch)
     run.restarting = ids
-    if all_static and restart_s < settings.session_timeout_s:
+    if all_static and within:
         run.steady(
             "static restart",
             f"static member(s) {', '.join(ids)} restart within the session timeout: the"
@@ -206,6 +215,15 @@ def restart(run: Run, batch: Sequence[Member], next_stage: int) -> str:
         run.restarting = ()
         run.stage = staged
         return f"restart of {', '.join(ids)} within the scheduled rebalance delay: nothing moves"
+    staying = [m for m in batch if m.group_instance_id and within]
+    if staying:  # a mixed batch: its static members stay in the group, down for restart_s
+        for member in staying:
+            run.down_until[member.member_id] = run.clock + restart_s
+        leaving = [m for m in batch if m not in staying]
+        text = _leave_and_rejoin(run, leaving, staged, all_static=False)
+        run.down_until.clear()
+        kept = ", ".join(m.member_id for m in staying)
+        return f"{text}; static {kept} restart(s) meanwhile, keeping their partitions"
     return _leave_and_rejoin(run, batch, staged, all_static)
 
 
@@ -234,6 +252,7 @@ def _leave_and_rejoin(
         "restarting",
         f"{', '.join(ids)} restart(s); the others read what the rebalance gave them",
         went_down + restart_s - run.clock,
+        down=list(run.down_until),
     )
     run.restarting = ()
     run.stage = staged

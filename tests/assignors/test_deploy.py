@@ -162,7 +162,7 @@ def test_plans_that_do_not_fit(plan: DeployPlan, message: str) -> None:
 
 
 def test_bad_plans_are_refused_when_built() -> None:
-    with pytest.raises(DeployError, match="batch_size"):
+    with pytest.raises(DeployError, match="batch size"):
         DeployPlan(batch_size=0)
     with pytest.raises(DeployError, match="restart_s"):
         DeployPlan(restart_s=float("nan"))
