@@ -157,8 +157,8 @@ def deploy_animation(picture: DeployPicture, *, duration_ms: int = 900) -> go.Fi
         },
         barmode="stack",
         height=720,
-        margin={"l": 60, "r": 20, "t": 80, "b": 150},
-        legend={"orientation": "h", "y": 1.08, "x": 0.0},
+        margin={"l": 60, "r": 20, "t": 110, "b": 150},
+        legend={"orientation": "h", "y": 1.13, "x": 0.0, "yanchor": "bottom"},
         **controls,
     )
     figure.update_yaxes(range=[0, most_held * 1.25 + 1], row=1, col=1, title_text="partitions")
