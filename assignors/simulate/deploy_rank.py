@@ -114,10 +114,12 @@ class DeployRanking:
         }
 
 
-def _static_of(plan: DeployPlan, scenario: Scenario) -> bool:
+def _static_of(plan: DeployPlan, scenario: Scenario) -> bool | None:
+    """Whether every member is static (True), none (False), or some are (None)."""
     static = plan.settings.static_membership
     if static is None:
-        return all(m.group_instance_id for m in scenario.members)
+        kinds = {m.group_instance_id is not None for m in scenario.members}
+        return kinds.pop() if len(kinds) == 1 else None
     return static
 
 
