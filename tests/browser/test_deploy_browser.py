@@ -17,8 +17,8 @@ pytestmark = pytest.mark.browser
 PLOT_TITLES_JS = """
 () => Array.from(document.querySelectorAll('.js-plotly-plot')).map(plot => {
   const title = plot._fullLayout && plot._fullLayout.title && plot._fullLayout.title.text;
-  return [(title || '').replace(/<[^>]*>/g, ''), (plot._fullData || []).length, (plot._transitionData &&
-          plot._transitionData._frames || []).length];
+  const frames = plot._transitionData && plot._transitionData._frames || [];
+  return [(title || '').replace(/<[^>]*>/g, ''), (plot._fullData || []).length, frames.length];
 })
 """
 
