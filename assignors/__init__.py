@@ -83,6 +83,14 @@ from assignors.simulate.changes import (
     with_current_ownership,
 )
 from assignors.simulate.changes import describe as describe_change
+from assignors.simulate.deploy import DeployFrame, DeployOutcome, DeployStep
+from assignors.simulate.deploy_plan import UPGRADES, DeployError, DeployPlan, DeploySettings
+from assignors.simulate.deploy_rank import (
+    DeployAlternative,
+    DeployRanking,
+    short_count,
+    short_seconds,
+)
 from assignors.simulate.drain import (
     DEFAULT_CONSUME_RATE,
     DrainProjection,
@@ -134,6 +142,7 @@ __all__ = [
     "SKEW_FLOOR",
     "TEXT_FORMS",
     "UNKNOWN_OFFSET",
+    "UPGRADES",
     "AddMember",
     "AddMembers",
     "Assignment",
@@ -145,6 +154,14 @@ __all__ = [
     "ChangeFormatError",
     "ClientAssignment",
     "Convergence",
+    "DeployAlternative",
+    "DeployError",
+    "DeployFrame",
+    "DeployOutcome",
+    "DeployPlan",
+    "DeployRanking",
+    "DeploySettings",
+    "DeployStep",
     "DrainProjection",
     "Evaluation",
     "JsonInputError",
@@ -205,6 +222,8 @@ __all__ = [
     "read_json_file",
     "registry",
     "scenario_to_json",
+    "short_count",
+    "short_seconds",
     "simulate_convergence",
     "streams_assignment_to_json",
     "streams_scenario_to_json",
