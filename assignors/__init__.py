@@ -103,10 +103,17 @@ from assignors.simulate.metrics import AssignmentMetrics, Movement, PartitionMov
 from assignors.simulate.rebalance import Phase, RebalanceSimulation, Timings
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
 from assignors.streams.convergence import Convergence, simulate_convergence
+from assignors.streams.group_sticky import (
+    MemberTasks,
+    StreamsGroupAssignment,
+    assign_streams_group_sticky,
+    streams_group_assignment_to_json,
+)
 from assignors.streams.model import (
     MIN_PROBING_REBALANCE_INTERVAL_MS,
     ClientAssignment,
     StreamsAssignment,
+    StreamsMember,
     StreamsScenario,
     parse_streams_scenario,
     streams_assignment_to_json,
@@ -146,6 +153,7 @@ __all__ = [
     "JsonInputError",
     "Member",
     "MemberDrain",
+    "MemberTasks",
     "Movement",
     "PartitionMove",
     "PartitionStrategy",
@@ -163,6 +171,8 @@ __all__ = [
     "StrategyEvaluation",
     "StrategyNotApplicableError",
     "StreamsAssignment",
+    "StreamsGroupAssignment",
+    "StreamsMember",
     "StreamsScenario",
     "Subscribe",
     "TaskStrategy",
@@ -173,6 +183,7 @@ __all__ = [
     "WalkthroughStep",
     "apply_one",
     "apply_step",
+    "assign_streams_group_sticky",
     "change_from_text",
     "change_to_json",
     "check_json_value",
@@ -203,6 +214,7 @@ __all__ = [
     "scenario_to_json",
     "simulate_convergence",
     "streams_assignment_to_json",
+    "streams_group_assignment_to_json",
     "streams_scenario_to_json",
     "with_current_ownership",
 ]

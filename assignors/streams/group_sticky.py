@@ -279,10 +279,10 @@ class _Assignor:
         for process in self.process_order:
             queue.offer(process)
         for task in sorted(rest):
-            process = queue.poll()
-            assert process is not None  # the scenario has at least one client
-            self._gave(process.add_to_least_loaded(task, True), active=True)
-            queue.offer(process)
+            least_loaded = queue.poll()
+            assert least_loaded is not None  # the scenario has at least one client
+            self._gave(least_loaded.add_to_least_loaded(task, True), active=True)
+            queue.offer(least_loaded)
 
     def _give_sticky(self, owner: _Member | None, task: _Task) -> bool:
         if owner is None:
@@ -333,10 +333,10 @@ class _Assignor:
         """Kafka's recursive ``assignStandbyToMemberWithLeastLoad``, as a loop."""
         polled: list[_Process] = []
         found = False
-        while (process := queue.poll()) is not None:
-            polled.append(process)
-            if task not in process.tasks:
-                self._gave(process.add_to_least_loaded(task, False), active=False)
+        while (head := queue.poll()) is not None:
+            polled.append(head)
+            if task not in head.tasks:
+                self._gave(head.add_to_least_loaded(task, False), active=False)
                 found = True
                 break
             if not len(queue):

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conformance_cases import _compare_tasks, partition_sets
+from tests.conformance_cases import _compare_tasks, compare_members, partition_sets
 from tests.differential.core import STREAMS_GROUP_STRATEGIES, STREAMS_STRATEGIES, ours
 from tests.oracle import Oracle
 
@@ -53,20 +53,6 @@ def differ(strategy: str, our_answer: dict[str, Any], kafka: dict[str, Any]) -> 
             extra = sorted(got.get(member, set()) - want.get(member, set()))
             missing = sorted(want.get(member, set()) - got.get(member, set()))
             return f"{member}: extra {extra[:6]} missing {missing[:6]}"
-    return ""
-
-
-def compare_members(answer: dict[str, Any], expected: dict[str, Any]) -> str:
-    """Empty when every member has the same process and the same active and standby task sets."""
-    got, want = answer.get("members", {}), expected.get("members", {})
-    if set(got) != set(want):
-        return f"member sets differ: {sorted(set(got) ^ set(want))[:6]}"
-    for member, tasks in want.items():
-        if got[member].get("process_id") != tasks.get("process_id"):
-            return f"{member}: process {got[member].get('process_id')} != {tasks.get('process_id')}"
-        for key in ("active", "standby"):
-            if set(got[member].get(key, [])) != set(tasks.get(key, [])):
-                return f"{member}.{key}: got {got[member].get(key)} want {tasks.get(key)}"
     return ""
 
 
