@@ -435,7 +435,16 @@ def assign_streams_group_sticky(scenario: StreamsScenario) -> StreamsGroupAssign
 
 
 def streams_group_assignment_to_json(answer: StreamsGroupAssignment) -> dict[str, Any]:
-    """``{"members": {member_id: {"process_id", "active", "standby"}}}`` (+ ``warnings``)."""
+    """``{"members": {member_id: {"process_id", "active", "standby"}}, "clients": ...}``.
+
+    ``clients`` sums the members per process in the shape of ``streams-ha``'s answer (no
+    warm-ups: the broker-side assignor hands out none); ``warnings`` only when there are some.
+    """
+    clients: dict[str, tuple[list[TaskId], list[TaskId]]] = {}
+    for tasks in answer.members.values():
+        active, standby = clients.setdefault(tasks.process_id, ([], []))
+        active += tasks.active
+        standby += tasks.standby
     result: dict[str, Any] = {
         "members": {
             member_id: {
@@ -444,7 +453,15 @@ def streams_group_assignment_to_json(answer: StreamsGroupAssignment) -> dict[str
                 "standby": [str(task) for task in tasks.standby],
             }
             for member_id, tasks in answer.members.items()
-        }
+        },
+        "clients": {
+            process_id: {
+                "active": [str(task) for task in sorted(active)],
+                "standby": [str(task) for task in sorted(standby)],
+                "warmup": [],
+            }
+            for process_id, (active, standby) in clients.items()
+        },
     }
     if answer.warnings:
         result["warnings"] = list(answer.warnings)

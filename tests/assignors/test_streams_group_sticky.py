@@ -166,9 +166,7 @@ def test_members_parse_and_round_trip() -> None:
         ),
     ],
 )
-def test_member_problems_are_reported_with_their_path(
-    change: dict[str, Any], message: str
-) -> None:
+def test_member_problems_are_reported_with_their_path(change: dict[str, Any], message: str) -> None:
     client = process(P1, {"member_id": "a"}, {"member_id": "b"}) | change
     if "members" in change:
         client["capacity"] = len(change["members"])
@@ -187,7 +185,7 @@ def test_a_member_id_is_unique_in_the_group() -> None:
 @pytest.mark.parametrize(
     ("task_list", "message"),
     [
-        (tasks(0, 1, True) + [{"id": "0_1", "stateful": False}], "mixes stateful and stateless"),
+        ([*tasks(0, 1, True), {"id": "0_1", "stateful": False}], "mixes stateful and stateless"),
         ([{"id": "0_0"}, {"id": "0_2"}], "one task per partition 0..n-1"),
     ],
 )
