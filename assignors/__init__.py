@@ -102,6 +102,7 @@ from assignors.simulate.lag import partition_lag, partition_lags
 from assignors.simulate.metrics import AssignmentMetrics, Movement, PartitionMove, lag_by_partition
 from assignors.simulate.rebalance import Phase, RebalanceSimulation, Timings
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
+from assignors.streams.client_sticky import assign_streams_sticky
 from assignors.streams.convergence import Convergence, simulate_convergence
 from assignors.streams.group_sticky import (
     MemberTasks,
@@ -184,6 +185,7 @@ __all__ = [
     "apply_one",
     "apply_step",
     "assign_streams_group_sticky",
+    "assign_streams_sticky",
     "change_from_text",
     "change_to_json",
     "check_json_value",

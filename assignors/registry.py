@@ -26,6 +26,7 @@ _MODULES: tuple[str, ...] = (
     "seeds.failover",
     "seeds.stream_join_sticky",
     "streams.high_availability",
+    "streams.client_sticky",
     "streams.group_sticky",
 )
 

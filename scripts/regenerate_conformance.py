@@ -2,9 +2,10 @@
 
 Usage: ``.venv/bin/python scripts/regenerate_conformance.py [--kafka 4.4.0] [--check]``
 
-Every case of ``tests/conformance/{client,server,streams,streams-group}.jsonl`` goes to the
-oracle for that Kafka version (a file whose assignor that version lacks is left alone); its
-answer becomes the case's ``expected`` and ``versions.json`` names the version.
+Every case of the Kafka files of ``tests/conformance/`` (client, server, streams, streams-sticky,
+streams-group) goes to the oracle for that Kafka version (a file whose assignor that version
+lacks is left alone); its answer becomes the case's ``expected`` and ``versions.json`` names
+the version.
 Prints, per file, how many cases changed and the ids of the changed ones. ``--check`` changes
 nothing (exit code 1 when some answer differs from the recorded one). The design documents'
 files are models of rules, not Kafka, and are left alone.
@@ -29,6 +30,7 @@ PRODUCERS = {
     "StickyAssignor, CooperativeStickyAssignor)",
     "server.jsonl": "Apache Kafka's group-coordinator assignors (UniformAssignor, RangeAssignor)",
     "streams.jsonl": "Kafka Streams' HighAvailabilityTaskAssignor",
+    "streams-sticky.jsonl": "Kafka Streams' StickyTaskAssignor (KIP-924)",
     "streams-group.jsonl": "Apache Kafka's group-coordinator StickyTaskAssignor of Streams groups "
     "(KIP-1071)",
 }

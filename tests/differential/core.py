@@ -16,11 +16,12 @@ KAFKA_STRATEGIES = (
     "server-range",
     "share-simple",
     "streams-ha",
+    "streams-sticky",
     "streams-group-sticky",
 )
 
 #: Strategies whose scenario is the Streams shape and whose answer is per client.
-STREAMS_STRATEGIES = frozenset({"streams-ha"})
+STREAMS_STRATEGIES = frozenset({"streams-ha", "streams-sticky"})
 #: Strategies whose scenario is the Streams shape and whose answer is per group member.
 STREAMS_GROUP_STRATEGIES = frozenset({"streams-group-sticky"})
 #: Kafka versions that lack a strategy's Kafka class (their oracle answers an error).

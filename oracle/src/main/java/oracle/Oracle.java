@@ -31,6 +31,7 @@ public final class Oracle {
         "server-range", () -> new ServerAssignor(new org.apache.kafka.coordinator.group.assignor.RangeAssignor()),
         "share-simple", ShareAssignor::new,
         "streams-ha", StreamsHaAssignor::new,
+        "streams-sticky", StreamsStickyAssignor::new,
         "streams-group-sticky", () -> since("oracle.StreamsGroupStickyAssignor", "Streams groups (KIP-1071, Kafka 4.1+)")
     ));
 
