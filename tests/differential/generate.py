@@ -88,13 +88,16 @@ def _topics(rng: random.Random, server: bool) -> list[dict[str, Any]]:
     return topics
 
 
-def _member_ids(rng: random.Random, count: int) -> list[str]:
-    style = rng.choice(("short", "uuid", "consumer", "colliding", "mixed"))
+def _member_ids(rng: random.Random, count: int, colliding: bool = True) -> list[str]:
+    kinds: tuple[str, ...] = ("short", "uuid", "consumer")
+    if colliding:
+        kinds = (*kinds, "colliding")
+    style = rng.choice((*kinds, "mixed"))
     ids: list[str] = []
     for _ in range(50 * count):
         if len(ids) == count:
             break
-        kind = rng.choice(("short", "uuid", "consumer", "colliding")) if style == "mixed" else style
+        kind = rng.choice(kinds) if style == "mixed" else style
         if kind == "short":
             member_id = f"c{rng.randrange(40)}"
         elif kind == "uuid":
@@ -241,24 +244,29 @@ def _lag(rng: random.Random, was_active: bool, acceptable: int) -> int:
 
 def streams_group_scenario(rng: random.Random) -> dict[str, Any]:
     """A Streams group (KIP-1071): subtopologies (up to 12, so "10" sorts before "2"), processes
-    of one to four members (ids of every style, colliding hashes included), a previous target
+    of one to four members (ids of every style, colliding hashes included; one group in ten
+    larger: up to 20 processes of up to 8, ids without colliding hashes), a previous target
     assignment with owners that left, doubly claimed actives and standbys, and offset sums
     (ties, -2 for running actives, dormant state on other members); some clients list no
     members and stand for their threads."""
+    large = rng.random() < 0.1  # more processes and threads than buckets in a small HashMap
     tasks: list[dict[str, Any]] = []
     stateful_ids: list[str] = []
     for subtopology in range(rng.choice((1, 1, 2, 2, 3, 4, 12))):
         stateful = rng.random() < 0.6
-        for partition in range(rng.choice((1, 2, 3, 4, 6, 8, 12))):
+        for partition in range(rng.choice((1, 2, 3, 4, 6, 8, 12, *((24, 32) if large else ())))):
             task_id = f"{subtopology}_{partition}"
             tasks.append({"id": task_id, "stateful": stateful})
             if stateful:
                 stateful_ids.append(task_id)
     rng.shuffle(tasks)
     standbys = rng.choice((0, 0, 1, 1, 2, 3))
-    process_ids = list(dict.fromkeys(_process_id(rng) for _ in range(rng.choice((1, 2, 3, 4, 6)))))
-    sizes = [rng.choice((1, 1, 2, 3, 4)) for _ in process_ids]
-    member_ids = iter(_member_ids(rng, sum(sizes) + 4))
+    processes = rng.choice((8, 12, 20)) if large else rng.choice((1, 2, 3, 4, 6))
+    process_ids = list(dict.fromkeys(_process_id(rng) for _ in range(processes)))
+    sizes = [rng.choice((1, 2, 4, 8) if large else (1, 1, 2, 3, 4)) for _ in process_ids]
+    # Large groups (HashMaps of 64 buckets and more) without colliding ids: eight of them plus
+    # one more id in their bucket make a tree bin, whose order java_order does not model.
+    member_ids = iter(_member_ids(rng, sum(sizes) + 4, colliding=not large))
     clients: list[dict[str, Any]] = []
     members: list[dict[str, Any]] = []
     for process_id, size in zip(process_ids, sizes, strict=True):
