@@ -111,7 +111,9 @@ from assignors.streams.group_sticky import (
     streams_group_assignment_to_json,
 )
 from assignors.streams.model import (
+    LATEST_OFFSET,
     MIN_PROBING_REBALANCE_INTERVAL_MS,
+    UNKNOWN_OFFSET,
     ClientAssignment,
     StreamsAssignment,
     StreamsMember,
@@ -125,6 +127,7 @@ __all__ = [
     "DEFAULT_ASSIGNOR",
     "DEFAULT_CONSUME_RATE",
     "DEFAULT_HORIZON_S",
+    "LATEST_OFFSET",
     "LOWEST_PRIORITY",
     "MAX_CHANGES",
     "MAX_FILE_BYTES",
@@ -138,6 +141,7 @@ __all__ = [
     "SKEW_FACTOR",
     "SKEW_FLOOR",
     "TEXT_FORMS",
+    "UNKNOWN_OFFSET",
     "AddMember",
     "AddMembers",
     "Assignment",
