@@ -110,13 +110,21 @@ from assignors.simulate.lag import partition_lag, partition_lags
 from assignors.simulate.metrics import AssignmentMetrics, Movement, PartitionMove, lag_by_partition
 from assignors.simulate.rebalance import Phase, RebalanceSimulation, Timings
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
+from assignors.streams.client_sticky import assign_streams_sticky
 from assignors.streams.convergence import Convergence, simulate_convergence
+from assignors.streams.group_sticky import (
+    MemberTasks,
+    StreamsGroupAssignment,
+    assign_streams_group_sticky,
+    streams_group_assignment_to_json,
+)
 from assignors.streams.model import (
     LATEST_OFFSET,
     MIN_PROBING_REBALANCE_INTERVAL_MS,
     UNKNOWN_OFFSET,
     ClientAssignment,
     StreamsAssignment,
+    StreamsMember,
     StreamsScenario,
     parse_streams_scenario,
     streams_assignment_to_json,
@@ -167,6 +175,7 @@ __all__ = [
     "JsonInputError",
     "Member",
     "MemberDrain",
+    "MemberTasks",
     "Movement",
     "PartitionMove",
     "PartitionStrategy",
@@ -184,6 +193,8 @@ __all__ = [
     "StrategyEvaluation",
     "StrategyNotApplicableError",
     "StreamsAssignment",
+    "StreamsGroupAssignment",
+    "StreamsMember",
     "StreamsScenario",
     "Subscribe",
     "TaskStrategy",
@@ -194,6 +205,8 @@ __all__ = [
     "WalkthroughStep",
     "apply_one",
     "apply_step",
+    "assign_streams_group_sticky",
+    "assign_streams_sticky",
     "change_from_text",
     "change_to_json",
     "check_json_value",
@@ -226,6 +239,7 @@ __all__ = [
     "short_seconds",
     "simulate_convergence",
     "streams_assignment_to_json",
+    "streams_group_assignment_to_json",
     "streams_scenario_to_json",
     "with_current_ownership",
 ]
