@@ -112,6 +112,7 @@ from assignors.streams.model import (
     streams_assignment_to_json,
     streams_scenario_to_json,
 )
+from assignors.trace import Decision, DecisionTrace, Explanation, Note, PartitionTrace
 
 __all__ = [
     "DEFAULT_ASSIGNOR",
@@ -141,14 +142,19 @@ __all__ = [
     "ChangeFormatError",
     "ClientAssignment",
     "Convergence",
+    "Decision",
+    "DecisionTrace",
     "DrainProjection",
     "Evaluation",
+    "Explanation",
     "JsonInputError",
     "Member",
     "MemberDrain",
     "Movement",
+    "Note",
     "PartitionMove",
     "PartitionStrategy",
+    "PartitionTrace",
     "Phase",
     "RebalanceProtocol",
     "RebalanceSimulation",
