@@ -81,7 +81,7 @@ def run(root: str, strategy: str, kind: str, explain: bool = False) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", required=True, help="a checkout without the trace")
+    parser.add_argument("--before", help="a checkout without the trace (required)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", nargs="*")
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
@@ -90,12 +90,14 @@ def main() -> None:
     if options.worker:
         worker(*options.worker, options.explain)
         return
+    if not options.before:
+        parser.error("--before DIR is required")
     sys.path.insert(0, str(HERE))
     from assignors import registry
 
     names = options.only or list(registry.partition_strategies())
     print(
-        f"{'strategy':18} {'group':9} {'before s':>9} {'after s':>9} {'change':>8} {'explain s':>10}"
+        f"{'strategy':18} {'group':9} {'before s':>9} {'after s':>9} {'change':>8} {'explain':>8}"
     )
     for name in names:
         for kind in KINDS:
@@ -107,7 +109,7 @@ def main() -> None:
             b, a = statistics.median(before), statistics.median(after)
             explained = run(str(HERE), name, kind, explain=True)
             print(
-                f"{name:18} {kind:9} {b:9.4f} {a:9.4f} {100 * (a - b) / b:+7.1f}% {explained:10.4f}",
+                f"{name:18} {kind:9} {b:9.4f} {a:9.4f} {100 * (a - b) / b:+7.1f}% {explained:8.4f}",
                 flush=True,
             )
 

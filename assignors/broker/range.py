@@ -71,7 +71,7 @@ def compute(
             end = start + floor + (1 if position < extra else 0)
             result[member_id] += partitions[start:end]
             if trace is not None:
-                share = f"{floor} + 1 extra" if position < extra else f"{floor}"
+                share = f"{floor} + 1 extra = {end - start}" if position < extra else f"{floor}"
                 trace.place_all(
                     partitions[start:end],
                     member_id,

@@ -352,13 +352,13 @@ def _assign_plain(
                 break
             out[consumer].extend(map(new_topic_partition, product(names, range(start, end))))
             if trace is not None:
-                share = f"{quota} + 1 extra" if i < extra else f"{quota}"
+                share = f"{quota} + 1 extra = {end - start}" if i < extra else f"{quota}"
                 trace.place_all(
                     map(new_topic_partition, product(names, range(start, end))),
                     consumer,
                     "1 range split",
-                    f"consumer #{i + 1} of {len(consumers)} in member order takes block "
-                    f"{start}..{end - 1} ({share} partitions)",
+                    f"consumer #{i + 1} of {len(consumers)} in member order takes partitions "
+                    f"{start}..{end - 1} ({share})",
                 )
             start = end
 

@@ -381,8 +381,8 @@ def _note_claims(trace: DecisionTrace, claims: _Claims, racks: _Racks) -> None:
         f"algorithm; rack-aware: {'yes' if racks.aware else 'no'}"
     )
     trace.note(
-        "members in subscription-map order with their valid claims: "
-        + "; ".join(f"{m} {len(tps)}" for m, tps in claims.owned.items())
+        "valid claims per member, in subscription-map order: "
+        + ", ".join(f"{m} {len(tps)}" for m, tps in claims.owned.items())
     )
     if claims.doubly_claimed:
         trace.note(
