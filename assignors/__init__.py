@@ -34,6 +34,7 @@ from assignors.io.changes import (
     parse_change_text,
     parse_changes,
 )
+from assignors.io.from_describe import parse_partition_counts, scenario_from_describe
 from assignors.io.json_safe import JsonInputError, check_json_value, decode_json
 from assignors.io.scenario import (
     MAX_FILE_BYTES,
@@ -197,6 +198,7 @@ __all__ = [
     "parse_change",
     "parse_change_text",
     "parse_changes",
+    "parse_partition_counts",
     "parse_scenario",
     "parse_scenario_text",
     "parse_streams_scenario",
@@ -206,6 +208,7 @@ __all__ = [
     "produce_rate_by_partition",
     "read_json_file",
     "registry",
+    "scenario_from_describe",
     "scenario_to_json",
     "simulate_convergence",
     "streams_assignment_to_json",

@@ -103,11 +103,16 @@ class PartitionTrace:
         out = [f"Why {self.partition} is where it is:"]
         out.extend(f"  {text}" for text in self.notes)
         out.extend(f"  {decision}" for decision in self.decisions)
-        if not self.decisions:
-            out.append("  no step touched it: it stays unassigned")
-        where = ", ".join(self.holders) if self.holders else "nobody (unassigned)"
-        out.append(f"  => {self.partition} goes to {where}")
+        out.append(f"  => {self.outcome()}")
         return out
+
+    def outcome(self) -> str:
+        """Where the partition ends, in words."""
+        if self.holders:
+            return f"{self.partition} goes to {', '.join(self.holders)}"
+        if self.decisions:
+            return f"{self.partition} is not handed out in this assignment"
+        return f"no step touched {self.partition}: it stays unassigned"
 
 
 @dataclass(frozen=True, slots=True)
