@@ -50,8 +50,11 @@ def trace_markdown(trace: PartitionTrace) -> str:
 
 
 def _escape(text: str) -> str:
-    """Member ids and topics are user text: no Markdown or HTML of theirs reaches the page."""
-    for char in "\\`*_{}[]()#+-.!|<>~$":
+    """Member ids and topics are user text: no Markdown or HTML of theirs reaches the page.
+
+    Only the characters that act inside a line are escaped (no user text starts a line here).
+    """
+    for char in "\\`*_[]|<>~$":
         text = text.replace(char, "\\" + char)
     return text
 
