@@ -51,7 +51,7 @@ class Decision:
         elif self.member is not None:
             action = f"-> {self.member}"
         else:
-            action = f"{self.released_by} lets go"
+            action = f"not {self.released_by}"
         return f"[{self.step}] {action}: {self.reason}"
 
 

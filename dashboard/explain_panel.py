@@ -41,7 +41,7 @@ def trace_markdown(trace: PartitionTrace) -> str:
         elif decision.member is not None:
             action = f"→ {decision.member}"
         else:
-            action = f"{decision.released_by} lets go"
+            action = f"not {decision.released_by}"
         lines.append(
             f"{number}. *step {_escape(decision.step)}*, {_escape(action)}: "
             f"{_escape(decision.reason)}"

@@ -54,12 +54,20 @@ def assign_with_target(
     for tp, new_owner in outcome.transferring.items():
         withheld.setdefault(new_owner, set()).add(tp)
         if trace is not None:
+            claimant = next(
+                (
+                    m.member_id
+                    for m in scenario.members
+                    if tp in m.owned_partitions and m.member_id != new_owner
+                ),
+                "its previous owner",
+            )
             trace.release(
                 tp,
                 new_owner,
                 "3 withheld",
-                f"its target owner is {new_owner}, but another member claimed it: that member "
-                "revokes it first and the follow-up rebalance hands it over",
+                f"withheld from {new_owner} this round: {claimant} claimed it and revokes it "
+                f"first; the follow-up rebalance hands it to {new_owner}",
             )
     round1 = {
         member_id: [tp for tp in partitions if tp not in withheld[member_id]]

@@ -446,6 +446,8 @@ def _constrained(
             for tp in claimed:
                 if racks.mismatch(member_id, tp):
                     given_up[tp] = member_id
+                    if trace is not None:
+                        trace.release(tp, member_id, "1 give up", "no replica on its rack")
                 else:
                     owned.append(tp)
         if doubly_claimed:
@@ -465,14 +467,16 @@ def _constrained(
         if keep < len(owned):
             owned = sorted(owned, key=_by_partition_then_topic)
             given_up.update(zip(owned[keep:], repeat(member_id)))
+            if trace is not None:
+                _trace_kept(trace, owned, keep, member_id, f"{at_ceiling} of {ceiling_slots}")
             owned = owned[:keep]
         else:
             owned = list(owned)
+            if trace is not None:
+                _trace_kept(trace, owned, keep, member_id, f"{at_ceiling} of {ceiling_slots}")
         assignment[member_id] = owned
         for tp in owned:
             kept_marks[tp.topic][tp.partition] = 1
-        if trace is not None:
-            _trace_kept(trace, owned, member_id, len(claimed), f"{at_ceiling} of {ceiling_slots}")
 
     unassigned = _unassigned_partitions(partition_counts, kept_marks)
     under_floor = _java_sorted(under_floor)
@@ -526,15 +530,24 @@ def _note_quotas(trace: DecisionTrace, total: int, members: int) -> None:
 
 
 def _trace_kept(
-    trace: DecisionTrace, kept: list[TopicPartition], member_id: str, claimed: int, slots: str
+    trace: DecisionTrace, owned: list[TopicPartition], keep: int, member_id: str, slots: str
 ) -> None:
+    """Step 1 for one member: the first ``keep`` of ``owned`` kept, the rest given up."""
+    counts = f"{member_id} keeps {keep} of its {len(owned)} valid claim(s)"
     trace.place_all(
-        kept,
+        owned[:keep],
         member_id,
         "1 keep claim",
-        f"kept from its claim: {member_id} had {claimed} valid claim(s) and keeps {len(kept)} "
-        f"(ceiling slots taken: {slots})",
+        f"kept from its claim: {counts} (ceiling slots taken: {slots})",
     )
+    for tp in owned[keep:]:
+        trace.release(
+            tp,
+            member_id,
+            "1 give up",
+            f"over its quota: {counts}, lowest partition numbers first (ceiling slots taken: "
+            f"{slots})",
+        )
 
 
 def _note_to_hand_out(
@@ -918,6 +931,9 @@ class _GeneralAssignment:
                 if tp.topic not in subscription or self.racks.mismatch(member_id, tp):
                     # Kafka leaves the stale owner entry; the partition is reassigned below.
                     self.revocation_required = True
+                    if self.trace is not None:
+                        why = "no longer subscribed" if tp.topic not in subscription else "off rack"
+                        self.trace.release(tp, member_id, "1 give up", f"claimed, but {why}")
                 else:
                     kept.append(tp)
             self.current[member_id] = kept

@@ -103,7 +103,7 @@ def test_sticky_keeps_claims_and_deals_the_leavers_partitions() -> None:
     )
     (kept,) = explanation.partition(tp("t", 0)).decisions
     assert (kept.step, kept.member) == ("1 keep claim", "C0")
-    assert kept.reason.startswith("kept from its claim: C0 had 2 valid claim(s) and keeps 2")
+    assert kept.reason.startswith("kept from its claim: C0 keeps 2 of its 2 valid claim(s)")
     (dealt,) = explanation.partition(tp("t", 4)).decisions
     assert (dealt.step, dealt.member) == ("2b round-robin", "C0")
     (dealt,) = explanation.partition(tp("t", 5)).decisions
@@ -126,7 +126,8 @@ def test_sticky_general_gives_to_the_least_loaded_eligible_member_with_the_loads
 
 
 def test_cooperative_sticky_withholds_a_moving_partition_for_one_round() -> None:
-    # C0 held all four; C1 joins: two move to C1, withheld in round 1 (C0 revokes them first).
+    # C0 held all four; C1 joins: C0 keeps the floor of 2 (t-0, t-1) and gives up t-2 and t-3,
+    # dealt to C1 but withheld in round 1 (C0 revokes them first).
     scenario = group(
         {"t": 4},
         Member("C0", ("t",), owned_partitions=tuple(tp("t", p) for p in range(4)), generation=2),
@@ -134,11 +135,18 @@ def test_cooperative_sticky_withholds_a_moving_partition_for_one_round() -> None
     )
     explanation = explain("cooperative-sticky", scenario)
     trace = explanation.partition(tp("t", 2))
-    assert [d.step for d in trace.decisions] == ["2b round-robin", "3 withheld"]
-    assert trace.decisions[0].member == "C1"
-    assert trace.decisions[1].released_by == "C1"
+    assert [(d.step, d.member, d.released_by) for d in trace.decisions] == [
+        ("1 give up", None, "C0"),
+        ("2b round-robin", "C1", None),
+        ("3 withheld", None, "C1"),
+    ]
+    assert trace.decisions[0].reason.startswith("over its quota: C0 keeps 2 of its 4 valid")
+    assert trace.decisions[2].reason == (
+        "withheld from C1 this round: C0 claimed it and revokes it first; the follow-up "
+        "rebalance hands it to C1"
+    )
     assert trace.holders == ()
-    assert "follow-up rebalance hands it over" in trace.decisions[1].reason
+    assert trace.lines()[-1] == "  => t-2 is not handed out in this assignment"
 
 
 def test_uniform_keeps_the_current_target_and_fills_from_the_front() -> None:
