@@ -65,7 +65,7 @@ import logging
 import struct
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor, RebalanceProtocol
 from kafka.protocol.consumer.metadata import (
@@ -458,15 +458,8 @@ class StickyAssignor(ScenarioAssignor):
         self, member_id: str, group_instance_id: str | None, subscription: Any
     ) -> Member:
         member = super().member_from_subscription(member_id, group_instance_id, subscription)
-        data = _user_data_bytes(subscription)
-        if not data:
-            return member
-        try:
-            owned, generation = decode_sticky_user_data(data)
-        except UserDataError as exc:
-            log.warning("member %s: ignoring unreadable sticky user data: %s", member_id, exc)
-            return member
-        return _with_claim(member, owned, generation)
+        claim = _read_user_data(member_id, subscription, decode_sticky_user_data, "sticky")
+        return member if claim is None else _with_claim(member, *claim)
 
 
 class CooperativeStickyAssignor(ScenarioAssignor):
@@ -564,17 +557,33 @@ class StreamJoinStickyAssignor(ScenarioAssignor):
         self, member_id: str, group_instance_id: str | None, subscription: Any
     ) -> Member:
         member = super().member_from_subscription(member_id, group_instance_id, subscription)
-        data = _user_data_bytes(subscription)
-        if not data:
+        claim = _read_user_data(
+            member_id, subscription, decode_stream_join_user_data, "sticky-join"
+        )
+        if claim is None:
             return member
-        try:
-            numbers, epoch = decode_stream_join_user_data(data)
-        except UserDataError as exc:
-            log.warning("member %s: ignoring unreadable sticky-join user data: %s", member_id, exc)
-            return member
+        numbers, epoch = claim
         # The strategy reads only the numbers of a claim; spell them out for each topic.
         owned = [TopicPartition(topic, n) for n in numbers for topic in member.topics]
         return _with_claim(member, owned, epoch)
+
+
+_Claim = TypeVar("_Claim")
+
+
+def _read_user_data(
+    member_id: str, subscription: Any, decode: Callable[[bytes], _Claim], what: str
+) -> _Claim | None:
+    """A member's decoded subscription user data; ``None`` when it has none or it is unreadable
+    (then a warning is logged: one member's bad bytes must not fail the group's rebalance)."""
+    data = _user_data_bytes(subscription)
+    if not data:
+        return None
+    try:
+        return decode(data)
+    except UserDataError as exc:
+        log.warning("member %s: ignoring unreadable %s user data: %s", member_id, what, exc)
+        return None
 
 
 def _with_claim(member: Member, owned: Sequence[TopicPartition], generation: int | None) -> Member:
