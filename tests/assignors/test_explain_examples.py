@@ -14,6 +14,7 @@ from assignors import (
     Scenario,
     Topic,
     TopicPartition,
+    change_from_text,
     evaluate,
     registry,
 )
@@ -243,3 +244,16 @@ def test_evaluate_explains_its_target_on_request() -> None:
     trace = item.explanation.partition(tp("t", 3))
     assert trace.holders == ("C0",)
     assert trace.decisions[-1].step == "2b round-robin"
+
+
+def test_evaluate_explains_a_static_restart_as_no_rebalance() -> None:
+    scenario = group(
+        {"t": 2},
+        Member("C0", ("t",), group_instance_id="i-0", owned_partitions=(tp("t", 0),)),
+        Member("C1", ("t",), group_instance_id="i-1", owned_partitions=(tp("t", 1),)),
+    )
+    evaluation = evaluate(scenario, [change_from_text("restart:C0")], ["range"])
+    explanation = evaluation.strategy("range").explanation
+    assert explanation.notes[0].text.startswith("no rebalance: only static members restart")
+    trace = explanation.partition(tp("t", 0))
+    assert [(d.step, d.member) for d in trace.decisions] == [("no rebalance", "C0")]
