@@ -160,23 +160,22 @@ class _TopicState:
             return True
         return self.partition_racks is not None and rack in self.partition_racks[partition]
 
+    def record(self, consumer: str, partitions: list[int], step: str, why: str) -> None:
+        """Trace a :meth:`give` about to happen (call only when ``trace`` is set)."""
+        assert self.trace is not None
+        name = self.topic.name
+        self.trace.place_all(
+            [TopicPartition(name, p) for p in partitions],
+            consumer,
+            step,
+            f"{why}; {consumer} had room for {self.room(consumer)} more of {name} "
+            f"(quota {self.quota}, {self.remaining_extra} extra slot(s) left)",
+        )
+
     def give(
-        self,
-        consumer: str,
-        partitions: list[int],
-        out: dict[str, list[TopicPartition]],
-        step: str = "",
-        why: str = "",
+        self, consumer: str, partitions: list[int], out: dict[str, list[TopicPartition]]
     ) -> None:
         name = self.topic.name
-        if self.trace is not None:
-            self.trace.place_all(
-                [TopicPartition(name, p) for p in partitions],
-                consumer,
-                step,
-                f"{why}; {consumer} had room for {self.room(consumer)} more of {name} "
-                f"(quota {self.quota}, {self.remaining_extra} extra slot(s) left)",
-            )
         out[consumer].extend(TopicPartition(name, p) for p in partitions)
         self.assigned_count[consumer] += len(partitions)
         if self.assigned_count[consumer] > self.quota:
@@ -249,15 +248,16 @@ def _assign_matching_ranges(state: _TopicState, out: dict[str, list[TopicPartiti
                 if len(picked) == room:
                     break
         if picked:
-            state.give(
-                consumer,
-                picked,
-                out,
-                "3b rack match",
-                f"the lowest unassigned partitions with a replica on rack {rack}"
-                if rack is not None
-                else "a consumer without a rack matches every partition",
-            )
+            if state.trace is not None:
+                state.record(
+                    consumer,
+                    picked,
+                    "3b rack match",
+                    f"the lowest unassigned partitions with a replica on rack {rack}"
+                    if rack is not None
+                    else "a consumer without a rack matches every partition",
+                )
+            state.give(consumer, picked, out)
 
 
 def _assign_co_partitioned(states: list[_TopicState], out: dict[str, list[TopicPartition]]) -> None:
@@ -275,14 +275,15 @@ def _assign_co_partitioned(states: list[_TopicState], out: dict[str, list[TopicP
         if chosen is None:
             continue
         for state in states:
-            state.give(
-                chosen,
-                [p],
-                out,
-                "3a co-partitioned",
-                f"first consumer in order matching partition {p} of all of "
-                f"{', '.join(s.topic.name for s in states)} by rack, with room in each",
-            )
+            if state.trace is not None:
+                state.record(
+                    chosen,
+                    [p],
+                    "3a co-partitioned",
+                    f"first consumer in order matching partition {p} of all of "
+                    f"{', '.join(s.topic.name for s in states)} by rack, with room in each",
+                )
+            state.give(chosen, [p], out)
         if all(state.room(chosen) == 0 for state in states):
             remaining.remove(chosen)
             if not remaining:
@@ -298,13 +299,14 @@ def _assign_rest(state: _TopicState, out: dict[str, list[TopicPartition]]) -> No
             break
         room = state.room(consumer)
         if room:
-            state.give(
-                consumer,
-                left[position : position + room],
-                out,
-                "4 range split",
-                "consumers in order take the lowest partitions still unassigned",
-            )
+            if state.trace is not None:
+                state.record(
+                    consumer,
+                    left[position : position + room],
+                    "4 range split",
+                    "consumers in order take the lowest partitions still unassigned",
+                )
+            state.give(consumer, left[position : position + room], out)
             position += room
 
 

@@ -140,34 +140,43 @@ def draft_numbers(
             if len(taken) == eligible:
                 break
             number = lowest_left(member_id)
-            how = ("4a own", "its own lowest previous number not yet taken")
+            source: str | None = None  # the victim of a steal (step 4c)
+            from_own = number is not None
             if number is None and next_unowned < len(unowned):
                 number = unowned[next_unowned]
                 next_unowned += 1
-                how = ("4b unowned", "it had no previous number left: the lowest unowned one")
             if number is None:
                 for step in range(len(victims)):
-                    victim = victims[(next_victim + step) % len(victims)]
-                    number = lowest_left(victim)
+                    source = victims[(next_victim + step) % len(victims)]
+                    number = lowest_left(source)
                     if number is not None:
                         next_victim = (next_victim + step + 1) % len(victims)
-                        how = (
-                            "4c steal",
-                            f"nothing of its own or unowned left: stolen from {victim}, the next "
-                            f"victim in rotation (victims by previous count: {', '.join(victims)})",
-                        )
                         break
             if number is None:  # pragma: no cover - every untaken number is unowned or claimed
                 raise AssertionError("stream-join draft ran out of numbers before the end")
             taken.add(number)
             drafted[member_id].append(number)
             if reasons is not None:
+                step_name, why = _draft_reason(from_own, source, victims)
                 reasons[number] = (
-                    how[0],
+                    step_name,
                     f"round {draft_round}, turn order {', '.join(turn_order)}: "
-                    f"{member_id} drafted number {number}, {how[1]}",
+                    f"{member_id} drafted number {number}, {why}",
                 )
     return drafted
+
+
+def _draft_reason(own: bool, victim: str | None, victims: Sequence[str]) -> tuple[str, str]:
+    """The step (4a, 4b or 4c) a drafted number came from, and why, for the trace."""
+    if own:
+        return "4a own", "its own lowest previous number not yet taken"
+    if victim is None:
+        return "4b unowned", "it had no previous number left: the lowest unowned one"
+    return (
+        "4c steal",
+        f"nothing of its own or unowned left: stolen from {victim}, the next victim in rotation "
+        f"(victims by previous count: {', '.join(victims)})",
+    )
 
 
 def assign_stream_join_sticky(
