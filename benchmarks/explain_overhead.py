@@ -11,10 +11,10 @@ anything, equal subscriptions), ``rebalance`` (every tenth member left, the rest
 previous assignment with generation 1) and ``mixed`` (as ``rebalance``, but every third member
 subscribes to the first five topics only: the sticky assignors' general algorithm and uniform's
 heterogeneous builder). Each (checkout, strategy, kind) runs in a fresh subprocess that times
-``strategy.assign(scenario)`` (trace off, the normal path) best of three (CPU time of the process, so other work on the machine counts less); the before and after
-subprocesses alternate ``--rounds`` times and the table shows the median of each side, so the
-machine's background load hits both alike. ``explain`` is the after checkout's
-``strategy.explain(scenario)`` (trace on), for scale.
+``strategy.assign(scenario)`` (trace off, the normal path) best of three, in CPU time of the
+process (so other work on the machine counts less); the before and after subprocesses alternate
+``--rounds`` times and the table shows the median of each side. ``explain`` is the after
+checkout's ``strategy.explain(scenario)`` (trace on), for scale.
 """
 
 from __future__ import annotations
