@@ -23,11 +23,19 @@ LISTING = (
 VIEWPORTS = [{"width": 1280, "height": 1000}, {"width": 1920, "height": 1080}]
 
 
-def _shot(page: Any, tmp_path: Path, name: str) -> None:
+def _shot(page: Any, tmp_path: Path, name: str, anchor: Any) -> None:
+    """Screenshots at each of :data:`VIEWPORTS`, ``anchor`` scrolled into view; the page then
+    goes back to its first size."""
     folder = Path(os.environ.get("AE_SCREENSHOT_DIR") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
-    width = page.viewport_size["width"]
-    page.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=False)
+    first = page.viewport_size
+    for viewport in VIEWPORTS:
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(500)
+        anchor.scroll_into_view_if_needed()
+        page.screenshot(path=str(folder / f"{name}-{viewport['width']}.png"))
+        assert (folder / f"{name}-{viewport['width']}.png").stat().st_size > 10_000
+    page.set_viewport_size(first)
 
 
 def _pick_matrix_strategy(page: Any, name: str) -> None:
@@ -49,7 +57,6 @@ def _click_row(page: Any, row: int) -> None:
     ui.settle(page)
 
 
-@pytest.mark.parametrize("page", VIEWPORTS, indirect=True, ids=["1280", "1920"])
 def test_clicking_a_row_shows_why_the_partition_is_there(page: Any, tmp_path: Path) -> None:
     ui.more_view(page, "Assignment matrix")
     _pick_matrix_strategy(page, "range")
@@ -60,8 +67,7 @@ def test_clicking_a_row_shows_why_the_partition_is_there(page: Any, tmp_path: Pa
     assert "3 partitions over 2 consumers: 3 // 2 = 1 each, 3 % 2 = 1 extra" in text
     assert "step 1 range split" in text and "t0-2 goes to C1" in text
     ui.check_page(page, "clicking a row of the partition table")
-    trace.scroll_into_view_if_needed()
-    _shot(page, tmp_path, "why-this-partition")
+    _shot(page, tmp_path, "why-this-partition", trace)
 
 
 def _paste(page: Any, text: str, partitions: str) -> None:
@@ -82,7 +88,6 @@ def _paste(page: Any, text: str, partitions: str) -> None:
     ui.settle(page)
 
 
-@pytest.mark.parametrize("page", VIEWPORTS, indirect=True, ids=["1280", "1920"])
 def test_a_pasted_listing_becomes_the_scenario_and_a_bad_line_is_named(
     page: Any, tmp_path: Path
 ) -> None:
@@ -93,7 +98,7 @@ def test_a_pasted_listing_becomes_the_scenario_and_a_bad_line_is_named(
     assert ui.eventually(page, lambda: f"pasted text:{line}:" in error.first.inner_text())
     area = page.locator(ui.SIDEBAR).locator('[data-testid="stTextArea"] textarea')
     assert area.input_value() == broken  # nothing typed is lost
-    _shot(page, tmp_path, "describe-bad-line")
+    _shot(page, tmp_path, "describe-bad-line", error.first)
 
     area.fill(LISTING)
     area.press("Control+Enter")
@@ -102,4 +107,4 @@ def test_a_pasted_listing_becomes_the_scenario_and_a_bad_line_is_named(
     ui.settle(page)
     assert ui.eventually(page, lambda: "group “billing”" in ui.headline(page)), ui.headline(page)
     ui.check_page(page, "reading a pasted listing")
-    _shot(page, tmp_path, "describe-read")
+    _shot(page, tmp_path, "describe-read", page.locator(ui.MAIN).get_by_text("Group billing").first)
