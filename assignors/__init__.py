@@ -105,7 +105,9 @@ from assignors.simulate.rebalance import Phase, RebalanceSimulation, Timings
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
 from assignors.streams.convergence import Convergence, simulate_convergence
 from assignors.streams.model import (
+    LATEST_OFFSET,
     MIN_PROBING_REBALANCE_INTERVAL_MS,
+    UNKNOWN_OFFSET,
     ClientAssignment,
     StreamsAssignment,
     StreamsScenario,
@@ -119,6 +121,7 @@ __all__ = [
     "DEFAULT_ASSIGNOR",
     "DEFAULT_CONSUME_RATE",
     "DEFAULT_HORIZON_S",
+    "LATEST_OFFSET",
     "LOWEST_PRIORITY",
     "MAX_CHANGES",
     "MAX_FILE_BYTES",
@@ -132,6 +135,7 @@ __all__ = [
     "SKEW_FACTOR",
     "SKEW_FLOOR",
     "TEXT_FORMS",
+    "UNKNOWN_OFFSET",
     "AddMember",
     "AddMembers",
     "Assignment",
