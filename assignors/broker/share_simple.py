@@ -202,6 +202,7 @@ def _fill(
 
 def assign_homogeneous(group: _Group) -> dict[str, list[TopicPartition]]:
     """Kafka's ``SimpleHomogeneousAssignmentBuilder`` (all partitions as one unit)."""
+    tracing = group.trace is not None
     names = group.spec.subscribed_names[group.members[0]]
     if not names:
         return {}
@@ -236,7 +237,7 @@ def assign_homogeneous(group: _Group) -> dict[str, list[TopicPartition]]:
             else:
                 del group.editable(member)[topic]
                 for partition in partitions:
-                    if group.trace is not None:
+                    if tracing:
                         group.record(topic, partition, member, "2 dropped", "topic not subscribed")
         if held < wants[member]:
             unfilled.add(member)
@@ -248,7 +249,7 @@ def assign_homogeneous(group: _Group) -> dict[str, list[TopicPartition]]:
             if len(mine) <= wants[member]:
                 break
             group.editable(member)[key[0]].discard(key[1])
-            if group.trace is not None:
+            if tracing:
                 group.record(*key, member, "3 over count", f"holds more than its {wants[member]}")
             holders[key].remove(member)
             mine.remove(key)
@@ -268,7 +269,7 @@ def assign_homogeneous(group: _Group) -> dict[str, list[TopicPartition]]:
         group.editable(member).setdefault(key[0], set()).add(key[1])
         mine = by_member.setdefault(member, JavaHashMapOrder(tp_hash))
         mine.put(key)
-        if group.trace is not None:
+        if tracing:
             group.record(*key, member, "5 fill", _fill_reason(sharing, len(mine), wants[member]))
         return len(mine) >= wants[member]
 
@@ -325,6 +326,7 @@ def assign_heterogeneous(group: _Group) -> dict[str, list[TopicPartition]]:
 
 def _assign_topic(group: _Group, topic: str, partitions: int, subscribers: Sequence[int]) -> None:
     """Steps 2-5 for one topic and its subscribers (member indices, ascending)."""
+    tracing = group.trace is not None
     member_count = len(group.members)
     sharing = (len(subscribers) + partitions - 1) // partitions if partitions else 0
     wants = [0] * member_count
@@ -348,7 +350,7 @@ def _assign_topic(group: _Group, topic: str, partitions: int, subscribers: Seque
             holders[partition].remove(member)
             mine.remove(partition)
             group.editable(member)[topic].discard(partition)
-            if group.trace is not None:
+            if tracing:
                 group.record(
                     topic, partition, member, "3 over count", f"holds more than its {wants[member]}"
                 )
@@ -366,7 +368,7 @@ def _assign_topic(group: _Group, topic: str, partitions: int, subscribers: Seque
         group.editable(member).setdefault(topic, set()).add(partition)
         mine = by_member.setdefault(member, int_set())
         mine.put(partition)
-        if group.trace is not None:
+        if tracing:
             group.record(
                 topic, partition, member, "5 fill", _fill_reason(sharing, len(mine), wants[member])
             )
