@@ -84,6 +84,14 @@ from assignors.simulate.changes import (
     with_current_ownership,
 )
 from assignors.simulate.changes import describe as describe_change
+from assignors.simulate.deploy import DeployFrame, DeployOutcome, DeployStep
+from assignors.simulate.deploy_plan import UPGRADES, DeployError, DeployPlan, DeploySettings
+from assignors.simulate.deploy_rank import (
+    DeployAlternative,
+    DeployRanking,
+    short_count,
+    short_seconds,
+)
 from assignors.simulate.drain import (
     DEFAULT_CONSUME_RATE,
     DrainProjection,
@@ -136,6 +144,7 @@ __all__ = [
     "SKEW_FLOOR",
     "TEXT_FORMS",
     "UNKNOWN_OFFSET",
+    "UPGRADES",
     "AddMember",
     "AddMembers",
     "Assignment",
@@ -149,6 +158,14 @@ __all__ = [
     "Convergence",
     "Decision",
     "DecisionTrace",
+    "DeployAlternative",
+    "DeployError",
+    "DeployFrame",
+    "DeployOutcome",
+    "DeployPlan",
+    "DeployRanking",
+    "DeploySettings",
+    "DeployStep",
     "DrainProjection",
     "Evaluation",
     "Explanation",
@@ -214,6 +231,8 @@ __all__ = [
     "registry",
     "scenario_from_describe",
     "scenario_to_json",
+    "short_count",
+    "short_seconds",
     "simulate_convergence",
     "streams_assignment_to_json",
     "streams_scenario_to_json",
