@@ -34,6 +34,7 @@ from assignors.io.changes import (
     parse_change_text,
     parse_changes,
 )
+from assignors.io.from_describe import parse_partition_counts, scenario_from_describe
 from assignors.io.json_safe import JsonInputError, check_json_value, decode_json
 from assignors.io.scenario import (
     MAX_FILE_BYTES,
@@ -130,6 +131,7 @@ from assignors.streams.model import (
     streams_assignment_to_json,
     streams_scenario_to_json,
 )
+from assignors.trace import Decision, DecisionTrace, Explanation, Note, PartitionTrace
 
 __all__ = [
     "DEFAULT_ASSIGNOR",
@@ -162,6 +164,8 @@ __all__ = [
     "ChangeFormatError",
     "ClientAssignment",
     "Convergence",
+    "Decision",
+    "DecisionTrace",
     "DeployAlternative",
     "DeployError",
     "DeployFrame",
@@ -172,13 +176,16 @@ __all__ = [
     "DeployStep",
     "DrainProjection",
     "Evaluation",
+    "Explanation",
     "JsonInputError",
     "Member",
     "MemberDrain",
     "MemberTasks",
     "Movement",
+    "Note",
     "PartitionMove",
     "PartitionStrategy",
+    "PartitionTrace",
     "Phase",
     "RebalanceProtocol",
     "RebalanceSimulation",
@@ -225,6 +232,7 @@ __all__ = [
     "parse_change",
     "parse_change_text",
     "parse_changes",
+    "parse_partition_counts",
     "parse_scenario",
     "parse_scenario_text",
     "parse_streams_scenario",
@@ -234,6 +242,7 @@ __all__ = [
     "produce_rate_by_partition",
     "read_json_file",
     "registry",
+    "scenario_from_describe",
     "scenario_to_json",
     "short_count",
     "short_seconds",

@@ -1,7 +1,9 @@
 """``python -m assignors``: the command line.
 
 * ``batch``: JSON lines in, JSON lines out (see :mod:`assignors.cli.batch`).
-* ``assign FILE --strategy NAME``: one assignment of a scenario file, as a table (``--json``).
+* ``assign FILE --strategy NAME``: one assignment of a scenario file, as a table (``--json``);
+  ``--explain TOPIC:PARTITION`` (repeatable) prints why that partition went where it did (see
+  :mod:`assignors.cli.explain`).
 * ``list``: the registered strategies with what they do.
 * ``from-describe FILE``: ``kafka-consumer-groups.sh --describe`` output -> a scenario (see
   :mod:`assignors.cli.from_describe`).
@@ -21,11 +23,13 @@ import textwrap
 
 from assignors import registry
 from assignors.cli.batch import run_batch
+from assignors.cli.explain import ExplainRequestError, requested_partitions, trace_json, trace_text
 from assignors.cli.formatting import assignment_table, one_line
 from assignors.cli.from_describe import add_arguments as add_from_describe_arguments
 from assignors.cli.from_describe import run as run_from_describe
 from assignors.errors import AssignmentExplorerError
 from assignors.io.scenario import load_scenario_file
+from assignors.model import Scenario
 from assignors.strategy import PartitionStrategy
 
 
@@ -48,6 +52,13 @@ def _parser() -> argparse.ArgumentParser:
     assign.add_argument("file", help="scenario JSON file")
     assign.add_argument("--strategy", required=True, help="strategy name (see `list`)")
     assign.add_argument("--json", action="store_true", help="print the batch answer shape")
+    assign.add_argument(
+        "--explain",
+        action="append",
+        default=[],
+        metavar="TOPIC:PARTITION",
+        help="print the decisions that placed this partition (repeatable)",
+    )
     commands.add_parser("list", help="list the registered strategies")
     commands.add_parser("compare", help="compare strategies for a change", add_help=False)
     commands.add_parser("deploy", help="what a rolling deploy costs, step by step", add_help=False)
@@ -59,10 +70,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _assign(file: str, strategy_name: str, as_json: bool) -> int:
+def _assign(file: str, strategy_name: str, as_json: bool, explain: list[str]) -> int:
     strategy = registry.get(strategy_name)
     if isinstance(strategy, PartitionStrategy):
         scenario, warnings = load_scenario_file(file)
+        if explain:
+            return _explain(strategy, scenario, warnings, as_json, explain)
         assignment = strategy.assign(scenario, warnings)
         if as_json:
             print(json.dumps({"assignment": assignment.to_json(), "warnings": warnings}))
@@ -71,10 +84,37 @@ def _assign(file: str, strategy_name: str, as_json: bool) -> int:
         for warning in assignment.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         return 0
+    if explain:
+        raise ExplainRequestError(
+            f"--explain traces partition strategies; {strategy.name!r} assigns Kafka Streams tasks"
+        )
     from assignors.io.scenario import read_json_file
 
     answer = strategy.to_json(strategy.compute(strategy.parse(read_json_file(file))))
     print(json.dumps(answer, indent=None if as_json else 2))
+    return 0
+
+
+def _explain(
+    strategy: PartitionStrategy,
+    scenario: Scenario,
+    warnings: tuple[str, ...],
+    as_json: bool,
+    explain: list[str],
+) -> int:
+    partitions = requested_partitions(explain, scenario)
+    explanation = strategy.explain(scenario, warnings)
+    if as_json:
+        answer = {
+            "assignment": explanation.assignment.to_json(),
+            "warnings": warnings,
+            "explain": [trace_json(explanation.partition(tp)) for tp in partitions],
+        }
+        print(json.dumps(answer))
+    else:
+        print(trace_text(explanation, partitions))
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 
@@ -104,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         if options.command == "from-describe":
             return run_from_describe(options)
         if options.command == "assign":
-            return _assign(options.file, options.strategy, options.json)
+            return _assign(options.file, options.strategy, options.json, options.explain)
         return _list()
     except AssignmentExplorerError as error:
         print(f"error: {one_line(error)}", file=sys.stderr)

@@ -10,16 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from assignors.model import Assignment, Scenario, TopicPartition
+from assignors.trace import DecisionTrace, Explanation
 
 #: How a group moves from one assignment to the next under this strategy.
 #: ``eager``: classic protocol, everyone revokes everything; ``cooperative``: classic protocol,
 #: incremental (two rounds); ``consumer``: KIP-848, the broker computes the target.
 RebalanceProtocol = Literal["eager", "cooperative", "consumer"]
 
-PartitionCompute = Callable[[Scenario], Mapping[str, Iterable[TopicPartition]]]
+
+class PartitionCompute(Protocol):
+    """A partition strategy's function: member id -> partitions, optionally traced.
+
+    With ``trace`` ``None`` it records nothing; with a recorder it records its decisions
+    (:mod:`assignors.trace`) and returns the same answer.
+    """
+
+    def __call__(
+        self, scenario: Scenario, trace: DecisionTrace | None = None
+    ) -> Mapping[str, Iterable[TopicPartition]]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +55,16 @@ class PartitionStrategy:
         return Assignment.of(
             (member.member_id for member in scenario.members), self.compute(scenario), warnings
         )
+
+    def explain(self, scenario: Scenario, warnings: Iterable[str] = ()) -> Explanation:
+        """Run the strategy with a recorder: the same answer as :meth:`assign`, with its trace."""
+        trace = DecisionTrace()
+        assignment = Assignment.of(
+            (member.member_id for member in scenario.members),
+            self.compute(scenario, trace),
+            warnings,
+        )
+        return Explanation(self.name, assignment, tuple(trace.notes), tuple(trace.decisions))
 
 
 @dataclass(frozen=True, slots=True)

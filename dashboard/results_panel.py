@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from assignors import AssignmentMetrics, Scenario, TopicPartition, describe_change, partition_lags
-from dashboard import charts, compute, members_table, summary, whatif
+from dashboard import charts, compute, explain_panel, members_table, summary, whatif
 
 #: Horizons offered for the drain projection, in seconds; "fit the backlog" (the default) ends
 #: a third after the slowest strategy clears it (an hour when one never does).
@@ -68,7 +68,7 @@ def more_views(
     if view == "Members":
         _members(key, plan, current)
     elif view == "Assignment matrix":
-        _matrix(key, current, outcomes, order)
+        _matrix(key, plan, current, outcomes, order)
     elif view == "Movement":
         _movement(key, outcomes)
     elif view == "Lag drain":
@@ -382,18 +382,15 @@ def _members(key: str, plan: whatif.WhatIf, current: compute.Current) -> None:
 
 def _matrix(
     key: str,
+    plan: whatif.WhatIf,
     current: compute.Current,
     outcomes: Sequence[compute.StrategyOutcome],
     order: Sequence[str],
 ) -> None:
     options = ["current", *(o.name for o in outcomes)]
     name = st.selectbox("Assignment", options, key="view.matrix")
-    if name == "current":
-        assignment = current.assignment.partitions
-    else:
-        target = next(o for o in outcomes if o.name == name).target
-        assert target is not None
-        assignment = target.partitions
+    target = None if name == "current" else next(o for o in outcomes if o.name == name).target
+    assignment = current.assignment.partitions if target is None else target.partitions
     st.plotly_chart(
         compute.memo(
             key, f"matrix:{name}", lambda: charts.assignment_matrix(assignment, order=order)
@@ -401,6 +398,8 @@ def _matrix(
         width="stretch",
         key="view.matrix_chart",
     )
+    if target is not None:
+        explain_panel.render(key, plan, name, target)
 
 
 def movement_frame(measured: AssignmentMetrics) -> pd.DataFrame:

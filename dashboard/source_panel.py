@@ -1,4 +1,5 @@
-"""Where the scenario comes from: a sample, an uploaded file, or a live group (read-only).
+"""Where the scenario comes from: a sample, an uploaded file, a live group (read-only), or
+``kafka-consumer-groups.sh --describe`` output (:mod:`dashboard.describe_source`).
 
 A sample or upload may also be a Kafka Streams application (``tasks`` / ``clients``, parsed by
 the registry's ``streams-ha`` task strategy); it becomes a source with ``streams`` set, which
@@ -26,7 +27,7 @@ from assignors import (
     registry,
     with_current_ownership,
 )
-from dashboard import cluster_source, state
+from dashboard import cluster_source, describe_source, state
 
 _UPLOAD_SEEN = "ae.upload_seen"
 _SAMPLE_WIDGET = "source.sample"
@@ -141,7 +142,7 @@ def render() -> None:
     st.header("Source")
     kind = st.radio(
         "Scenario from",
-        ["Sample", "Upload", "Cluster"],
+        ["Sample", "Upload", "Cluster", "Describe"],
         horizontal=True,
         key="source.kind",
         label_visibility="collapsed",
@@ -150,6 +151,8 @@ def render() -> None:
         _samples()
     elif kind == "Upload":
         _upload()
+    elif kind == "Describe":
+        describe_source.render()
     else:
         _cluster()
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from assignors.java_order import hash_order, java_string_key, string_hash
 from assignors.model import Member, Scenario, TopicPartition
 from assignors.strategy import PartitionStrategy
+from assignors.trace import DecisionTrace
 
 
 def member_order(members: tuple[Member, ...]) -> list[str]:
@@ -40,7 +41,9 @@ def member_order(members: tuple[Member, ...]) -> list[str]:
     return static + dynamic
 
 
-def compute(scenario: Scenario) -> dict[str, list[TopicPartition]]:
+def compute(
+    scenario: Scenario, trace: DecisionTrace | None = None
+) -> dict[str, list[TopicPartition]]:
     """Member id -> partitions, as Kafka's broker-side ``RangeAssignor`` computes them."""
     counts = scenario.partition_counts()
     by_id = {member.member_id: member for member in scenario.members}
@@ -51,17 +54,45 @@ def compute(scenario: Scenario) -> dict[str, list[TopicPartition]]:
             if topic in counts:
                 subscribers.setdefault(topic, []).append(member_id)
     result: dict[str, list[TopicPartition]] = {member_id: [] for member_id in ordered}
+    if trace is not None:
+        trace.note(
+            "member order (static members by instance id, then the rest by member id): "
+            + ", ".join(ordered)
+        )
     for topic, members in subscribers.items():
         partitions = [TopicPartition(topic, p) for p in range(counts[topic])]
         floor, extra = divmod(len(partitions), len(members))
+        if trace is not None:
+            _note_split(trace, topic, members, len(partitions), floor, extra)
         start = 0
         for position, member_id in enumerate(members):
             if start >= len(partitions):
                 break
             end = start + floor + (1 if position < extra else 0)
             result[member_id] += partitions[start:end]
+            if trace is not None:
+                share = f"{floor} + 1 extra = {end - start}" if position < extra else f"{floor}"
+                trace.place_all(
+                    partitions[start:end],
+                    member_id,
+                    "2 range split",
+                    f"subscriber #{position + 1} of {len(members)} in member order takes "
+                    f"partitions {start}..{end - 1} ({share})",
+                )
             start = end
     return result
+
+
+def _note_split(
+    trace: DecisionTrace, topic: str, members: list[str], partitions: int, floor: int, extra: int
+) -> None:
+    count = len(members)
+    trace.note(f"subscribers of {topic} in member order: {', '.join(members)}", topic)
+    trace.note(
+        f"{partitions} partitions over {count} subscribers: {partitions} // {count} = {floor} "
+        f"each, {partitions} % {count} = {extra} extra, one each for the first {extra}",
+        topic,
+    )
 
 
 STRATEGY = PartitionStrategy(

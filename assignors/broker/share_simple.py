@@ -54,6 +54,7 @@ from assignors.java_order import (
 )
 from assignors.model import Scenario, TopicPartition
 from assignors.strategy import PartitionStrategy
+from assignors.trace import DecisionTrace
 
 K = TypeVar("K")
 
@@ -88,7 +89,8 @@ def int_set(hash_capacity: int | None = None) -> JavaHashMapOrder[int]:
 class _Group:
     """What both builders share: member order, old claims in Java's order, new claims."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, trace: DecisionTrace | None = None) -> None:
+        self.trace = trace
         spec = GroupSpec.of(scenario)
         self.spec = spec
         self.members = spec.member_ids
@@ -113,6 +115,25 @@ class _Group:
                 ]
             )
         self.new: dict[int, Claims] = {}
+        if trace is not None:
+            for member_id, old in zip(self.members, self.old, strict=True):
+                for topic, numbers in old:
+                    trace.place_all(
+                        (TopicPartition(topic, p) for p in numbers),
+                        member_id,
+                        "2 current",
+                        f"held in {member_id}'s current target",
+                    )
+
+    def record(self, topic: str, partition: int, member: int, step: str, why: str) -> None:
+        """Trace a hand-out (step 5) or, for the other steps, a give-back."""
+        if self.trace is None:
+            return
+        tp, member_id = TopicPartition(topic, partition), self.members[member]
+        if step.startswith("5"):
+            self.trace.place(tp, member_id, step, why)
+        else:
+            self.trace.release(tp, member_id, step, why)
 
     def names_order(self, member: int) -> list[str]:
         """The member's existing subscribed topics, as Kafka's ``TopicIds`` view iterates them."""
@@ -181,6 +202,7 @@ def _fill(
 
 def assign_homogeneous(group: _Group) -> dict[str, list[TopicPartition]]:
     """Kafka's ``SimpleHomogeneousAssignmentBuilder`` (all partitions as one unit)."""
+    tracing = group.trace is not None
     names = group.spec.subscribed_names[group.members[0]]
     if not names:
         return {}
@@ -214,6 +236,9 @@ def assign_homogeneous(group: _Group) -> dict[str, list[TopicPartition]]:
                     by_member.setdefault(member, JavaHashMapOrder(tp_hash)).put(key)
             else:
                 del group.editable(member)[topic]
+                for partition in partitions:
+                    if tracing:
+                        group.record(topic, partition, member, "2 dropped", "topic not subscribed")
         if held < wants[member]:
             unfilled.add(member)
         elif held > wants[member]:
@@ -224,6 +249,8 @@ def assign_homogeneous(group: _Group) -> dict[str, list[TopicPartition]]:
             if len(mine) <= wants[member]:
                 break
             group.editable(member)[key[0]].discard(key[1])
+            if tracing:
+                group.record(*key, member, "3 over count", f"holds more than its {wants[member]}")
             holders[key].remove(member)
             mine.remove(key)
     for key in list(by_partition):
@@ -242,6 +269,8 @@ def assign_homogeneous(group: _Group) -> dict[str, list[TopicPartition]]:
         group.editable(member).setdefault(key[0], set()).add(key[1])
         mine = by_member.setdefault(member, JavaHashMapOrder(tp_hash))
         mine.put(key)
+        if tracing:
+            group.record(*key, member, "5 fill", _fill_reason(sharing, len(mine), wants[member]))
         return len(mine) >= wants[member]
 
     _fill(((k, holders[k]) for k in by_partition), sharing, sorted(unfilled), give)
@@ -264,6 +293,14 @@ def _revoke_overshared(
         partitions = group.editable(member).get(topic)
         if partitions is not None and partition in partitions:
             partitions.discard(partition)
+            if group.trace is not None:
+                group.record(
+                    topic,
+                    partition,
+                    member,
+                    "4 overshared",
+                    f"held by more than {sharing} member(s)",
+                )
             count -= 1
             members.remove(member)
             forget(member)
@@ -289,6 +326,7 @@ def assign_heterogeneous(group: _Group) -> dict[str, list[TopicPartition]]:
 
 def _assign_topic(group: _Group, topic: str, partitions: int, subscribers: Sequence[int]) -> None:
     """Steps 2-5 for one topic and its subscribers (member indices, ascending)."""
+    tracing = group.trace is not None
     member_count = len(group.members)
     sharing = (len(subscribers) + partitions - 1) // partitions if partitions else 0
     wants = [0] * member_count
@@ -312,6 +350,10 @@ def _assign_topic(group: _Group, topic: str, partitions: int, subscribers: Seque
             holders[partition].remove(member)
             mine.remove(partition)
             group.editable(member)[topic].discard(partition)
+            if tracing:
+                group.record(
+                    topic, partition, member, "3 over count", f"holds more than its {wants[member]}"
+                )
     for partition in sorted(holders):
 
         def forget(member: int, partition: int = partition) -> None:
@@ -326,17 +368,30 @@ def _assign_topic(group: _Group, topic: str, partitions: int, subscribers: Seque
         group.editable(member).setdefault(topic, set()).add(partition)
         mine = by_member.setdefault(member, int_set())
         mine.put(partition)
+        if tracing:
+            group.record(
+                topic, partition, member, "5 fill", _fill_reason(sharing, len(mine), wants[member])
+            )
         return len(mine) >= wants[member]
 
     _fill(((p, holders[p]) for p in sorted(holders)), sharing, unfilled, give)
 
 
-def compute(scenario: Scenario) -> dict[str, list[TopicPartition]]:
+def _fill_reason(sharing: int, held: int, wants: int) -> str:
+    return (
+        f"wanted more holders (sharing {sharing}): offered round-robin to the members under "
+        f"their count; this one now holds {held} of the {wants} it wants"
+    )
+
+
+def compute(
+    scenario: Scenario, trace: DecisionTrace | None = None
+) -> dict[str, list[TopicPartition]]:
     """Member id -> target partitions (a partition may go to several members)."""
     if not scenario.members:
         return {}
     with paused_gc():
-        group = _Group(scenario)
+        group = _Group(scenario, trace)
         if group.spec.homogeneous:
             return assign_homogeneous(group)
         return assign_heterogeneous(group)

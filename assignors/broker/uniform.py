@@ -92,6 +92,7 @@ from assignors.java_order import (
 )
 from assignors.model import Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
+from assignors.trace import DecisionTrace
 
 #: Namespace of the name-based topic ids given to topics that come without a ``topic_id``.
 TOPIC_ID_NAMESPACE = uuid.UUID("6f1c2a5e-3b7d-5e4a-9c1f-8d2b4a6e0c3f")
@@ -236,7 +237,9 @@ def _int_set_order(partitions: list[TopicPartition]) -> list[TopicPartition]:
     return hash_order(partitions, lambda tp: integer_hash(tp[1]), capacity)
 
 
-def assign_homogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
+def assign_homogeneous(
+    group: GroupSpec, trace: DecisionTrace | None = None
+) -> dict[str, list[TopicPartition]]:
     """Kafka's ``OptimizedUniformAssignmentBuilder``: steps 1-4 of the module docstring."""
     members = group.member_ids
     counts = group.partition_counts
@@ -262,6 +265,8 @@ def assign_homogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
             unassigned.extend([TopicPartition(topic, p) for p in free])
 
     floor, extra = divmod(total, len(members))
+    if trace is not None:
+        _note_homogeneous(trace, total, members)
     result: dict[str, list[TopicPartition]] = {}
     unfilled: list[tuple[str, int]] = []
     member_count = len(members)
@@ -285,6 +290,8 @@ def assign_homogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
             unassigned.extend(ordered[quota:])
             quota = 0
         result[member_id] = kept
+        if trace is not None:
+            _trace_kept(trace, kept, member_id, index, floor + (1 if has_extra else 0))
         # Kafka 4: a member whose kept partitions leave its extra slot unused gives the slot up
         # while enough members remain after it to take every remaining extra partition.
         if quota > 0 and has_extra and member_count - index > extra:
@@ -298,10 +305,46 @@ def assign_homogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
     position = 0
     for member_id, quota in unfilled:
         result[member_id].extend(unassigned[position : position + quota])
+        if trace is not None:
+            _trace_filled(trace, unassigned[position : position + quota], member_id, position)
         position += quota
     if position < len(unassigned):
         raise AssertionError("uniform: partitions left unassigned (claims were not deduplicated)")
     return result
+
+
+def _note_homogeneous(trace: DecisionTrace, total: int, members: Sequence[str]) -> None:
+    floor, extra = divmod(total, len(members))
+    trace.note(
+        f"homogeneous group: {total} partitions over {len(members)} members: floor {total} "
+        f"// {len(members)} = {floor}, {total} % {len(members)} = {extra} extra slot(s); "
+        f"member-map order: {', '.join(members)}"
+    )
+
+
+def _trace_kept(
+    trace: DecisionTrace, kept: list[TopicPartition], member_id: str, index: int, quota: int
+) -> None:
+    trace.place_all(
+        kept,
+        member_id,
+        "3 keep",
+        f"kept from its current target: {member_id} (member {index + 1} in member-map order) "
+        f"had room under its quota of {quota}",
+    )
+
+
+def _trace_filled(
+    trace: DecisionTrace, taken: list[TopicPartition], member_id: str, position: int
+) -> None:
+    trace.place_all(
+        taken,
+        member_id,
+        "4 fill",
+        f"{member_id} was {len(taken)} short of its quota: unfilled members in member-map order "
+        f"take their shortfall from the front of the unassigned list (places {position + 1}.."
+        f"{position + len(taken)})",
+    )
 
 
 # --- heterogeneous ----------------------------------------------------------------------------
@@ -407,7 +450,8 @@ class _HeterogeneousBuilder:
     (-1 for none) and ``sizes[member]`` its partition count; no per-partition objects until the
     result is built."""
 
-    def __init__(self, group: GroupSpec) -> None:
+    def __init__(self, group: GroupSpec, trace: DecisionTrace | None = None) -> None:
+        self.trace = trace
         self.group = group
         self.members = group.member_ids
         self.counts = group.partition_counts
@@ -431,6 +475,14 @@ class _HeterogeneousBuilder:
                     owners = all_owners[topic]
                     for _, partition in partitions:
                         owners[partition] = index
+                    if trace is not None:
+                        trace.place_all(
+                            partitions,
+                            member_id,
+                            "1 keep",
+                            f"kept from its current target: {member_id} still subscribes to "
+                            f"{topic}",
+                        )
 
     def topic_order_key(self, topic: str) -> tuple[float, int, tuple[int, int]]:
         subscriber_count = len(self.subscribers[topic])
@@ -457,6 +509,11 @@ class _HeterogeneousBuilder:
                 unheld[topic] = range(len(owners))
             else:
                 unheld[topic] = list(compress(range(len(owners)), map(_MISSING.__eq__, owners)))
+        if self.trace is not None:
+            self.trace.note(
+                "heterogeneous group; topic order (partitions per subscriber desc, subscribers "
+                "asc, topic id): " + ", ".join(sorted(self.subscribers, key=self.topic_order_key))
+            )
         for topic in sorted((t for t in unheld if unheld[t]), key=self.topic_order_key):
             self.fill(topic, unheld[topic])
         shared = sorted(
@@ -492,13 +549,32 @@ class _HeterogeneousBuilder:
             if rounds == 0:
                 partial = total - position
                 _scatter(owners, unheld[position:], order[:partial])
+                if self.trace is not None:
+                    self._trace_fill(topic, unheld[position:], order[:partial], level)
                 break
             end = position + rounds * width
             _scatter(owners, unheld[position:end], order[:width] * rounds)
+            if self.trace is not None:
+                self._trace_fill(topic, unheld[position:end], order[:width] * rounds, level)
             position = end
             level += rounds
         for slot in range(width):
             sizes[order[slot]] = level + 1 if slot < partial else level
+
+    def _trace_fill(
+        self, topic: str, partitions: Sequence[int], receivers: Sequence[int], level: int
+    ) -> None:
+        assert self.trace is not None
+        subscribers = len(self.subscribers[topic])
+        for number, member in zip(partitions, receivers, strict=True):
+            self.trace.place(
+                TopicPartition(topic, number),
+                self.members[member],
+                "3 lightest",
+                f"unheld: given to the lightest of {topic}'s {subscribers} subscriber(s) (fewest "
+                f"partitions, then member-map order); the lightest tier held {level} "
+                "when this round began",
+            )
 
     def result(self) -> dict[str, list[TopicPartition]]:
         """Member id -> partitions, topic by topic in name order, partitions ascending."""
@@ -550,25 +626,40 @@ class _HeterogeneousBuilder:
             receiver = tiers.next_lightest()
             if tiers.balanced():
                 break
+            if self.trace is not None:
+                self.trace.move(
+                    TopicPartition(topic, partition),
+                    self.members[owners[partition]],
+                    self.members[receiver],
+                    "4 balance",
+                    f"{topic}'s subscribers were more than one apart: the last partition of the "
+                    f"heaviest, {self.members[owners[partition]]} "
+                    f"({self.sizes[owners[partition]]}), goes to the lightest, "
+                    f"{self.members[receiver]} ({self.sizes[receiver]})",
+                )
             self.move(topic, partition, receiver)
             moved += 1
         return moved
 
 
-def assign_heterogeneous(group: GroupSpec) -> dict[str, list[TopicPartition]]:
+def assign_heterogeneous(
+    group: GroupSpec, trace: DecisionTrace | None = None
+) -> dict[str, list[TopicPartition]]:
     """Kafka's ``UniformHeterogeneousAssignmentBuilder``: steps 1-4 of the module docstring."""
-    return _HeterogeneousBuilder(group).build()
+    return _HeterogeneousBuilder(group, trace).build()
 
 
-def compute(scenario: Scenario) -> dict[str, list[TopicPartition]]:
+def compute(
+    scenario: Scenario, trace: DecisionTrace | None = None
+) -> dict[str, list[TopicPartition]]:
     """Member id -> target partitions, as Kafka's ``UniformAssignor`` computes them."""
     if not scenario.members:
         return {}
     with paused_gc():
         group = GroupSpec.of(scenario)
         if group.homogeneous:
-            return assign_homogeneous(group)
-        return assign_heterogeneous(group)
+            return assign_homogeneous(group, trace)
+        return assign_heterogeneous(group, trace)
 
 
 STRATEGY = PartitionStrategy(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from assignors.errors import ScenarioError
 from assignors.io.describe import merge_listings, parse_describe
-from assignors.io.from_describe import scenario_from_listing
+from assignors.io.from_describe import parse_partition_counts, scenario_from_listing
 from assignors.io.kcat import parse_kcat_metadata
 from assignors.io.scenario import MAX_FILE_BYTES, dumps_scenario, parse_scenario, read_json_file
 
@@ -64,13 +64,8 @@ def _pairs(values: list[str], option: str, *, int_key: bool = False) -> dict[str
 
 
 def _counts(values: list[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for topic, count in _pairs(values, "--partitions").items():
-        digits = count.isascii() and count.isdigit() and len(count) <= 18
-        if not digits or not 0 < int(count) <= 1_000_000:
-            raise ScenarioError([f"--partitions: {topic}:{count}: N must be 1 to 1,000,000"])
-        counts[topic] = int(count)
-    return counts
+    _pairs(values, "--partitions")  # the same KEY:VALUE message as the other options
+    return parse_partition_counts(values)
 
 
 def _racks(values: list[str]) -> dict[int, str]:

@@ -35,21 +35,40 @@ from __future__ import annotations
 from assignors.client.sticky import COOPERATIVE_RULES, sticky_assign
 from assignors.model import Scenario, TopicPartition
 from assignors.strategy import PartitionStrategy
+from assignors.trace import DecisionTrace
 
 MemberPartitions = dict[str, list[TopicPartition]]
 
 
-def assign_with_target(scenario: Scenario) -> tuple[MemberPartitions, MemberPartitions]:
+def assign_with_target(
+    scenario: Scenario, trace: DecisionTrace | None = None
+) -> tuple[MemberPartitions, MemberPartitions]:
     """``(round1, target)``: what one cooperative round hands out, and where it is heading.
 
     Both map every member id to its partitions. ``round1`` is ``target`` minus the partitions
     that move from a previous owner to another member (withheld from the new owner this round).
     """
-    outcome = sticky_assign(scenario, COOPERATIVE_RULES)
+    outcome = sticky_assign(scenario, COOPERATIVE_RULES, trace)
     target = outcome.assignment
     withheld: dict[str, set[TopicPartition]] = {}
     for tp, new_owner in outcome.transferring.items():
         withheld.setdefault(new_owner, set()).add(tp)
+        if trace is not None:
+            claimant = next(
+                (
+                    m.member_id
+                    for m in scenario.members
+                    if tp in m.owned_partitions and m.member_id != new_owner
+                ),
+                "its previous owner",
+            )
+            trace.release(
+                tp,
+                new_owner,
+                "3 withheld",
+                f"withheld from {new_owner} this round: {claimant} claimed it and revokes it "
+                f"first; the follow-up rebalance hands it to {new_owner}",
+            )
     round1 = {
         member_id: [tp for tp in partitions if tp not in withheld[member_id]]
         if member_id in withheld
@@ -59,9 +78,11 @@ def assign_with_target(scenario: Scenario) -> tuple[MemberPartitions, MemberPart
     return round1, target
 
 
-def assign_cooperative_sticky(scenario: Scenario) -> MemberPartitions:
+def assign_cooperative_sticky(
+    scenario: Scenario, trace: DecisionTrace | None = None
+) -> MemberPartitions:
     """Round 1 of a cooperative rebalance (see :func:`assign_with_target` for the target too)."""
-    return assign_with_target(scenario)[0]
+    return assign_with_target(scenario, trace)[0]
 
 
 STRATEGY = PartitionStrategy(

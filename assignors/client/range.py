@@ -51,6 +51,7 @@ from itertools import product
 from assignors.java_order import hash_order, java_string_key, string_hash
 from assignors.model import Member, Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
+from assignors.trace import DecisionTrace
 
 #: Builds a ``TopicPartition`` from a ``(topic, partition)`` tuple without a Python-level call.
 new_topic_partition = partial(tuple.__new__, TopicPartition)
@@ -146,6 +147,7 @@ class _TopicState:
     unassigned: list[bool]
     unassigned_left: int
     partitions_by_rack: dict[str, list[int]] = field(default_factory=dict)
+    trace: DecisionTrace | None = None
 
     def room(self, consumer: str) -> int:
         """How many more partitions of this topic ``consumer`` may take now."""
@@ -157,6 +159,18 @@ class _TopicState:
         if rack is None:
             return True
         return self.partition_racks is not None and rack in self.partition_racks[partition]
+
+    def record(self, consumer: str, partitions: list[int], step: str, why: str) -> None:
+        """Trace a :meth:`give` about to happen (call only when ``trace`` is set)."""
+        assert self.trace is not None
+        name = self.topic.name
+        self.trace.place_all(
+            [TopicPartition(name, p) for p in partitions],
+            consumer,
+            step,
+            f"{why}; {consumer} had room for {self.room(consumer)} more of {name} "
+            f"(quota {self.quota}, {self.remaining_extra} extra slot(s) left)",
+        )
 
     def give(
         self, consumer: str, partitions: list[int], out: dict[str, list[TopicPartition]]
@@ -171,7 +185,12 @@ class _TopicState:
         self.unassigned_left -= len(partitions)
 
 
-def _topic_state(topic: Topic, consumers: list[str], racks: dict[str, str | None]) -> _TopicState:
+def _topic_state(
+    topic: Topic,
+    consumers: list[str],
+    racks: dict[str, str | None],
+    trace: DecisionTrace | None = None,
+) -> _TopicState:
     consumer_rack = {consumer: racks[consumer] for consumer in consumers}
     consumer_racks = {rack for rack in consumer_rack.values() if rack is not None}
     partition_racks: list[frozenset[str]] | None = None
@@ -199,6 +218,7 @@ def _topic_state(topic: Topic, consumers: list[str], racks: dict[str, str | None
         unassigned=[True] * topic.partitions,
         unassigned_left=topic.partitions,
         partitions_by_rack=partitions_by_rack,
+        trace=trace,
     )
 
 
@@ -228,6 +248,15 @@ def _assign_matching_ranges(state: _TopicState, out: dict[str, list[TopicPartiti
                 if len(picked) == room:
                     break
         if picked:
+            if state.trace is not None:
+                state.record(
+                    consumer,
+                    picked,
+                    "3b rack match",
+                    f"the lowest unassigned partitions with a replica on rack {rack}"
+                    if rack is not None
+                    else "a consumer without a rack matches every partition",
+                )
             state.give(consumer, picked, out)
 
 
@@ -246,6 +275,14 @@ def _assign_co_partitioned(states: list[_TopicState], out: dict[str, list[TopicP
         if chosen is None:
             continue
         for state in states:
+            if state.trace is not None:
+                state.record(
+                    chosen,
+                    [p],
+                    "3a co-partitioned",
+                    f"first consumer in order matching partition {p} of all of "
+                    f"{', '.join(s.topic.name for s in states)} by rack, with room in each",
+                )
             state.give(chosen, [p], out)
         if all(state.room(chosen) == 0 for state in states):
             remaining.remove(chosen)
@@ -262,6 +299,13 @@ def _assign_rest(state: _TopicState, out: dict[str, list[TopicPartition]]) -> No
             break
         room = state.room(consumer)
         if room:
+            if state.trace is not None:
+                state.record(
+                    consumer,
+                    left[position : position + room],
+                    "4 range split",
+                    "consumers in order take the lowest partitions still unassigned",
+                )
             state.give(consumer, left[position : position + room], out)
             position += room
 
@@ -282,7 +326,11 @@ def _assign_rack_aware(states: list[_TopicState], out: dict[str, list[TopicParti
         _assign_rest(state, out)
 
 
-def _assign_plain(index: SubscriptionIndex, out: dict[str, list[TopicPartition]]) -> None:
+def _assign_plain(
+    index: SubscriptionIndex,
+    out: dict[str, list[TopicPartition]],
+    trace: DecisionTrace | None = None,
+) -> None:
     """The classic split: consumer ``i`` gets block ``i`` of every topic it shares.
 
     Topics with the same consumers and partition count get identical blocks, so each consumer's
@@ -297,29 +345,83 @@ def _assign_plain(index: SubscriptionIndex, out: dict[str, list[TopicPartition]]
     for (consumers_id, partitions), names in groups.items():
         consumers = consumers_by_id[consumers_id]
         quota, extra = divmod(partitions, len(consumers))
+        if trace is not None:
+            _note_split(trace, names, consumers, partitions, quota, extra)
         start = 0
         for i, consumer in enumerate(consumers):
             end = start + quota + (1 if i < extra else 0)
             if end == start:
                 break
             out[consumer].extend(map(new_topic_partition, product(names, range(start, end))))
+            if trace is not None:
+                share = f"{quota} + 1 extra = {end - start}" if i < extra else f"{quota}"
+                trace.place_all(
+                    map(new_topic_partition, product(names, range(start, end))),
+                    consumer,
+                    "1 range split",
+                    f"consumer #{i + 1} of {len(consumers)} in member order takes partitions "
+                    f"{start}..{end - 1} ({share})",
+                )
             start = end
 
 
-def assign_range(scenario: Scenario) -> dict[str, list[TopicPartition]]:
+def _note_split(
+    trace: DecisionTrace,
+    names: list[str],
+    consumers: list[str],
+    partitions: int,
+    quota: int,
+    extra: int,
+) -> None:
+    """The arithmetic of one split, noted once per topic it applies to."""
+    count = len(consumers)
+    for name in names:
+        trace.note(f"consumers of {name} in member order: {', '.join(consumers)}", name)
+        trace.note(
+            f"{partitions} partitions over {count} consumers: {partitions} // {count} = "
+            f"{quota} each, {partitions} % {count} = {extra} extra, one each for the first "
+            f"{extra} consumer(s)",
+            name,
+        )
+
+
+def assign_range(
+    scenario: Scenario, trace: DecisionTrace | None = None
+) -> dict[str, list[TopicPartition]]:
     """Member id -> partitions, as Kafka's ``RangeAssignor`` answers for ``scenario``."""
     index = index_subscriptions(scenario)
     out: dict[str, list[TopicPartition]] = {member.member_id: [] for member in index.ordered}
     racks = {member.member_id: _rack_of(member) for member in index.ordered}
+    if trace is not None:
+        trace.note(
+            "member order (static members by group.instance.id, then the rest by member id): "
+            + ", ".join(member.member_id for member in index.ordered)
+        )
     if any(racks.values()):
         states = [
-            _topic_state(topic, index.consumers_of[topic.name], racks) for topic in index.topics
+            _topic_state(topic, index.consumers_of[topic.name], racks, trace)
+            for topic in index.topics
         ]
         if any(state.needs_rack_aware for state in states):
+            if trace is not None:
+                _note_rack_aware(trace, states)
             _assign_rack_aware(states, out)
             return out
-    _assign_plain(index, out)
+    _assign_plain(index, out, trace)
     return out
+
+
+def _note_rack_aware(trace: DecisionTrace, states: list[_TopicState]) -> None:
+    trace.note("rack-aware (KIP-881): replicas are spread unevenly over the consumers' racks")
+    for state in states:
+        name, count = state.topic.name, len(state.consumers)
+        trace.note(f"consumers of {name} in member order: {', '.join(state.consumers)}", name)
+        trace.note(
+            f"{state.topic.partitions} partitions over {count} consumers: quota "
+            f"{state.topic.partitions} // {count} = {state.quota}, "
+            f"{state.topic.partitions} % {count} = {state.remaining_extra} extra slot(s)",
+            name,
+        )
 
 
 STRATEGY = PartitionStrategy(

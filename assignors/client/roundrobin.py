@@ -35,9 +35,12 @@ from assignors.client.range import index_subscriptions, new_topic_partition
 from assignors.java_order import java_string_key
 from assignors.model import Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
+from assignors.trace import DecisionTrace
 
 
-def assign_roundrobin(scenario: Scenario) -> dict[str, list[TopicPartition]]:
+def assign_roundrobin(
+    scenario: Scenario, trace: DecisionTrace | None = None
+) -> dict[str, list[TopicPartition]]:
     """Member id -> partitions, as Kafka's ``RoundRobinAssignor`` answers for ``scenario``."""
     index = index_subscriptions(scenario)
     member_ids = [member.member_id for member in index.ordered]
@@ -58,6 +61,16 @@ def assign_roundrobin(scenario: Scenario) -> dict[str, list[TopicPartition]]:
         else:
             runs.append((positions, [topic]))
 
+    if trace is not None:
+        trace.note(
+            "the circle (static members by group.instance.id, then the rest by member id): "
+            + " -> ".join(member_ids)
+        )
+        trace.note(
+            "partitions dealt in order: "
+            + ", ".join(t.name for t in sorted(index.topics, key=lambda t: java_string_key(t.name)))
+            + " (topics by name, partitions by number)"
+        )
     pointer = 0
     for positions, topics in runs:
         partitions = list(
@@ -73,9 +86,33 @@ def assign_roundrobin(scenario: Scenario) -> dict[str, list[TopicPartition]]:
         for offset in range(min(subscribers, len(partitions))):
             owner = member_ids[positions[(first + offset) % subscribers]]
             out[owner].extend(partitions[offset::subscribers])
+            if trace is not None:
+                _record_deal(trace, partitions, offset, owner, member_ids, positions, pointer)
         last_owner = positions[(first + len(partitions) - 1) % subscribers]
         pointer = (last_owner + 1) % len(member_ids)
     return out
+
+
+def _record_deal(
+    trace: DecisionTrace,
+    partitions: list[TopicPartition],
+    offset: int,
+    owner: str,
+    member_ids: list[str],
+    positions: list[int],
+    pointer: int,
+) -> None:
+    """Step 3 for the partitions one subscriber receives in one run of the deal."""
+    subscribers = [member_ids[p] for p in positions]
+    for k in range(offset, len(partitions), len(positions)):
+        trace.place(
+            partitions[k],
+            owner,
+            "3 deal",
+            f"card {k + 1} of a deal that began with the pointer at {member_ids[pointer]}; "
+            f"the pointer skips members not subscribed to {partitions[k].topic} "
+            f"(its subscribers: {', '.join(subscribers)}) and stood at {owner}",
+        )
 
 
 STRATEGY = PartitionStrategy(

@@ -101,6 +101,7 @@ from assignors.java_order import (
 )
 from assignors.model import Member, Scenario, TopicPartition
 from assignors.strategy import PartitionStrategy
+from assignors.trace import DecisionTrace
 
 #: Kafka's generation for a member that states none.
 DEFAULT_GENERATION = -1
@@ -340,13 +341,20 @@ def _rack_info(
 # The engine
 
 
-def sticky_assign(scenario: Scenario, rules: ClaimRules = STICKY_RULES) -> StickyOutcome:
-    """Run Kafka's sticky assignment on ``scenario`` (see the module docstring)."""
+def sticky_assign(
+    scenario: Scenario, rules: ClaimRules = STICKY_RULES, trace: DecisionTrace | None = None
+) -> StickyOutcome:
+    """Run Kafka's sticky assignment on ``scenario`` (see the module docstring).
+
+    ``trace``, when given, records every keep, hand-out and move (:mod:`assignors.trace`).
+    """
     with paused_gc():
-        return _sticky_assign(scenario, rules)
+        return _sticky_assign(scenario, rules, trace)
 
 
-def _sticky_assign(scenario: Scenario, rules: ClaimRules) -> StickyOutcome:
+def _sticky_assign(
+    scenario: Scenario, rules: ClaimRules, trace: DecisionTrace | None
+) -> StickyOutcome:
     members = {member.member_id: member for member in scenario.members}
     if not members:
         return StickyOutcome({}, {})
@@ -358,10 +366,29 @@ def _sticky_assign(scenario: Scenario, rules: ClaimRules) -> StickyOutcome:
     order = subscription_order(list(members))
     claims = _resolve_claims(order, members, partition_counts, rules)
     racks = _rack_info(scenario, order, members, list(partition_counts))
+    if trace is not None:
+        _note_claims(trace, claims, racks)
     if claims.all_equal:
-        return _constrained(partition_counts, claims, racks)
-    assignment = _GeneralAssignment(order, members, partition_counts, claims, racks).build()
+        return _constrained(partition_counts, claims, racks, trace)
+    assignment = _GeneralAssignment(order, members, partition_counts, claims, racks, trace).build()
     return StickyOutcome(assignment, _transferring_from_claims(members, assignment))
+
+
+def _note_claims(trace: DecisionTrace, claims: _Claims, racks: _Racks) -> None:
+    algorithm = "constrained" if claims.all_equal else "general"
+    trace.note(
+        f"subscriptions {'all equal' if claims.all_equal else 'differ'}: the {algorithm} "
+        f"algorithm; rack-aware: {'yes' if racks.aware else 'no'}"
+    )
+    trace.note(
+        "valid claims per member, in subscription-map order: "
+        + ", ".join(f"{m} {len(tps)}" for m, tps in claims.owned.items())
+    )
+    if claims.doubly_claimed:
+        trace.note(
+            "claimed twice in one generation, kept by nobody: "
+            + ", ".join(str(tp) for tp in sorted(claims.doubly_claimed))
+        )
 
 
 def _transferring_from_claims(
@@ -390,7 +417,10 @@ def _transferring_from_claims(
 
 
 def _constrained(
-    partition_counts: Mapping[str, int], claims: _Claims, racks: _Racks
+    partition_counts: Mapping[str, int],
+    claims: _Claims,
+    racks: _Racks,
+    trace: DecisionTrace | None = None,
 ) -> StickyOutcome:
     total = sum(partition_counts.values())
     member_count = len(claims.owned)
@@ -398,6 +428,8 @@ def _constrained(
     ceiling_quota = -(-total // member_count)
     ceiling_slots = total % member_count
     at_ceiling = 0
+    if trace is not None:
+        _note_quotas(trace, total, member_count)
 
     assignment: dict[str, list[TopicPartition]] = {}
     kept_marks = {topic: bytearray(count) for topic, count in partition_counts.items()}
@@ -414,6 +446,8 @@ def _constrained(
             for tp in claimed:
                 if racks.mismatch(member_id, tp):
                     given_up[tp] = member_id
+                    if trace is not None:
+                        trace.release(tp, member_id, "1 give up", "no replica on its rack")
                 else:
                     owned.append(tp)
         if doubly_claimed:
@@ -433,9 +467,13 @@ def _constrained(
         if keep < len(owned):
             owned = sorted(owned, key=_by_partition_then_topic)
             given_up.update(zip(owned[keep:], repeat(member_id)))
+            if trace is not None:
+                _trace_kept(trace, owned, keep, member_id, f"{at_ceiling} of {ceiling_slots}")
             owned = owned[:keep]
         else:
             owned = list(owned)
+            if trace is not None:
+                _trace_kept(trace, owned, keep, member_id, f"{at_ceiling} of {ceiling_slots}")
         assignment[member_id] = owned
         for tp in owned:
             kept_marks[tp.topic][tp.partition] = 1
@@ -449,12 +487,28 @@ def _constrained(
     if racks.aware:
         quotas = _Quotas(floor_quota, ceiling_quota, ceiling_slots, at_ceiling)
         unassigned = _fill_same_rack(
-            unassigned, under_floor, at_floor, assignment, given, racks, quotas
+            unassigned, under_floor, at_floor, assignment, given, racks, quotas, trace
         )
-    _fill_round_robin(unassigned, under_floor, deque(at_floor), assignment, given, floor_quota)
+    if trace is not None:
+        _note_to_hand_out(trace, unassigned, under_floor, at_floor)
+    _fill_round_robin(
+        unassigned, under_floor, deque(at_floor), assignment, given, floor_quota, trace
+    )
 
-    # A partition changes hands when a member gave it up (or its claim was void) and the fill
-    # steps handed it to a different member.
+    return _hand_over(assignment, given, given_up, doubly_claimed)
+
+
+def _hand_over(
+    assignment: dict[str, list[TopicPartition]],
+    given: Mapping[str, list[TopicPartition]],
+    given_up: Mapping[TopicPartition, str],
+    doubly_claimed: set[TopicPartition],
+) -> StickyOutcome:
+    """Add what the fill steps gave to the kept claims, and find what changes hands.
+
+    A partition changes hands when a member gave it up (or its claim was void) and the fill
+    steps handed it to a different member.
+    """
     watched = given_up.keys() | doubly_claimed
     transferring: dict[TopicPartition, str] = {}
     for member_id, new_partitions in given.items():
@@ -465,6 +519,44 @@ def _constrained(
                     if given_up.get(tp) != member_id or tp in doubly_claimed:
                         transferring[tp] = member_id
     return StickyOutcome(assignment, transferring)
+
+
+def _note_quotas(trace: DecisionTrace, total: int, members: int) -> None:
+    trace.note(
+        f"{total} partitions over {members} members: floor {total} // {members} = "
+        f"{total // members}, ceiling {-(-total // members)}, {total} % {members} = "
+        f"{total % members} member(s) may end at the ceiling"
+    )
+
+
+def _trace_kept(
+    trace: DecisionTrace, owned: list[TopicPartition], keep: int, member_id: str, slots: str
+) -> None:
+    """Step 1 for one member: the first ``keep`` of ``owned`` kept, the rest given up."""
+    counts = f"{member_id} keeps {keep} of its {len(owned)} valid claim(s)"
+    trace.place_all(
+        owned[:keep],
+        member_id,
+        "1 keep claim",
+        f"kept from its claim: {counts} (ceiling slots taken: {slots})",
+    )
+    for tp in owned[keep:]:
+        trace.release(
+            tp,
+            member_id,
+            "1 give up",
+            f"over its quota: {counts}, lowest partition numbers first (ceiling slots taken: "
+            f"{slots})",
+        )
+
+
+def _note_to_hand_out(
+    trace: DecisionTrace, unassigned: list[TopicPartition], under: list[str], at: list[str]
+) -> None:
+    trace.note(
+        f"to hand out: {len(unassigned)} partition(s); members under the floor, by id: "
+        f"{', '.join(under) or 'none'}; at the floor, may take one more: {', '.join(at) or 'none'}"
+    )
 
 
 @dataclass(slots=True)
@@ -496,6 +588,7 @@ def _fill_same_rack(
     given: Mapping[str, list[TopicPartition]],
     racks: _Racks,
     quotas: _Quotas,
+    trace: DecisionTrace | None = None,
 ) -> list[TopicPartition]:
     """Step 2a: round-robin within racks; returns the partitions still unassigned."""
     left: list[TopicPartition] = []
@@ -526,6 +619,15 @@ def _fill_same_rack(
             left.append(tp)
         else:
             given[receiver].append(tp)
+            if trace is not None:
+                trace.place(
+                    tp,
+                    receiver,
+                    "2a same rack",
+                    f"the next member short of its quota on one of the partition's racks "
+                    f"({', '.join(sorted(racks.partition_racks.get(tp, ())))}); it now has "
+                    f"{len(assignment[receiver]) + len(given[receiver])}",
+                )
     return left
 
 
@@ -536,6 +638,7 @@ def _fill_round_robin(
     assignment: Mapping[str, list[TopicPartition]],
     given: Mapping[str, list[TopicPartition]],
     floor_quota: int,
+    trace: DecisionTrace | None = None,
 ) -> None:
     """Step 2b, computed in bulk.
 
@@ -546,7 +649,7 @@ def _fill_round_robin(
     deficits = {m: floor_quota - len(assignment[m]) - len(given[m]) for m in under_floor}
     if sum(deficits.values()) > len(unassigned):
         _fill_round_robin_one_by_one(
-            unassigned, under_floor, at_floor, assignment, given, floor_quota
+            unassigned, under_floor, at_floor, assignment, given, floor_quota, trace
         )
         return
     position = 0
@@ -557,6 +660,14 @@ def _fill_round_robin(
         end = position + width * passes
         for offset, member_id in enumerate(circle):
             given[member_id].extend(unassigned[position + offset : end : width])
+            if trace is not None:
+                trace.place_all(
+                    unassigned[position + offset : end : width],
+                    member_id,
+                    "2b round-robin",
+                    f"dealt round the members under the floor ({', '.join(circle)}), one "
+                    f"each in turn, until {member_id} reaches the floor of {floor_quota}",
+                )
         position = end
         at_floor.extend(m for m in circle if deficits[m] == passes)
         circle = [m for m in circle if deficits[m] > passes]
@@ -567,7 +678,16 @@ def _fill_round_robin(
             raise StickyAssignmentError(
                 "some partitions are unassigned but every member is at its maximum quota"
             )
-        given[at_floor.popleft()].append(tp)
+        receiver = at_floor.popleft()
+        given[receiver].append(tp)
+        if trace is not None:
+            trace.place(
+                tp,
+                receiver,
+                "2b one more",
+                f"everyone is at the floor of {floor_quota}: the next member in the queue of "
+                f"those that may take one more, {receiver}, takes it",
+            )
 
 
 def _fill_round_robin_one_by_one(
@@ -577,6 +697,7 @@ def _fill_round_robin_one_by_one(
     assignment: Mapping[str, list[TopicPartition]],
     given: Mapping[str, list[TopicPartition]],
     floor_quota: int,
+    trace: DecisionTrace | None = None,
 ) -> None:
     """Step 2b partition by partition, as Kafka writes it (used when partitions run short)."""
     circle = list(under_floor)
@@ -593,6 +714,15 @@ def _fill_round_robin_one_by_one(
             receiver = circle[0]
             cursor = 1
         given[receiver].append(tp)
+        if trace is not None:
+            trace.place(
+                tp,
+                receiver,
+                "2b round-robin",
+                f"next in the circle of members under the floor ({', '.join(circle)}); "
+                f"{receiver} now has {len(assignment[receiver]) + len(given[receiver])} of "
+                f"{floor_quota}",
+            )
         if len(assignment[receiver]) + len(given[receiver]) == floor_quota:
             cursor -= 1
             del circle[cursor]
@@ -709,7 +839,9 @@ class _GeneralAssignment:
         partition_counts: Mapping[str, int],
         claims: _Claims,
         racks: _Racks,
+        trace: DecisionTrace | None = None,
     ) -> None:
+        self.trace = trace
         self.order = order
         self.members = members
         self.partition_counts = partition_counts
@@ -799,10 +931,21 @@ class _GeneralAssignment:
                 if tp.topic not in subscription or self.racks.mismatch(member_id, tp):
                     # Kafka leaves the stale owner entry; the partition is reassigned below.
                     self.revocation_required = True
+                    if self.trace is not None:
+                        why = "no longer subscribed" if tp.topic not in subscription else "off rack"
+                        self.trace.release(tp, member_id, "1 give up", f"claimed, but {why}")
                 else:
                     kept.append(tp)
             self.current[member_id] = kept
             assigned.extend(kept)
+            if self.trace is not None:
+                self.trace.place_all(
+                    kept,
+                    member_id,
+                    "1 keep claim",
+                    f"kept from its claim: {member_id} still subscribes to the topic"
+                    + (" and shares a rack with a replica" if self.racks.aware else ""),
+                )
             for tp in kept:
                 self.topic_holders[tp.topic][member_id] += 1
         return assigned
@@ -812,9 +955,24 @@ class _GeneralAssignment:
             if tp.topic in self.member_topic_set[member_id] and not (
                 rack_aware and self.racks.mismatch(member_id, tp)
             ):
+                if self.trace is not None:
+                    self._trace_least_loaded(tp, member_id, rack_aware)
                 self._give(tp, member_id)
                 return True
         return False
+
+    def _trace_least_loaded(self, tp: TopicPartition, member_id: str, rack_aware: bool) -> None:
+        assert self.trace is not None
+        eligible = [m for m in self.by_load if tp.topic in self.member_topic_set[m]][:4]
+        loads = ", ".join(f"{m} {self.size(m)}" for m in eligible)
+        where = " on a replica's rack" if rack_aware else ""
+        self.trace.place(
+            tp,
+            member_id,
+            "2 least loaded",
+            f"unclaimed: given to the least-loaded subscriber of {tp.topic}{where} (fewest "
+            f"partitions, then smallest id); loads then: {loads}",
+        )
 
     def _assign_all(
         self, partitions: list[TopicPartition], rack_aware: bool
@@ -857,10 +1015,27 @@ class _GeneralAssignment:
             self._reassign(unassigned, previous)
         moved = self._reassign(self.sorted_partitions, previous)
         if not initializing and moved and _balance_score(self.current) >= _balance_score(before):
+            if self.trace is not None:
+                self._trace_undo(before)
             self.current = before
             self.owner = owner_before
         for member_id, owned in fixed.items():
             self.current[member_id] = owned
+
+    def _trace_undo(self, before: Mapping[str, list[TopicPartition]]) -> None:
+        assert self.trace is not None
+        score_after, score_before = _balance_score(self.current), _balance_score(before)
+        for member_id, owned in before.items():
+            for tp in owned:
+                if self.owner[tp] != member_id:
+                    self.trace.move(
+                        tp,
+                        self.owner[tp],
+                        member_id,
+                        "5 undo",
+                        f"the reassignment did not lower the balance score ({score_after} "
+                        f">= {score_before}): every move is undone",
+                    )
 
     def _is_balanced(self) -> bool:
         """Kafka's ``isBalanced``: no member could take a partition of its topics from a
@@ -911,7 +1086,7 @@ class _GeneralAssignment:
                         "an older generation, a member Kafka set aside before balancing"
                     )
                 if earlier is not None and size > self.size(earlier[0]) + 1:
-                    self._move(tp, earlier[0])
+                    self._move(tp, earlier[0], "back to its previous-generation owner")
                     performed = modified = True
                     continue
                 if self._has_lighter_subscriber(tp, member_id, size):
@@ -927,13 +1102,23 @@ class _GeneralAssignment:
     def _move_to_lightest(self, tp: TopicPartition) -> None:
         for member_id in self.by_load:
             if tp.topic in self.member_topic_set[member_id]:
-                self._move(tp, member_id)
+                self._move(tp, member_id, "to the least-loaded subscriber")
                 return
         raise StickyAssignmentError(f"no member subscribes to topic {tp.topic!r}")
 
-    def _move(self, tp: TopicPartition, new_owner: str) -> None:
+    def _move(self, tp: TopicPartition, new_owner: str, why: str = "") -> None:
         chosen = self.ledger.partition_to_move(tp, self.owner[tp], new_owner)
         old_owner = self.owner[chosen]
+        if self.trace is not None:
+            swapped = "" if chosen == tp else f" (moved instead of {tp}, which would go back)"
+            self.trace.move(
+                chosen,
+                old_owner,
+                new_owner,
+                "4 rebalance",
+                f"moved {why}{swapped}: {old_owner} held {self.size(old_owner)}, "
+                f"{new_owner} {self.size(new_owner)}, more than one apart",
+            )
         self.by_load.remove(old_owner, self.size(old_owner))
         self.by_load.remove(new_owner, self.size(new_owner))
         self.ledger.move(chosen, old_owner, new_owner)
@@ -959,9 +1144,11 @@ def _balance_score(assignment: Mapping[str, list[TopicPartition]]) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-def assign_sticky(scenario: Scenario) -> dict[str, list[TopicPartition]]:
+def assign_sticky(
+    scenario: Scenario, trace: DecisionTrace | None = None
+) -> dict[str, list[TopicPartition]]:
     """Kafka's ``StickyAssignor``: claims travel in user data; eager protocol."""
-    return sticky_assign(scenario, STICKY_RULES).assignment
+    return sticky_assign(scenario, STICKY_RULES, trace).assignment
 
 
 STRATEGY = PartitionStrategy(

@@ -10,12 +10,19 @@ judges.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from assignors.errors import ScenarioError
-from assignors.io.describe import Listing, MemberRow, OffsetRow, Pair
+from assignors.io.describe import (
+    Listing,
+    MemberRow,
+    OffsetRow,
+    Pair,
+    merge_listings,
+    parse_describe,
+)
 from assignors.io.kcat import ClusterMetadata
 
 #: Strategy names Kafka prints (``ASSIGNMENT-STRATEGY``) -> ours, classic groups.
@@ -245,3 +252,50 @@ def scenario_from_listing(
         raise ScenarioError(chosen.errors)
     extra = metadata.warnings if metadata is not None else ()
     return scenario, (*listing.warnings, *extra, *chosen.warnings)
+
+
+def scenario_from_describe(
+    texts: Sequence[tuple[str, str]],
+    *,
+    group: str | None = None,
+    partitions: Mapping[str, int] | None = None,
+    metadata: ClusterMetadata | None = None,
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Listings as ``(source name, text)`` pairs -> one group's scenario object and warnings.
+
+    Every text is read (:func:`~assignors.io.describe.parse_describe`) before any error is
+    raised, so a :class:`ScenarioError` lists the unreadable lines of all of them, each as
+    ``"<source>:<line>: <what is wrong>"``; the readable listings are then merged and turned
+    into a scenario (:func:`scenario_from_listing`).
+    """
+    listings: list[Listing] = []
+    problems: list[str] = []
+    for source, text in texts:
+        try:
+            listings.append(parse_describe(text, source))
+        except ScenarioError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise ScenarioError(problems)
+    if not listings:
+        raise ScenarioError(["no listing given: paste or upload kafka-consumer-groups.sh output"])
+    return scenario_from_listing(
+        merge_listings(listings), group=group, partitions=partitions, metadata=metadata
+    )
+
+
+def parse_partition_counts(values: Sequence[str], option: str = "--partitions") -> dict[str, int]:
+    """``["orders:12", ...]`` -> ``{"orders": 12}``; each N from 1 to 1,000,000.
+
+    The topic is everything before the last colon. Errors name ``option`` and the value.
+    """
+    counts: dict[str, int] = {}
+    for value in values:
+        topic, colon, count = value.rpartition(":")
+        if not colon or not topic or not count:
+            raise ScenarioError([f"{option}: expected TOPIC:N, got {value!r}"])
+        digits = count.isascii() and count.isdigit() and len(count) <= 18
+        if not digits or not 0 < int(count) <= 1_000_000:
+            raise ScenarioError([f"{option}: {topic}:{count}: N must be 1 to 1,000,000"])
+        counts[topic] = int(count)
+    return counts

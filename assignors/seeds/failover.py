@@ -39,6 +39,7 @@ from collections.abc import Sequence
 
 from assignors.model import LOWEST_PRIORITY, Member, Scenario, TopicPartition
 from assignors.strategy import PartitionStrategy
+from assignors.trace import DecisionTrace
 
 
 def effective_priority(member: Member) -> int:
@@ -51,15 +52,34 @@ def failover_order(members: Sequence[Member]) -> list[Member]:
     return sorted(members, key=lambda m: (-effective_priority(m), m.member_id))
 
 
-def assign_failover(scenario: Scenario) -> dict[str, list[TopicPartition]]:
+def assign_failover(
+    scenario: Scenario, trace: DecisionTrace | None = None
+) -> dict[str, list[TopicPartition]]:
     """Member id -> partitions under the failover rules (see the module docstring)."""
     assignment: dict[str, list[TopicPartition]] = {m.member_id: [] for m in scenario.members}
     topics = scenario.topic_by_name()
     ordered = failover_order(scenario.members)
+    if trace is not None:
+        trace.note(
+            "takeover order (priority high to low, then member id): "
+            + ", ".join(f"{m.member_id} (priority {_priority_text(m)})" for m in ordered)
+        )
     for topic_name in scenario.subscribed_existing_topics():
         owner = next(m for m in ordered if topic_name in m.topics)
         assignment[owner.member_id].extend(topics[topic_name].topic_partitions())
+        if trace is not None:
+            trace.place_all(
+                topics[topic_name].topic_partitions(),
+                owner.member_id,
+                "2 whole topic",
+                f"{owner.member_id} is the first subscriber of {topic_name} in takeover order "
+                f"(priority {_priority_text(owner)}): it takes every partition of the topic",
+            )
     return assignment
+
+
+def _priority_text(member: Member) -> str:
+    return "none: lowest" if member.priority is None else str(member.priority)
 
 
 STRATEGY = PartitionStrategy(

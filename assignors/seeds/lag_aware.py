@@ -45,9 +45,12 @@ import heapq
 from assignors.model import Scenario, TopicPartition
 from assignors.simulate.lag import partition_lags
 from assignors.strategy import PartitionStrategy
+from assignors.trace import DecisionTrace
 
 
-def assign_lag_aware(scenario: Scenario) -> dict[str, list[TopicPartition]]:
+def assign_lag_aware(
+    scenario: Scenario, trace: DecisionTrace | None = None
+) -> dict[str, list[TopicPartition]]:
     """Member id -> partitions under the lag-aware rules (see the module docstring).
 
     Per topic, a heap of ``(partitions of this topic so far, lag so far, member id)`` finds the
@@ -66,11 +69,32 @@ def assign_lag_aware(scenario: Scenario) -> dict[str, list[TopicPartition]]:
         lags = partition_lags(topics[topic_name], scenario.auto_offset_reset)
         # A sorted list is a valid heap: everyone starts at no partitions and no lag.
         heap = [(0, 0, member_id) for member_id in sorted(subscribers_by_topic[topic_name])]
-        for partition in sorted(range(counts[topic_name]), key=lambda p: (-lags[p], p)):
+        order = sorted(range(counts[topic_name]), key=lambda p: (-lags[p], p))
+        if trace is not None:
+            trace.note(
+                f"partitions of {topic_name} by lag, largest first: "
+                + ", ".join(f"{p} (lag {lags[p]})" for p in order),
+                topic_name,
+            )
+        for partition in order:
             count, lag, member_id = heap[0]
             assignment[member_id].append(TopicPartition(topic_name, partition))
+            if trace is not None:
+                trace.place(
+                    TopicPartition(topic_name, partition),
+                    member_id,
+                    "3 fewest, then least lag",
+                    f"lag {lags[partition]}; {member_id} had the fewest partitions of "
+                    f"{topic_name} ({count}), then the least lag ({lag}), then the smallest id; "
+                    f"loads then: {_loads(heap)}",
+                )
             heapq.heapreplace(heap, (count + 1, lag + lags[partition], member_id))
     return assignment
+
+
+def _loads(heap: list[tuple[int, int, str]]) -> str:
+    """Every subscriber's (partitions, lag) so far, in rule order."""
+    return ", ".join(f"{m} {c} partitions/lag {lag}" for c, lag, m in sorted(heap))
 
 
 STRATEGY = PartitionStrategy(

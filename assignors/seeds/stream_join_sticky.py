@@ -60,6 +60,7 @@ from collections.abc import Mapping, Sequence
 
 from assignors.model import Member, Scenario, TopicPartition
 from assignors.strategy import PartitionStrategy
+from assignors.trace import DecisionTrace
 
 
 def eligible_count(scenario: Scenario) -> int:
@@ -97,11 +98,16 @@ def resolve_claims(members: Sequence[Member], eligible: int) -> dict[str, list[i
     return previous
 
 
-def draft_numbers(previous: Mapping[str, Sequence[int]], eligible: int) -> dict[str, list[int]]:
+def draft_numbers(
+    previous: Mapping[str, Sequence[int]],
+    eligible: int,
+    reasons: dict[int, tuple[str, str]] | None = None,
+) -> dict[str, list[int]]:
     """Step 3 and 4: member id -> drafted partition numbers, given each member's previous ones.
 
     ``previous`` lists every member (empty for a member with no claim); its numbers must be
-    distinct across members and below ``eligible``.
+    distinct across members and below ``eligible``. ``reasons``, when given, receives for each
+    drafted number the step and the reason it went where it did (for the trace).
     """
     member_ids = sorted(previous)
     drafted: dict[str, list[int]] = {member_id: [] for member_id in member_ids}
@@ -124,7 +130,9 @@ def draft_numbers(previous: Mapping[str, Sequence[int]], eligible: int) -> dict[
         cursor[member_id] = index
         return numbers[index] if index < len(numbers) else None
 
+    draft_round = 0
     while len(taken) < eligible:
+        draft_round += 1
         holding = [m for m in member_ids if lowest_left(m) is not None]
         holding_set = set(holding)
         turn_order = holding + [m for m in member_ids if m not in holding_set]
@@ -132,13 +140,15 @@ def draft_numbers(previous: Mapping[str, Sequence[int]], eligible: int) -> dict[
             if len(taken) == eligible:
                 break
             number = lowest_left(member_id)
+            source: str | None = None  # the victim of a steal (step 4c)
+            from_own = number is not None
             if number is None and next_unowned < len(unowned):
                 number = unowned[next_unowned]
                 next_unowned += 1
             if number is None:
                 for step in range(len(victims)):
-                    victim = victims[(next_victim + step) % len(victims)]
-                    number = lowest_left(victim)
+                    source = victims[(next_victim + step) % len(victims)]
+                    number = lowest_left(source)
                     if number is not None:
                         next_victim = (next_victim + step + 1) % len(victims)
                         break
@@ -146,14 +156,47 @@ def draft_numbers(previous: Mapping[str, Sequence[int]], eligible: int) -> dict[
                 raise AssertionError("stream-join draft ran out of numbers before the end")
             taken.add(number)
             drafted[member_id].append(number)
+            if reasons is not None:
+                step_name, why = _draft_reason(from_own, source, victims)
+                reasons[number] = (
+                    step_name,
+                    f"round {draft_round}, turn order {', '.join(turn_order)}: "
+                    f"{member_id} drafted number {number}, {why}",
+                )
     return drafted
 
 
-def assign_stream_join_sticky(scenario: Scenario) -> dict[str, list[TopicPartition]]:
+def _draft_reason(own: bool, victim: str | None, victims: Sequence[str]) -> tuple[str, str]:
+    """The step (4a, 4b or 4c) a drafted number came from, and why, for the trace."""
+    if own:
+        return "4a own", "its own lowest previous number not yet taken"
+    if victim is None:
+        return "4b unowned", "it had no previous number left: the lowest unowned one"
+    return (
+        "4c steal",
+        f"nothing of its own or unowned left: stolen from {victim}, the next victim in rotation "
+        f"(victims by previous count: {', '.join(victims)})",
+    )
+
+
+def assign_stream_join_sticky(
+    scenario: Scenario, trace: DecisionTrace | None = None
+) -> dict[str, list[TopicPartition]]:
     """Member id -> partitions under the KIP-315 rules (see the module docstring)."""
     eligible = eligible_count(scenario)
     previous = resolve_claims(scenario.members, eligible)
-    drafted = draft_numbers(previous, eligible)
+    reasons: dict[int, tuple[str, str]] | None = None
+    if trace is not None:
+        reasons = {}
+        trace.note(
+            f"eligible numbers 0..{eligible - 1}: E = {eligible}, the smallest partition count "
+            "of the subscribed topics"
+        )
+        trace.note(
+            "previous numbers after settling double claims: "
+            + "; ".join(f"{m} {numbers}" for m, numbers in sorted(previous.items()))
+        )
+    drafted = draft_numbers(previous, eligible, reasons)
     counts = scenario.partition_counts()
     assignment: dict[str, list[TopicPartition]] = {}
     for member in scenario.members:
@@ -164,6 +207,15 @@ def assign_stream_join_sticky(scenario: Scenario) -> dict[str, list[TopicPartiti
             for topic in topics
             if number < counts[topic]
         ]
+        if reasons is not None and trace is not None:
+            for tp in assignment[member.member_id]:
+                step, why = reasons[tp.partition]
+                trace.place(
+                    tp,
+                    member.member_id,
+                    step,
+                    f"{why}; number {tp.partition} of every topic it subscribes to goes with it",
+                )
     return assignment
 
 

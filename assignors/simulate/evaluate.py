@@ -21,7 +21,12 @@ Steps (each after the first two runs only when a caller asks for its answer, onc
       consumer);
    d. ``metrics``: :func:`assignors.simulate.metrics.assignment_metrics` of the target against
       the current assignment;
-   e. ``drain(horizon_s, step_s)``: the lag-drain projection after the rebalance.
+   e. ``drain(horizon_s, step_s)``: the lag-drain projection after the rebalance;
+   f. ``explanation``: why each partition is where it is (:mod:`assignors.trace`): the
+      strategy run again on the after with a recorder; for a cooperative strategy its first
+      round, whose withheld partitions name the owner the follow-up rebalance gives them; with
+      no rebalance (static members restarting), the one decision that everyone keeps what it
+      holds. Never computed unless asked for, so the normal answers pay nothing for it.
 
    f. ``deploy`` (when :func:`evaluate` is given ``deploy=``): the deploy plan played on the
       after, the strategy being the group's assignor
@@ -55,6 +60,7 @@ from assignors.simulate import drain as drain_ops
 from assignors.simulate import metrics as metric_ops
 from assignors.simulate.deploy_plan import DeployError, DeployPlan
 from assignors.strategy import PartitionStrategy, RebalanceProtocol
+from assignors.trace import DecisionTrace, Explanation
 
 T = TypeVar("T")
 
@@ -172,6 +178,21 @@ class StrategyEvaluation:
             "metrics",
             lambda: metric_ops.assignment_metrics(ev.after, self.target, ev.current, lags=ev.lags),
         )
+
+    @property
+    def explanation(self) -> Explanation:
+        """Why each partition is where it is (step 3f), computed on first request."""
+        return _memo(self._memo, "explanation", self._explain)
+
+    def _explain(self) -> Explanation:
+        settlement = self.settlement
+        if settlement.rebalances:
+            return settlement.strategy.explain(self.evaluation.after)
+        trace = DecisionTrace()
+        trace.note("no rebalance: only static members restart, within the session timeout")
+        for member_id, partitions in settlement.target.partitions.items():
+            trace.place_all(partitions, member_id, "no rebalance", f"{member_id} keeps it")
+        return Explanation(self.name, settlement.target, tuple(trace.notes), tuple(trace.decisions))
 
     def drain(
         self, horizon_s: float | None = None, step_s: float | None = None
