@@ -3,8 +3,8 @@
 For each group of :mod:`big_groups`: the server thread's share (decode and parse the upload,
 apply the edits for the shaping controls) and the worker's stream (the plan, then each summary
 it sends, with the time it arrives), timed in this process with ``cProfile`` optional. The
-load average is printed beside every figure: on a shared machine it says how far the times are
-from an idle one's.
+load average is printed beside every figure, and the CPU seconds beside the wall-clock ones: on
+a shared machine the CPU time is the steadier figure.
 
     .venv/bin/python benchmarks/big_group_phases.py [--groups 100k-members] [--profile]
 
@@ -42,9 +42,13 @@ def _load() -> str:
 
 
 def phase(group: str, label: str, build: Callable[[], T]) -> T:
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     result = build()
-    print(f"{group} {label}: {time.perf_counter() - started:.2f} s ({_load()})", flush=True)
+    print(
+        f"{group} {label}: {time.perf_counter() - started:.2f} s "
+        f"(CPU {time.process_time() - cpu:.2f} s, {_load()})",
+        flush=True,
+    )
     return result
 
 
@@ -57,13 +61,14 @@ def run(group: str, path: Path) -> None:
     phase(group, "server: outline", lambda: whatif.outline(scenario, ()))
     pieces = [(("current", group), "current")]
     pieces += [(("strategy", group, name), name) for name in STRATEGIES]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
 
     def arrived(item: tuple[Any, big_group.Summary, bool]) -> None:
         _, summary, final = item
         print(
             f"{group} worker: {summary.name} {'final' if final else 'measured'} after "
-            f"{time.perf_counter() - started:.2f} s ({_load()})",
+            f"{time.perf_counter() - started:.2f} s (CPU {time.process_time() - cpu:.2f} s, "
+            f"{_load()})",
             flush=True,
         )
 
