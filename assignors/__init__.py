@@ -84,6 +84,14 @@ from assignors.simulate.changes import (
     with_current_ownership,
 )
 from assignors.simulate.changes import describe as describe_change
+from assignors.simulate.deploy import DeployFrame, DeployOutcome, DeployStep
+from assignors.simulate.deploy_plan import UPGRADES, DeployError, DeployPlan, DeploySettings
+from assignors.simulate.deploy_rank import (
+    DeployAlternative,
+    DeployRanking,
+    short_count,
+    short_seconds,
+)
 from assignors.simulate.drain import (
     DEFAULT_CONSUME_RATE,
     DrainProjection,
@@ -103,11 +111,21 @@ from assignors.simulate.lag import partition_lag, partition_lags
 from assignors.simulate.metrics import AssignmentMetrics, Movement, PartitionMove, lag_by_partition
 from assignors.simulate.rebalance import Phase, RebalanceSimulation, Timings
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
+from assignors.streams.client_sticky import assign_streams_sticky
 from assignors.streams.convergence import Convergence, simulate_convergence
+from assignors.streams.group_sticky import (
+    MemberTasks,
+    StreamsGroupAssignment,
+    assign_streams_group_sticky,
+    streams_group_assignment_to_json,
+)
 from assignors.streams.model import (
+    LATEST_OFFSET,
     MIN_PROBING_REBALANCE_INTERVAL_MS,
+    UNKNOWN_OFFSET,
     ClientAssignment,
     StreamsAssignment,
+    StreamsMember,
     StreamsScenario,
     parse_streams_scenario,
     streams_assignment_to_json,
@@ -118,6 +136,7 @@ __all__ = [
     "DEFAULT_ASSIGNOR",
     "DEFAULT_CONSUME_RATE",
     "DEFAULT_HORIZON_S",
+    "LATEST_OFFSET",
     "LOWEST_PRIORITY",
     "MAX_CHANGES",
     "MAX_FILE_BYTES",
@@ -131,6 +150,8 @@ __all__ = [
     "SKEW_FACTOR",
     "SKEW_FLOOR",
     "TEXT_FORMS",
+    "UNKNOWN_OFFSET",
+    "UPGRADES",
     "AddMember",
     "AddMembers",
     "Assignment",
@@ -142,11 +163,20 @@ __all__ = [
     "ChangeFormatError",
     "ClientAssignment",
     "Convergence",
+    "DeployAlternative",
+    "DeployError",
+    "DeployFrame",
+    "DeployOutcome",
+    "DeployPlan",
+    "DeployRanking",
+    "DeploySettings",
+    "DeployStep",
     "DrainProjection",
     "Evaluation",
     "JsonInputError",
     "Member",
     "MemberDrain",
+    "MemberTasks",
     "Movement",
     "PartitionMove",
     "PartitionStrategy",
@@ -164,6 +194,8 @@ __all__ = [
     "StrategyEvaluation",
     "StrategyNotApplicableError",
     "StreamsAssignment",
+    "StreamsGroupAssignment",
+    "StreamsMember",
     "StreamsScenario",
     "Subscribe",
     "TaskStrategy",
@@ -175,6 +207,8 @@ __all__ = [
     "apply_in_order",
     "apply_one",
     "apply_step",
+    "assign_streams_group_sticky",
+    "assign_streams_sticky",
     "change_from_text",
     "change_to_json",
     "check_json_value",
@@ -203,8 +237,11 @@ __all__ = [
     "read_json_file",
     "registry",
     "scenario_to_json",
+    "short_count",
+    "short_seconds",
     "simulate_convergence",
     "streams_assignment_to_json",
+    "streams_group_assignment_to_json",
     "streams_scenario_to_json",
     "with_current_ownership",
 ]

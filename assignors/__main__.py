@@ -6,6 +6,8 @@
 * ``from-describe FILE``: ``kafka-consumer-groups.sh --describe`` output -> a scenario (see
   :mod:`assignors.cli.from_describe`).
 * ``compare``: a change's cost under one or more strategies (see :mod:`assignors.cli.compare`).
+* ``deploy``: a rolling restart, scale step or upgrade, step by step, with cheaper alternatives
+  (see :mod:`assignors.cli.deploy`).
 
 Exit codes: 0 when the command ran, 2 for bad input (one line on stderr, never a traceback).
 """
@@ -48,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     assign.add_argument("--json", action="store_true", help="print the batch answer shape")
     commands.add_parser("list", help="list the registered strategies")
     commands.add_parser("compare", help="compare strategies for a change", add_help=False)
+    commands.add_parser("deploy", help="what a rolling deploy costs, step by step", add_help=False)
     add_from_describe_arguments(
         commands.add_parser(
             "from-describe", help="kafka-consumer-groups.sh --describe output -> a scenario"
@@ -89,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         from assignors.cli.compare import main as compare_main
 
         return compare_main(arguments[1:])
+    if arguments[:1] == ["deploy"]:
+        from assignors.cli.deploy import main as deploy_main
+
+        return deploy_main(arguments[1:])
     options = _parser().parse_args(arguments)
     try:
         if options.command == "batch":

@@ -26,6 +26,8 @@ _MODULES: tuple[str, ...] = (
     "seeds.failover",
     "seeds.stream_join_sticky",
     "streams.high_availability",
+    "streams.client_sticky",
+    "streams.group_sticky",
 )
 
 _REGISTRY: dict[str, Strategy] = {}

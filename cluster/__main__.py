@@ -1,4 +1,8 @@
-"""``python -m cluster``: list consumer groups, or snapshot one as a scenario file.
+"""``python -m cluster``: list groups, or snapshot one as a scenario file.
+
+Every group kind is listed with its type (``classic``, ``consumer``, ``streams``, ``share``);
+``snapshot`` writes a consumer-group scenario for classic, KIP-848 and share groups, and a Kafka
+Streams scenario (tasks per instance, the ``streams-ha`` shape) for a Streams group.
 
     python -m cluster groups   --bootstrap-servers host:9092 [--json]
     python -m cluster snapshot --bootstrap-servers host:9092 --group orders > scenario.json
@@ -20,7 +24,7 @@ import os
 import sys
 from typing import cast
 
-from assignors import AssignmentExplorerError
+from assignors import AssignmentExplorerError, Scenario
 from cluster.connection import (
     DEFAULT_TIMEOUT_S,
     SASL_MECHANISMS,
@@ -31,9 +35,10 @@ from cluster.connection import (
     SecurityProtocol,
     redact,
 )
-from cluster.errors import ConnectionSettingsError
+from cluster.errors import ConnectionSettingsError, StreamsGroupError
 from cluster.reader import ClusterReader
 from cluster.snapshot import MAX_SAMPLE_SECONDS, snapshot_group
+from cluster.streams_snapshot import snapshot_streams_group
 
 EXIT_FAILURE = 2
 
@@ -78,10 +83,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser = argparse.ArgumentParser(
         prog="python -m cluster",
-        description="Read consumer groups from a Kafka cluster, read-only.",
+        description="Read groups (classic, consumer, streams, share) from Kafka, read-only.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    groups = commands.add_parser("groups", parents=[common], help="list consumer groups")
+    groups = commands.add_parser("groups", parents=[common], help="list every group with its type")
     groups.add_argument("--json", action="store_true", help="print JSON lines")
     snapshot = commands.add_parser(
         "snapshot", parents=[common], help="print one group as a scenario JSON file"
@@ -152,7 +157,7 @@ def _groups(settings: ConnectionSettings, as_json: bool) -> None:
             print(json.dumps({slot: getattr(listing, slot) for slot in listing.__slots__}))
         return
     if not listings:
-        print("no consumer groups")
+        print("no groups")
         return
     width = max(len("GROUP"), *(len(listing.group_id) for listing in listings))
     print(f"{'GROUP':<{width}}  {'STATE':<20} {'PROTOCOL':<10} {'TYPE':<9} MEMBERS")
@@ -167,13 +172,25 @@ def _groups(settings: ConnectionSettings, as_json: bool) -> None:
 def _snapshot(
     settings: ConnectionSettings, group_id: str, sample_seconds: float, output: str | None
 ) -> None:
-    from assignors import dumps_scenario, scenario_to_json
+    from assignors import (
+        StreamsScenario,
+        dumps_scenario,
+        scenario_to_json,
+        streams_scenario_to_json,
+    )
 
     with ClusterReader(settings) as reader:
-        scenario, warnings = snapshot_group(reader, group_id, sample_seconds=sample_seconds)
+        try:
+            read: Scenario | StreamsScenario
+            read, warnings = snapshot_group(reader, group_id, sample_seconds=sample_seconds)
+        except StreamsGroupError:
+            read, warnings = snapshot_streams_group(reader, group_id)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    text = dumps_scenario(scenario_to_json(scenario))
+    if isinstance(read, StreamsScenario):
+        text = json.dumps(streams_scenario_to_json(read), indent=2) + "\n"
+    else:
+        text = dumps_scenario(scenario_to_json(read))
     if output is None:
         sys.stdout.write(text)
     else:

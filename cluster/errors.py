@@ -87,3 +87,35 @@ class ConsumerProtocolGroupError(UnsupportedGroupError):
             " (group.protocol=consumer): DescribeGroups cannot describe it; read it with"
             " ConsumerGroupDescribe (python -m cluster snapshot does)."
         )
+
+
+class StreamsGroupError(UnsupportedGroupError):
+    """A Kafka Streams group (``group.protocol=streams``, KIP-1071): DescribeGroups cannot
+    describe it and it is not a consumer-group scenario.
+
+    :func:`cluster.snapshot.read_group` catches it and reads the group through
+    StreamsGroupDescribe as a Streams scenario (tasks per instance) instead.
+    """
+
+    def __init__(self, group_id: str) -> None:
+        self.group_id = group_id
+        super().__init__(
+            f"group {group_id!r} is a Kafka Streams group (group.protocol=streams): it has tasks,"
+            " not partitions per consumer; read it as a Streams scenario (python -m cluster"
+            " snapshot does, and the dashboard opens it in the Kafka Streams view)."
+        )
+
+
+class ShareGroupError(UnsupportedGroupError):
+    """A share group (KIP-932): DescribeGroups cannot describe it.
+
+    :func:`cluster.snapshot.snapshot_group` catches it and reads the group through
+    ShareGroupDescribe instead (:meth:`cluster.reader.ClusterReader.describe_share_group`).
+    """
+
+    def __init__(self, group_id: str) -> None:
+        self.group_id = group_id
+        super().__init__(
+            f"group {group_id!r} is a share group (KIP-932): DescribeGroups cannot describe it;"
+            " read it with ShareGroupDescribe (python -m cluster snapshot does)."
+        )

@@ -9,11 +9,17 @@ offset.
 What each call returns (plain frozen data, no kafka-python types leak out):
 
 1. :meth:`ClusterReader.list_groups` -> :class:`GroupListing` per group: id, state, protocol
-   type, group type (``classic`` / ``consumer`` when the broker says) and member count (from one
-   DescribeGroups per coordinator; ``None`` for groups it cannot describe).
+   type, group type (``classic``, ``consumer``, ``streams`` or ``share`` as the broker says) and
+   member count (from one DescribeGroups per coordinator, or the group type's own Describe;
+   ``None`` for groups it cannot describe).
 2. :meth:`ClusterReader.describe_group` -> :class:`GroupDescription`: state, protocol type,
    chosen assignor and, per member, id, client id, host, instance id and the decoded consumer
    protocol subscription (topics, user data, owned partitions, generation, rack) and assignment.
+   :meth:`ClusterReader.describe_consumer_group`, :meth:`ClusterReader.describe_streams_group`
+   and :meth:`ClusterReader.describe_share_group` read the groups DescribeGroups cannot (KIP-848,
+   KIP-1071 and KIP-932 groups) with ConsumerGroupDescribe, StreamsGroupDescribe and
+   ShareGroupDescribe (:mod:`cluster.protocol`); :meth:`ClusterReader.share_group_offsets` reads
+   a share group's start offsets and lag (DescribeShareGroupOffsets).
 3. :meth:`ClusterReader.topics` -> :class:`TopicMetadata` per existing topic (partition count,
    replica broker ids per partition, topic id); :meth:`ClusterReader.broker_racks` -> rack per
    broker id (from the bootstrap Metadata; no extra request).
@@ -46,7 +52,11 @@ from cluster.errors import (
     ConsumerProtocolGroupError,
     GroupNotFoundError,
     NotAuthorizedError,
+    ShareGroupError,
+    StreamsGroupError,
 )
+from cluster.share_group import ShareGroupDescription, share_group_from_response
+from cluster.streams_group import StreamsGroupDescription, streams_group_from_response
 
 #: Kafka API keys the reader may send, by name (see the module docstring).
 ALLOWED_API_KEYS: Mapping[str, int] = {
@@ -62,6 +72,9 @@ ALLOWED_API_KEYS: Mapping[str, int] = {
     "SaslAuthenticate": 36,
     "DescribeCluster": 60,
     "ConsumerGroupDescribe": 69,
+    "ShareGroupDescribe": 77,
+    "StreamsGroupDescribe": 89,
+    "DescribeShareGroupOffsets": 90,
 }
 #: Requests that would change a group or data; the reader must never send them.
 FORBIDDEN_API_KEYS: Mapping[str, int] = {
@@ -77,6 +90,10 @@ FORBIDDEN_API_KEYS: Mapping[str, int] = {
     "DeleteRecords": 21,
     "OffsetDelete": 47,
     "ConsumerGroupHeartbeat": 68,
+    "ShareGroupHeartbeat": 76,
+    "ShareFetch": 78,
+    "ShareAcknowledge": 79,
+    "StreamsGroupHeartbeat": 88,
 }
 
 TopicPartitionKey = tuple[str, int]
@@ -333,9 +350,10 @@ class ClusterReader:
             members = None
             if description is not None and not _field(description, "error"):
                 members = len(_field(description, "members") or ())
-            elif _field(group, "group_type") == "consumer":
+            elif _field(group, "group_type") in self._DESCRIBE_BY_TYPE:
+                describe = getattr(self, self._DESCRIBE_BY_TYPE[_field(group, "group_type")])
                 with contextlib.suppress(ClusterError):
-                    members = len(self.describe_consumer_group(group_id).members)
+                    members = len(describe(group_id).members)
             result.append(
                 GroupListing(
                     group_id=group_id,
@@ -388,9 +406,14 @@ class ClusterReader:
         )
 
     def _raise_not_found_or_kip848(self, group_id: str) -> None:
-        """A group DescribeGroups does not know: KIP-848 if ListGroups has it, else not found."""
+        """A group DescribeGroups does not know: a Streams or share group, or KIP-848, as
+        ListGroups says its type; not found if ListGroups does not have it either."""
         listed = {group.group_id: group for group in self._listing_only()}
         group = listed.get(group_id)
+        if group is not None and group.group_type == "streams":
+            raise StreamsGroupError(group_id)
+        if group is not None and group.group_type == "share":
+            raise ShareGroupError(group_id)
         if group is not None and (
             group.group_type == "consumer" or group.state not in ("Dead", "")
         ):
@@ -412,19 +435,24 @@ class ClusterReader:
             for g in listed
         ]
 
-    def describe_consumer_group(self, group_id: str) -> ConsumerGroupDescription:
-        """A KIP-848 group through ConsumerGroupDescribe (sent to the group's coordinator)."""
+    #: ListGroups' group type -> the method that describes such a group.
+    _DESCRIBE_BY_TYPE: Mapping[str, str] = {
+        "consumer": "describe_consumer_group",
+        "streams": "describe_streams_group",
+        "share": "describe_share_group",
+    }
+
+    def _describe_new_group(self, request: Any, group_id: str, kind: str) -> Any:
+        """Send ``request`` (a ConsumerGroupDescribe, StreamsGroupDescribe or ShareGroupDescribe
+        for ``group_id`` alone) to the group's coordinator; its one described group, errors
+        checked."""
         from kafka import errors as kafka_errors
 
-        from cluster.protocol import ConsumerGroupDescribeRequest
-
         admin = self._admin
+        during = f"describing {kind} group {group_id!r}"
 
         async def send() -> Any:
             coordinator = (await admin._find_coordinator_ids([group_id]))[group_id]
-            request = ConsumerGroupDescribeRequest(
-                group_ids=[group_id], include_authorized_operations=False
-            )
             return await admin._manager.send(request, node_id=coordinator)
 
         try:
@@ -432,18 +460,27 @@ class ClusterReader:
         except Exception as error:
             if type(error).__name__ == "GroupAuthorizationFailedError":
                 raise self._denied("group", group_id, "GROUP_AUTHORIZATION_FAILED") from None
-            during = f"describing consumer group {group_id!r}"
             raise translate_error(error, self.settings, during=during) from None
         (group,) = response.groups
         if group.error_code == _GROUP_AUTHORIZATION_FAILED:
             raise self._denied("group", group_id, "GROUP_AUTHORIZATION_FAILED")
+        if group.error_code == _TOPIC_AUTHORIZATION_FAILED:
+            raise self._denied("topic", "(a topic of the group)", "TOPIC_AUTHORIZATION_FAILED")
         if group.error_code == _GROUP_ID_NOT_FOUND:
             raise GroupNotFoundError(group_id)
         if group.error_code:
             failure = kafka_errors.for_code(group.error_code)(group.error_message or "")
-            raise ClusterError(
-                f"describing consumer group {group_id!r} failed: {describe_error(failure)}"
-            )
+            raise ClusterError(f"{during} failed: {describe_error(failure)}")
+        return group
+
+    def describe_consumer_group(self, group_id: str) -> ConsumerGroupDescription:
+        """A KIP-848 group through ConsumerGroupDescribe (sent to the group's coordinator)."""
+        from cluster.protocol import ConsumerGroupDescribeRequest
+
+        request = ConsumerGroupDescribeRequest(
+            group_ids=[group_id], include_authorized_operations=False
+        )
+        group = self._describe_new_group(request, group_id, "consumer")
         return ConsumerGroupDescription(
             group_id=group_id,
             state=str(group.group_state),
@@ -452,6 +489,62 @@ class ClusterReader:
             assignor=str(group.assignor_name),
             members=tuple(_consumer_member(member) for member in group.members),
         )
+
+    def describe_streams_group(self, group_id: str) -> StreamsGroupDescription:
+        """A Kafka Streams group (KIP-1071) through StreamsGroupDescribe: topology, epochs and
+        each member's current and target active, standby and warm-up tasks."""
+        from cluster.protocol import StreamsGroupDescribeRequest
+
+        request = StreamsGroupDescribeRequest(
+            group_ids=[group_id], include_authorized_operations=False
+        )
+        group = self._describe_new_group(request, group_id, "Streams")
+        return streams_group_from_response(group_id, group)
+
+    def describe_share_group(self, group_id: str) -> ShareGroupDescription:
+        """A share group (KIP-932) through ShareGroupDescribe: assignor, epochs, members."""
+        from cluster.protocol import ShareGroupDescribeRequest
+
+        request = ShareGroupDescribeRequest(
+            group_ids=[group_id], include_authorized_operations=False
+        )
+        group = self._describe_new_group(request, group_id, "share")
+        return share_group_from_response(group_id, group)
+
+    def share_group_offsets(
+        self, group_id: str, partitions: Iterable[TopicPartitionKey]
+    ) -> dict[TopicPartitionKey, tuple[int, int | None]]:
+        """A share group's (share-partition start offset, lag) per partition, through
+        DescribeShareGroupOffsets; the lag is Kafka's own (``None`` where the broker gives none)
+        and partitions whose share state is not initialised are left out."""
+        from cluster.protocol import DescribeShareGroupOffsetsRequest as Request
+
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in sorted(set(partitions)):
+            by_topic.setdefault(topic, []).append(partition)
+        if not by_topic:
+            return {}
+        topics = [
+            Request.DescribeShareGroupOffsetsRequestGroup.DescribeShareGroupOffsetsRequestTopic(
+                topic_name=topic, partitions=numbers
+            )
+            for topic, numbers in by_topic.items()
+        ]
+        request = Request(
+            groups=[Request.DescribeShareGroupOffsetsRequestGroup(group_id=group_id, topics=topics)]
+        )
+        group = self._describe_new_group(request, group_id, "the offsets of share")
+        offsets: dict[TopicPartitionKey, tuple[int, int | None]] = {}
+        for topic in group.topics:
+            for entry in topic.partitions:
+                if entry.error_code == _TOPIC_AUTHORIZATION_FAILED:
+                    raise self._denied("topic", str(topic.topic_name), "TOPIC_AUTHORIZATION_FAILED")
+                if entry.error_code or entry.start_offset < 0:
+                    continue
+                lag = getattr(entry, "lag", -1)
+                key = (str(topic.topic_name), int(entry.partition_index))
+                offsets[key] = (int(entry.start_offset), int(lag) if lag >= 0 else None)
+        return offsets
 
     def topic_names(self) -> list[str]:
         """Every topic on the cluster the principal may describe (Metadata for all topics)."""

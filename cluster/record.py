@@ -15,7 +15,8 @@ Every ``interval`` seconds for ``duration`` seconds (one sample when ``duration`
 4. Each sample is appended as one Parquet file per table (``offsets/part-<time>.parquet``,
    ``members/part-<time>.parquet``), so an interrupted recording keeps what it took.
 
-A group that cannot be read (gone, KIP-848, not authorised) is reported on stderr and the
+A group that cannot be read (gone, not authorised, a Kafka Streams or share group: they have no
+single owner and committed offset per partition) is reported on stderr and the
 sample goes on; the summary counts groups sampled and skipped.
 """
 
@@ -28,8 +29,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from cluster.errors import ClusterError
+from cluster.errors import ClusterError, UnsupportedGroupError
 from cluster.reader import ClusterReader, TopicPartitionKey
+from cluster.share_group import ShareGroupDescription
 from cluster.snapshot import describe_any_group, topics_of
 
 #: Shortest interval accepted between samples (seconds).
@@ -40,7 +42,13 @@ def sample_group(
     reader: ClusterReader, group_id: str, cluster: str, now: datetime
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Steps 2-3 for one group: (offsets rows, members rows)."""
-    group, _ = describe_any_group(reader, group_id)  # a KIP-848 member owns its target
+    group, described = describe_any_group(reader, group_id)  # a KIP-848 member owns its target
+    if isinstance(described, ShareGroupDescription):
+        raise UnsupportedGroupError(
+            f"group {group_id!r} is a share group (KIP-932): the pipeline's tables hold one owner"
+            " and one committed offset per partition, which a share group does not have; read it"
+            " with python -m cluster snapshot instead."
+        )
     committed = reader.committed_offsets(group_id)
     wanted = topics_of(group.members) | {topic for topic, _ in committed}
     metadata = reader.topics(wanted)

@@ -2,8 +2,14 @@
 
 Steps of :func:`snapshot_group`:
 
-1. Describe the group (members, decoded subscriptions and assignments, chosen assignor). A
-   KIP-848 group (``group.protocol=consumer``) is described by ConsumerGroupDescribe instead:
+1. Describe the group (members, decoded subscriptions and assignments, chosen assignor). A share
+   group (KIP-932) is described by ShareGroupDescribe: its assignor (``simple`` ->
+   ``share-simple``), epochs, and per member what it holds as ``owned_partitions`` (several
+   members may hold one partition); DescribeShareGroupOffsets gives its share-partition start
+   offsets (written as ``committed_offsets``) and Kafka's lag per partition (``lags``). A
+   Kafka Streams group is not a consumer-group scenario (:func:`read_group` reads it as a Streams
+   scenario). A KIP-848 group (``group.protocol=consumer``) is described by
+   ConsumerGroupDescribe instead:
    its server assignor (``uniform`` or ``server-range``), epochs, and per member the target
    assignment (as ``owned_partitions``) and the current one (named in the description when they
    differ). A missing group or a missing permission stops here with a specific error.
@@ -44,9 +50,16 @@ from assignors import (
     MAX_TOTAL_PARTITIONS,
     Scenario,
     ScenarioError,
+    StreamsScenario,
     parse_scenario,
 )
-from cluster.errors import ClusterError, ConsumerProtocolGroupError, GroupNotFoundError
+from cluster.errors import (
+    ClusterError,
+    ConsumerProtocolGroupError,
+    GroupNotFoundError,
+    ShareGroupError,
+    StreamsGroupError,
+)
 from cluster.reader import (
     ClusterReader,
     ConsumerGroupDescription,
@@ -55,6 +68,7 @@ from cluster.reader import (
     TopicMetadata,
     TopicPartitionKey,
 )
+from cluster.share_group import ShareGroupDescription
 
 MAX_SAMPLE_SECONDS = 300.0
 
@@ -152,22 +166,47 @@ def snapshot_group(
             f"the sampling interval must be 0 to {MAX_SAMPLE_SECONDS:g} s, got {sample_seconds:g}"
         )
     group, consumer_group = describe_any_group(reader, group_id)
-    note = "" if consumer_group is None else consumer_group_note(consumer_group)
-    committed = reader.committed_offsets(group_id)
+    lags: dict[TopicPartitionKey, int] = {}
+    if isinstance(consumer_group, ShareGroupDescription):
+        note = share_group_note(consumer_group)
+        committed, lags = share_offsets(reader, group)
+    else:
+        note = "" if consumer_group is None else consumer_group_note(consumer_group)
+        committed = reader.committed_offsets(group_id)
     if not group.members and not committed:
         raise GroupNotFoundError(group_id)
-    raw = scenario_json(reader, group, committed, sample_seconds, sleep, clock)
+    raw = scenario_json(reader, group, committed, sample_seconds, sleep, clock, lags)
     raw["description"] += note
     return parse_scenario(raw, path="")
 
 
+def read_group(
+    reader: ClusterReader, group_id: str
+) -> tuple[Scenario | StreamsScenario, tuple[str, ...]]:
+    """Any group as the scenario of its kind: a Kafka Streams group (KIP-1071) as a Streams
+    scenario (:func:`cluster.streams_snapshot.snapshot_streams_group`), every other kind
+    (classic, KIP-848, share) as a consumer-group scenario (:func:`snapshot_group`)."""
+    try:
+        return snapshot_group(reader, group_id)
+    except StreamsGroupError:
+        from cluster.streams_snapshot import snapshot_streams_group
+
+        return snapshot_streams_group(reader, group_id)
+
+
 def describe_any_group(
     reader: ClusterReader, group_id: str
-) -> tuple[GroupDescription, ConsumerGroupDescription | None]:
-    """A classic group as DescribeGroups says, or a KIP-848 group as ConsumerGroupDescribe says
-    (then also its full description); see :func:`consumer_group_as_description`."""
+) -> tuple[GroupDescription, ConsumerGroupDescription | ShareGroupDescription | None]:
+    """A classic group as DescribeGroups says, a KIP-848 group as ConsumerGroupDescribe says or
+    a share group as ShareGroupDescribe says (then also its full description); see
+    :func:`consumer_group_as_description` and :func:`share_group_as_description`. A Streams
+    group raises :class:`~cluster.errors.StreamsGroupError` (it has tasks, not partitions per
+    member: :func:`read_group` reads it)."""
     try:
         return reader.describe_group(group_id), None
+    except ShareGroupError:
+        share_group = reader.describe_share_group(group_id)
+        return share_group_as_description(share_group), share_group
     except ConsumerProtocolGroupError:
         consumer_group = reader.describe_consumer_group(group_id)
     regex = any(member.subscribed_regex for member in consumer_group.members)
@@ -220,6 +259,70 @@ def consumer_group_as_description(
     )
 
 
+#: Share-group assignor names (``group.share.assignors``) -> this project's strategy names.
+SHARE_ASSIGNORS = {"simple": "share-simple"}
+
+
+def share_group_as_description(group: ShareGroupDescription) -> GroupDescription:
+    """A share group in the shape :func:`scenario_json` reads: each member's subscription and,
+    as ``owned_partitions``, what it holds (two members may hold one partition)."""
+    members = tuple(
+        MemberDescription(
+            member_id=member.member_id,
+            client_id=member.client_id or None,
+            host=member.host or None,
+            group_instance_id=None,
+            topics=member.subscribed_topics,
+            subscription_user_data=b"",
+            owned_partitions=(),
+            generation=None,
+            rack=member.rack,
+            assignment=member.assignment,
+            assignment_user_data=b"",
+        )
+        for member in group.members
+    )
+    return GroupDescription(
+        group_id=group.group_id,
+        state=group.state,
+        protocol_type="share",
+        protocol=SHARE_ASSIGNORS.get(group.assignor, group.assignor),
+        members=members,
+    )
+
+
+def share_offsets(
+    reader: ClusterReader, group: GroupDescription
+) -> tuple[dict[TopicPartitionKey, int | None], dict[TopicPartitionKey, int]]:
+    """A share group's share-partition start offsets (as ``committed_offsets``: where the group
+    resumes) and Kafka's own lag per partition, over every partition of its topics."""
+    metadata = reader.topics(topics_of(group.members))
+    keys = [(name, p) for name, topic in metadata.items() for p in range(topic.partitions)]
+    offsets = reader.share_group_offsets(group.group_id, keys)
+    committed: dict[TopicPartitionKey, int | None] = {k: s for k, (s, _) in offsets.items()}
+    lags = {key: lag for key, (_, lag) in offsets.items() if lag is not None}
+    return committed, lags
+
+
+def share_group_note(group: ShareGroupDescription) -> str:
+    """One sentence for a share group's scenario description."""
+    shared = _shared_partitions(group)
+    return (
+        f" Share group (KIP-932, assignor {group.assignor}, group epoch {group.group_epoch},"
+        f" assignment epoch {group.assignment_epoch}): {shared} partition(s) held by more than"
+        " one member; owned_partitions are what each member holds, committed_offsets the"
+        " share-partition start offsets and lags Kafka's own share-group lag."
+    )
+
+
+def _shared_partitions(group: ShareGroupDescription) -> int:
+    holders: dict[TopicPartitionKey, int] = {}
+    for member in group.members:
+        for key in member.assignment:
+            holders[key] = holders.get(key, 0) + 1
+    return sum(1 for count in holders.values() if count > 1)
+
+
 def consumer_group_note(group: ConsumerGroupDescription) -> str:
     """One sentence for the scenario's description: protocol, epochs, who still reconciles."""
     pending = group.reconciling
@@ -242,8 +345,10 @@ def scenario_json(
     sample_seconds: float = 0.0,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
+    lags: Mapping[TopicPartitionKey, int] | None = None,
 ) -> dict[str, Any]:
-    """Steps 2-6: the scenario JSON object for a described group."""
+    """Steps 2-6: the scenario JSON object for a described group; ``lags`` (a share group's,
+    as Kafka computes them) are written for each topic that has one for every partition."""
     wanted = topics_of(group.members) | {topic for topic, _ in committed}
     check_sizes(group, wanted, {})
     metadata = reader.topics(wanted)
@@ -288,6 +393,8 @@ def scenario_json(
             entry["log_start_offsets"] = [starts[key] for key in keys]
             entry["log_end_offsets"] = [ends[key] for key in keys]
         entry["committed_offsets"] = [committed.get(key) for key in keys]
+        if lags and all(key in lags for key in keys):
+            entry["lags"] = [lags[key] for key in keys]
         if produce_rates:
             entry["produce_rates"] = [round(produce_rates.get(key, 0.0), 3) for key in keys]
         topics.append(entry)
@@ -296,10 +403,11 @@ def scenario_json(
         if item["member_id"] in consume_rates:
             item["consume_rate"] = round(consume_rates[item["member_id"]], 3)
     taken = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+    kind = "share" if group.protocol_type == "share" else "consumer"
     raw: dict[str, Any] = {
         "name": f"Group {group.group_id}",
         "description": (
-            f"Snapshot of consumer group {group.group_id} ({group.state or 'unknown state'},"
+            f"Snapshot of {kind} group {group.group_id} ({group.state or 'unknown state'},"
             f" {len(members)} members) taken {taken}."
         ),
         "group_id": group.group_id,

@@ -4,7 +4,8 @@ Opens on the default sample with no configuration. The sidebar picks the source 
 strategies; the main page shapes the what-if and shows every view. A Kafka Streams application
 gets its own view (:mod:`dashboard.streams_panel`). The sidebar's *View* switch also shows the
 pipeline's History (:mod:`dashboard.history_view`) and Fleet (:mod:`dashboard.fleet_view`)
-views, read from ``AE_PIPELINE_OUTPUT`` (default ``pipeline-output/`` in the checkout). State
+views, read from ``AE_PIPELINE_OUTPUT`` (default ``pipeline-output/`` in the checkout), and the
+Deploy view (:mod:`dashboard.deploy_view`: a rolling restart, scale step or upgrade). State
 lives in :mod:`dashboard.state`; the core does all the work (:mod:`dashboard.compute`).
 """
 
@@ -25,6 +26,7 @@ if _CHECKOUT not in sys.path:
 from dashboard import (  # noqa: E402
     big_group,
     compute,
+    deploy_view,
     export_panel,
     fleet_view,
     history_view,
@@ -53,7 +55,7 @@ PIPELINE_INPUT = Path(
     os.environ.get("AE_PIPELINE_INPUT") or Path(_CHECKOUT) / "sample_data" / "history"
 )
 PIPELINE_OUTPUT = Path(os.environ.get("AE_PIPELINE_OUTPUT") or Path(_CHECKOUT) / "pipeline-output")
-VIEWS = ("Explorer", "History", "Fleet")
+VIEWS = ("Explorer", "History", "Fleet", "Deploy")
 _VIEW = "ae.view"
 _FLEET_SOURCE = "ae.fleet_source"
 
@@ -69,6 +71,9 @@ if st.session_state.get(_VIEW) == "Fleet" and st.session_state.get(_FLEET_SOURCE
     st.session_state[_VIEW] = "Explorer"
 with st.sidebar:
     view = st.radio("View", VIEWS, horizontal=True, key=_VIEW)
+if view == "Deploy":  # before a deploy: rolling restarts, scale steps, upgrades (issue 15)
+    deploy_view.page()
+    st.stop()
 if view != "Explorer":
     st.title(f"Assignment Explorer · {view}")
     problem = state.take_error()

@@ -5,8 +5,9 @@ Steps:
 1. The user fills the connection form (bootstrap servers, security protocol, SASL mechanism,
    user name, password, CA file, timeout) and presses *Connect*: a
    :class:`~cluster.reader.ClusterReader` lists the groups (id, state, member count).
-2. The user picks a group and presses *Load group*: :func:`cluster.snapshot.snapshot_group`
-   turns it into a scenario, which becomes the source.
+2. The user picks a group (each shown with its kind: classic, consumer, Kafka Streams, share)
+   and presses *Load group*: :func:`cluster.snapshot.read_group` turns it into a scenario, which
+   becomes the source; a Kafka Streams group becomes a Streams source and opens the Streams view.
 
 Any :class:`~cluster.errors.ClusterError` (unreachable, refused credentials, unknown group, ...)
 is shown as it is and the scenario already loaded stays. The password lives only in its widget:
@@ -19,10 +20,10 @@ import time
 
 import streamlit as st
 
-from assignors import AssignmentExplorerError
+from assignors import AssignmentExplorerError, StreamsScenario
 from cluster.connection import SASL_MECHANISMS, SECURITY_PROTOCOLS, ConnectionSettings, Secret
 from cluster.reader import ClusterReader, GroupListing
-from cluster.snapshot import snapshot_group
+from cluster.snapshot import read_group
 from dashboard import state
 
 _GROUPS = "ae.cluster_groups"
@@ -47,7 +48,17 @@ def settings_from_form() -> ConnectionSettings:
 
 def _describe(group: GroupListing) -> str:
     members = "?" if group.members is None else str(group.members)
-    return f"{group.group_id} — {group.state}, {members} member(s)"
+    kind = _KINDS.get(group.group_type or "", group.group_type or group.protocol_type or "group")
+    return f"{group.group_id} — {kind}, {group.state}, {members} member(s)"
+
+
+#: ListGroups' group type -> how the picker names it.
+_KINDS = {
+    "classic": "classic",
+    "consumer": "consumer (KIP-848)",
+    "streams": "Kafka Streams",
+    "share": "share",
+}
 
 
 def render() -> None:
@@ -79,7 +90,7 @@ def render() -> None:
         st.caption("The reader only describes groups and reads offsets; it never joins or commits.")
         return
     if not groups:
-        st.info("Connected: the cluster has no consumer group.")
+        st.info("Connected: the cluster has no group.")
         return
     by_id = {group.group_id: group for group in groups}
     chosen = st.selectbox(
@@ -97,11 +108,27 @@ def _load(group_id: str) -> None:
     settings = settings_from_form()
     try:
         with ClusterReader(settings) as reader:
-            scenario, warnings = snapshot_group(reader, group_id)
+            scenario, warnings = read_group(reader, group_id)
     except AssignmentExplorerError as error:
         state.report_error(f"Could not load group {group_id!r}: {error}")
         return
     taken_at = time.strftime("%H:%M:%S")
+    if isinstance(scenario, StreamsScenario):
+        from dashboard.source_panel import streams_source  # it imports this module
+
+        state.set_source(
+            streams_source(
+                scenario,
+                kind="cluster",
+                label=f"group {group_id} on {settings.bootstrap_servers} at {taken_at} (read-only)",
+                key=f"cluster:{settings.bootstrap_servers}:{group_id}:{time.time_ns()}",
+            )
+        )
+        state.report_notice(
+            f"Loaded Kafka Streams group {group_id}: {len(scenario.clients)} instance(s),"
+            f" {len(scenario.tasks)} task(s); it opens in the Kafka Streams view."
+        )
+        return
     state.set_source(
         state.Source(
             kind="cluster",

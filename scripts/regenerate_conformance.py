@@ -2,8 +2,10 @@
 
 Usage: ``.venv/bin/python scripts/regenerate_conformance.py [--kafka 4.4.0] [--check]``
 
-Every case of ``tests/conformance/{client,server,streams}.jsonl`` goes to the oracle for that
-Kafka version; its answer becomes the case's ``expected`` and ``versions.json`` names the version.
+Every case of the Kafka files of ``tests/conformance/`` (client, server, streams, streams-sticky,
+streams-group) goes to the oracle for that Kafka version (a file whose assignor that version
+lacks is left alone); its answer becomes the case's ``expected`` and ``versions.json`` names
+the version.
 Prints, per file, how many cases changed and the ids of the changed ones. ``--check`` changes
 nothing (exit code 1 when some answer differs from the recorded one). The design documents'
 files are models of rules, not Kafka, and are left alone.
@@ -19,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.differential.compare import differ
+from tests.differential.core import in_kafka
 from tests.oracle import NEWEST, Oracle
 
 CONFORMANCE = Path(__file__).resolve().parent.parent / "tests" / "conformance"
@@ -27,6 +30,9 @@ PRODUCERS = {
     "StickyAssignor, CooperativeStickyAssignor)",
     "server.jsonl": "Apache Kafka's group-coordinator assignors (UniformAssignor, RangeAssignor)",
     "streams.jsonl": "Kafka Streams' HighAvailabilityTaskAssignor",
+    "streams-sticky.jsonl": "Kafka Streams' StickyTaskAssignor (KIP-924)",
+    "streams-group.jsonl": "Apache Kafka's group-coordinator StickyTaskAssignor of Streams groups "
+    "(KIP-1071)",
 }
 
 
@@ -42,6 +48,9 @@ def main() -> int:
         for file_name, producer in PRODUCERS.items():
             path = CONFORMANCE / file_name
             cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+            if not all(in_kafka(c["strategy"], args.kafka) for c in cases):
+                print(f"{file_name}: Kafka {args.kafka} has no such assignor; left alone")
+                continue
             answers = oracle.answer_all(
                 {"id": c["id"], "strategy": c["strategy"], "scenario": c["scenario"]} for c in cases
             )

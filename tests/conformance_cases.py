@@ -76,7 +76,24 @@ def run_case(case: Case) -> tuple[bool, str]:
         return False, "member sets differ"
     parsed = strategy.parse(case.scenario)
     answer = strategy.to_json(strategy.compute(parsed))
+    if "members" in case.expected:
+        why = compare_members(answer, case.expected)
+        return not why, why
     return _compare_tasks(answer, case.expected)
+
+
+def compare_members(answer: dict[str, Any], expected: dict[str, Any]) -> str:
+    """Empty when every member has the same process and the same active and standby task sets."""
+    got, want = answer.get("members", {}), expected.get("members", {})
+    if set(got) != set(want):
+        return f"member sets differ: {sorted(set(got) ^ set(want))[:6]}"
+    for member, tasks in want.items():
+        if got[member].get("process_id") != tasks.get("process_id"):
+            return f"{member}: process {got[member].get('process_id')} != {tasks.get('process_id')}"
+        for key in ("active", "standby"):
+            if set(got[member].get(key, [])) != set(tasks.get(key, [])):
+                return f"{member}.{key}: got {got[member].get(key)} want {tasks.get(key)}"
+    return ""
 
 
 def _compare_tasks(answer: dict[str, Any], expected: dict[str, Any]) -> tuple[bool, str]:

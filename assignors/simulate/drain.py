@@ -35,7 +35,7 @@ O(partitions) per phase; per-partition state is never touched inside the steady 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -505,3 +505,43 @@ def _group_projection(
         default_consume_rate=default_consume_rate,
         members_using_default_rate=using_default,
     )
+
+
+def backlog_through(
+    scenario: Scenario,
+    simulation: RebalanceSimulation,
+    *,
+    default_consume_rate: float = DEFAULT_CONSUME_RATE,
+    lags: Mapping[TopicPartition, int] | None = None,
+) -> Iterator[tuple[float, tuple[TopicPartition, ...], tuple[float, ...]]]:
+    """Every partition's backlog at ``t = 0`` and at the end of each phase of ``simulation``
+    with time in it, as ``(time_s, partitions, backlogs)`` (partitions sorted, the same tuple
+    each time; backlogs aligned with them).
+
+    The same model as :func:`project_drain` (steps 1-4) without the grid: the figures at each
+    phase end are what :meth:`_Projection.run_segment` leaves, so their totals per reader are
+    exact. Lazy: one phase is worked out per item asked for (O(partitions) each).
+    """
+    if not (math.isfinite(default_consume_rate) and default_consume_rate >= 0):
+        raise DrainError(f"the default consume rate must be >= 0, got {default_consume_rate}")
+    target, segments, _ = _what_holds(simulation, None)
+    given_rates = {m.member_id: m.consume_rate for m in scenario.members}
+    readers = {m for phase in simulation.phases for m in phase.consuming} | set(target.partitions)
+    consume = {
+        m: default_consume_rate if given_rates.get(m) is None else float(given_rates[m] or 0.0)
+        for m in sorted(readers)
+    }
+    universe = _universe(scenario, target, simulation)
+    projection = _Projection(
+        [],
+        universe,
+        lag_by_partition(scenario) if lags is None else lags,
+        produce_rate_by_partition(scenario),
+        target.owner_of(),
+        consume,
+    )
+    partitions = tuple(universe)
+    yield 0.0, partitions, tuple(projection.lag)
+    for start, end, consuming in segments:
+        projection.run_segment(start, end, consuming)
+        yield end, partitions, tuple(projection.lag)

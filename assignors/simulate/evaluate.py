@@ -23,6 +23,11 @@ Steps (each after the first two runs only when a caller asks for its answer, onc
       the current assignment;
    e. ``drain(horizon_s, step_s)``: the lag-drain projection after the rebalance.
 
+   f. ``deploy`` (when :func:`evaluate` is given ``deploy=``): the deploy plan played on the
+      after, the strategy being the group's assignor
+      (:func:`assignors.simulate.deploy.plan_deploy`), and ``deploy_ranking`` the plan's
+      alternatives ranked (:func:`assignors.simulate.deploy_rank.rank_deploys`).
+
 4. The before's own figures: ``current_metrics`` and ``current_drain(...)`` (no rebalance).
 
 Invariants: an :class:`Evaluation` and its :class:`StrategyEvaluation` objects never change what
@@ -44,9 +49,11 @@ from typing import Any, TypeVar
 from assignors.errors import AssignmentExplorerError
 from assignors.model import Assignment, Scenario, TopicPartition
 from assignors.simulate import changes as change_ops
+from assignors.simulate import deploy as deploy_ops
+from assignors.simulate import deploy_rank, rebalance
 from assignors.simulate import drain as drain_ops
 from assignors.simulate import metrics as metric_ops
-from assignors.simulate import rebalance
+from assignors.simulate.deploy_plan import DeployError, DeployPlan
 from assignors.strategy import PartitionStrategy, RebalanceProtocol
 
 T = TypeVar("T")
@@ -187,6 +194,44 @@ class StrategyEvaluation:
             ),
         )
 
+    def _deploy_plan(self) -> DeployPlan:
+        plan = self.evaluation.deploy
+        if plan is None:
+            raise DeployError("no deploy plan was given to evaluate(..., deploy=...)")
+        if self.strategy is None:
+            _ = self.settlement  # raises the strategy's own error
+        return plan
+
+    @property
+    def deploy(self) -> deploy_ops.DeployOutcome:
+        """The deploy plan played on the after with this strategy as the group's (step 3f)."""
+        ev = self.evaluation
+        return _memo(
+            self._memo,
+            "deploy",
+            lambda: deploy_ops.plan_deploy(
+                ev.after,
+                self.strategy or self.name,
+                self._deploy_plan(),
+                default_consume_rate=ev.default_consume_rate,
+            ),
+        )
+
+    @property
+    def deploy_ranking(self) -> deploy_rank.DeployRanking:
+        """The deploy plan and its alternatives, ranked (step 3f)."""
+        ev = self.evaluation
+        return _memo(
+            self._memo,
+            "deploy_ranking",
+            lambda: deploy_rank.rank_deploys(
+                ev.after,
+                self.strategy or self.name,
+                self._deploy_plan(),
+                default_consume_rate=ev.default_consume_rate,
+            ),
+        )
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -209,6 +254,7 @@ class Evaluation:
     horizon_s: float = DEFAULT_HORIZON_S
     step_s: float | None = None
     default_consume_rate: float = drain_ops.DEFAULT_CONSUME_RATE
+    deploy: DeployPlan | None = None
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -299,6 +345,7 @@ def evaluate(
     previous: Assignment | None = None,
     timings: rebalance.Timings | None = None,
     default_consume_rate: float = drain_ops.DEFAULT_CONSUME_RATE,
+    deploy: DeployPlan | None = None,
 ) -> Evaluation:
     """What ``changes`` do to ``scenario`` under each of ``strategies`` (steps 1-2 run now).
 
@@ -306,7 +353,8 @@ def evaluate(
     :func:`assignors.simulate.changes.current_assignment`); ``protocols`` are those
     :meth:`StrategyEvaluation.protocol_runs` plays; ``horizon_s`` and ``step_s`` the drain's
     defaults (:data:`DEFAULT_HORIZON_S`, :func:`default_step`); ``timings`` the rebalance's
-    durations. Raises :class:`~assignors.simulate.changes.ChangeError` when a change does not
+    durations; ``deploy`` a deploy plan each strategy's ``deploy`` and ``deploy_ranking``
+    play. Raises :class:`~assignors.simulate.changes.ChangeError` when a change does not
     fit and the core's errors when the current assignment cannot be computed; a strategy that
     cannot run reports it in its own ``error``.
     """
@@ -325,4 +373,5 @@ def evaluate(
         horizon_s=DEFAULT_HORIZON_S if horizon_s is None else horizon_s,
         step_s=step_s,
         default_consume_rate=default_consume_rate,
+        deploy=deploy,
     )

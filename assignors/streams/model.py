@@ -74,7 +74,10 @@ _UUID_ANY_CASE = re.compile(r"^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12
 
 _TOP_FIELDS = ("tasks", "clients", "config", "name", "description")
 _TASK_FIELDS = ("id", "stateful")
-_CLIENT_FIELDS = ("process_id", "capacity", "prev_active", "prev_standby", "task_lags")
+_CLIENT_FIELDS = ("process_id", "capacity", "prev_active", "prev_standby", "task_lags", "members")
+_MEMBER_FIELDS = ("member_id", "prev_active", "prev_standby", "task_offsets")
+#: The longest member id (Kafka's own are 22 to 36 characters).
+MAX_MEMBER_ID_LENGTH = 1_024
 _CONFIG_FIELDS = (
     "num_standby_replicas",
     "acceptable_recovery_lag",
@@ -110,12 +113,31 @@ class StreamsTask:
 
 
 @dataclass(frozen=True, slots=True)
+class StreamsMember:
+    """One member of a Streams group (KIP-1071): one stream thread of a client.
+
+    Only the broker-side assignor of Streams groups reads members. ``prev_active`` and
+    ``prev_standby`` are the member's current target tasks; ``task_offsets`` the cumulative
+    changelog offsets (offset sums) the member reported, per task (higher: more state restored;
+    ``-2`` for a task it runs as active).
+    """
+
+    member_id: str
+    prev_active: tuple[TaskId, ...] = ()
+    prev_standby: tuple[TaskId, ...] = ()
+    task_offsets: Mapping[TaskId, int] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True, slots=True)
 class StreamsClient:
     """One Kafka Streams instance.
 
     ``task_lags`` holds one lag per stateful task (``LATEST_OFFSET``, ``UNKNOWN_OFFSET`` or a
     record count >= 0). ``prev_active`` / ``prev_standby`` are what the client held before; the
     high-availability assignor reads only the lags (its stickiness comes from them).
+    ``members`` (optional) are the client's group members (one per thread, so exactly
+    ``capacity`` of them) with their own previous tasks; the client's ``prev_active`` is then the
+    union of theirs and ``prev_standby`` the union of theirs less ``prev_active``.
     """
 
     process_id: str
@@ -123,6 +145,7 @@ class StreamsClient:
     prev_active: tuple[TaskId, ...] = ()
     prev_standby: tuple[TaskId, ...] = ()
     task_lags: Mapping[TaskId, int] = field(default_factory=lambda: MappingProxyType({}))
+    members: tuple[StreamsMember, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +245,7 @@ def streams_scenario_to_json(scenario: StreamsScenario) -> dict[str, Any]:
                 "prev_standby": [str(task) for task in client.prev_standby],
                 "task_lags": {str(task): lag for task, lag in sorted(client.task_lags.items())},
             }
+            | _members_to_json(client)
             for client in scenario.clients
         ],
         "config": {
@@ -236,6 +260,25 @@ def streams_scenario_to_json(scenario: StreamsScenario) -> dict[str, Any]:
     if scenario.description is not None:
         result["description"] = scenario.description
     return result
+
+
+def _members_to_json(client: StreamsClient) -> dict[str, Any]:
+    """A client's ``members`` (its previous tasks then live there, not on the client)."""
+    if not client.members:
+        return {}
+    return {
+        "prev_active": [],
+        "prev_standby": [],
+        "members": [
+            {
+                "member_id": member.member_id,
+                "prev_active": [str(task) for task in member.prev_active],
+                "prev_standby": [str(task) for task in member.prev_standby],
+                "task_offsets": {str(t): o for t, o in sorted(member.task_offsets.items())},
+            }
+            for member in client.members
+        ],
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -448,6 +491,24 @@ def _parse_client(
             "prev_active; a client holds a task either as active or as standby",
         )
     lags = _parse_lags(raw.get("task_lags"), f"{path}.task_lags", tasks, check)
+    members = _parse_members(raw.get("members"), f"{path}.members", tasks, check)
+    if members:
+        if prev_active or prev_standby:
+            check.error(
+                f"{path}.prev_active",
+                "a client that lists its members gives the previous tasks per member; leave "
+                "the client's prev_active and prev_standby empty",
+            )
+        if capacity is not None and capacity != len(members):
+            check.error(
+                f"{path}.capacity",
+                f"capacity {capacity} but {len(members)} member(s); a Streams group member is "
+                "one stream thread, so capacity must equal the number of members",
+            )
+        prev_active = tuple(sorted({t for m in members for t in m.prev_active}))
+        prev_standby = tuple(
+            sorted({t for m in members for t in m.prev_standby} - set(prev_active))
+        )
     if len(check.errors) > errors_before or capacity is None or not isinstance(process_id, str):
         return None
     return StreamsClient(
@@ -456,7 +517,73 @@ def _parse_client(
         prev_active=prev_active,
         prev_standby=prev_standby,
         task_lags=MappingProxyType(dict(sorted(lags.items()))),
+        members=members,
     )
+
+
+def _parse_members(
+    raw: object, path: str, tasks: _TaskTable, check: Problems
+) -> tuple[StreamsMember, ...]:
+    """A client's optional ``members`` list (see :class:`StreamsMember`)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        check.error(path, f"expected a list of members, got {type_name(raw)}")
+        return ()
+    if len(raw) > MAX_CAPACITY:
+        check.error(path, f"{len(raw):,} members; at most {MAX_CAPACITY:,}")
+        return ()
+    members: list[StreamsMember] = []
+    for index, item in enumerate(raw):
+        here = f"{path}[{index}]"
+        if not isinstance(item, dict):
+            check.error(here, f"expected a member object, got {type_name(item)}")
+            continue
+        check.unknown_fields(item, _MEMBER_FIELDS, here)
+        member_id = item.get("member_id")
+        if not isinstance(member_id, str) or not member_id:
+            check.error(
+                f"{here}.member_id", f"expected a non-empty string, got {type_name(member_id)}"
+            )
+            continue
+        if len(member_id) > MAX_MEMBER_ID_LENGTH:
+            check.error(f"{here}.member_id", f"longer than {MAX_MEMBER_ID_LENGTH:,} characters")
+            continue
+        active = _parse_task_list(item.get("prev_active"), f"{here}.prev_active", tasks, check)
+        standby = _parse_task_list(item.get("prev_standby"), f"{here}.prev_standby", tasks, check)
+        both = sorted(set(active) & set(standby))
+        if both:
+            check.error(
+                f"{here}.prev_standby",
+                f"task {both[0]} also in prev_active; a member holds a task either as active "
+                "or as standby",
+            )
+        offsets = _parse_offsets(item.get("task_offsets"), f"{here}.task_offsets", tasks, check)
+        members.append(StreamsMember(member_id, active, standby, MappingProxyType(offsets)))
+    return tuple(members)
+
+
+def _parse_offsets(raw: object, path: str, tasks: _TaskTable, check: Problems) -> dict[TaskId, int]:
+    """A member's ``task_offsets``: task id -> offset sum (a Java long)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        check.error(path, f"expected an object mapping task id to offset sum, got {type_name(raw)}")
+        return {}
+    if len(raw) > MAX_TASKS:
+        check.error(path, f"{len(raw):,} entries; at most {MAX_TASKS:,} (one per task)")
+        return {}
+    offsets: dict[TaskId, int] = {}
+    for key, value in raw.items():
+        here = f"{path}.{key}"
+        task = tasks.by_text.get(key)
+        if task is None:
+            _report_bad_task_ref(key, here, check)
+            continue
+        value = check.integer(value, here, minimum=-_JAVA_LONG_MAX - 1, maximum=_JAVA_LONG_MAX)
+        if value is not None:
+            offsets[task] = value
+    return dict(sorted(offsets.items()))
 
 
 def _parse_config(raw: object, path: str, check: Problems) -> StreamsConfig:
@@ -508,6 +635,22 @@ def _parse_config(raw: object, path: str, check: Problems) -> StreamsConfig:
     )
 
 
+def _check_member_ids_unique(clients: list[StreamsClient], path: str, check: Problems) -> None:
+    """Member ids identify members across the whole group."""
+    seen: dict[str, str] = {}
+    for client in clients:
+        for member in client.members:
+            if member.member_id in seen:
+                check.error(
+                    f"{path}.clients",
+                    f'member "{member.member_id[:80]}" listed twice (clients '
+                    f"{seen[member.member_id]} and {client.process_id}); member ids are unique "
+                    "in a group",
+                )
+            else:
+                seen[member.member_id] = client.process_id
+
+
 def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenario:
     """Validate a JSON Streams scenario object (see the module docstring for the rules).
 
@@ -549,6 +692,7 @@ def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenar
             if client is not None:
                 clients.append(client)
 
+    _check_member_ids_unique(clients, path, check)
     name = raw.get("name")
     description = raw.get("description")
     for key, value in (("name", name), ("description", description)):

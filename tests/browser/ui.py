@@ -177,7 +177,9 @@ def undo(page: Any) -> None:
     count = edits_count(page)
     panel = open_expander(page, "Shape the what-if")
     panel.get_by_role("tab", name=re.compile(r"^Edits")).click()
-    panel.get_by_role("button", name="Undo last edit").click()
+    settle(page)
+    # While Streamlit redraws a moved element the old copy can linger a moment: the last is new.
+    panel.get_by_role("button", name="Undo last edit").last.click()
     settle(page)
     assert eventually(page, lambda: edits_count(page) == count - 1), count
 

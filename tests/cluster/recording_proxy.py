@@ -54,6 +54,13 @@ API_NAMES = {
     60: "DescribeCluster",
     68: "ConsumerGroupHeartbeat",
     69: "ConsumerGroupDescribe",
+    76: "ShareGroupHeartbeat",
+    77: "ShareGroupDescribe",
+    78: "ShareFetch",
+    79: "ShareAcknowledge",
+    88: "StreamsGroupHeartbeat",
+    89: "StreamsGroupDescribe",
+    90: "DescribeShareGroupOffsets",
 }
 
 

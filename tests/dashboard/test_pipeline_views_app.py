@@ -63,7 +63,7 @@ def test_without_pipeline_output_the_views_say_what_to_run(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     app = _start(monkeypatch, tmp_path / "nothing-here")
-    assert app.radio(key="ae.view").options == ["Explorer", "History", "Fleet"]
+    assert app.radio(key="ae.view").options == ["Explorer", "History", "Fleet", "Deploy"]
     _view(app, "History")
     assert "python -m pipeline lag" in app.info[0].value
     _view(app, "Fleet")

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conformance_cases import _compare_tasks, partition_sets
-from tests.differential.core import STREAMS_STRATEGIES, ours
+from tests.conformance_cases import _compare_tasks, compare_members, partition_sets
+from tests.differential.core import STREAMS_GROUP_STRATEGIES, STREAMS_STRATEGIES, ours
 from tests.oracle import Oracle
 
 
@@ -44,6 +44,8 @@ def differ(strategy: str, our_answer: dict[str, Any], kafka: dict[str, Any]) -> 
         return f"ours: {mine}; kafka: {kafka.get('error', 'an assignment')}"
     if strategy in STREAMS_STRATEGIES:
         return _compare_tasks(our_answer["assignment"], kafka["assignment"])[1]
+    if strategy in STREAMS_GROUP_STRATEGIES:
+        return compare_members(our_answer["assignment"], kafka["assignment"])
     got = partition_sets(our_answer["assignment"])
     want = partition_sets(kafka["assignment"])
     for member in sorted(set(got) | set(want)):

@@ -16,10 +16,21 @@ KAFKA_STRATEGIES = (
     "server-range",
     "share-simple",
     "streams-ha",
+    "streams-sticky",
+    "streams-group-sticky",
 )
 
-#: Strategies whose scenario is the Streams shape.
-STREAMS_STRATEGIES = frozenset({"streams-ha"})
+#: Strategies whose scenario is the Streams shape and whose answer is per client.
+STREAMS_STRATEGIES = frozenset({"streams-ha", "streams-sticky"})
+#: Strategies whose scenario is the Streams shape and whose answer is per group member.
+STREAMS_GROUP_STRATEGIES = frozenset({"streams-group-sticky"})
+#: Kafka versions that lack a strategy's Kafka class (their oracle answers an error).
+ABSENT_IN = {"3.9.2": frozenset({"streams-group-sticky"})}
+
+
+def in_kafka(strategy: str, version: str) -> bool:
+    """Whether Kafka ``version`` has the assignor ``strategy`` reproduces."""
+    return strategy not in ABSENT_IN.get(version, frozenset())
 
 
 def ours(line: bytes) -> dict[str, Any]:

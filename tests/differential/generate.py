@@ -25,7 +25,7 @@ import random
 import uuid
 from typing import Any
 
-from tests.differential.core import STREAMS_STRATEGIES
+from tests.differential.core import STREAMS_GROUP_STRATEGIES, STREAMS_STRATEGIES
 
 TOPIC_NAMES = ("t0", "t1", "t2", "orders", "payments", "clicks", "a", "B", "audit", "logs_raw")
 RACKS = ("r0", "r1", "r2")
@@ -39,11 +39,12 @@ MAX_SAME_HASH = 8
 def case(strategy: str, seed: int) -> dict[str, Any]:
     """The request for ``strategy`` built from ``seed`` (same seed, same request)."""
     rng = random.Random(f"{strategy}:{seed}")
-    scenario = (
-        streams_scenario(rng)
-        if strategy in STREAMS_STRATEGIES
-        else partition_scenario(rng, strategy)
-    )
+    if strategy in STREAMS_STRATEGIES:
+        scenario = streams_scenario(rng)
+    elif strategy in STREAMS_GROUP_STRATEGIES:
+        scenario = streams_group_scenario(rng)
+    else:
+        scenario = partition_scenario(rng, strategy)
     return {"id": f"{strategy}:{seed}", "strategy": strategy, "scenario": scenario}
 
 
@@ -87,13 +88,16 @@ def _topics(rng: random.Random, server: bool) -> list[dict[str, Any]]:
     return topics
 
 
-def _member_ids(rng: random.Random, count: int) -> list[str]:
-    style = rng.choice(("short", "uuid", "consumer", "colliding", "mixed"))
+def _member_ids(rng: random.Random, count: int, colliding: bool = True) -> list[str]:
+    kinds: tuple[str, ...] = ("short", "uuid", "consumer")
+    if colliding:
+        kinds = (*kinds, "colliding")
+    style = rng.choice((*kinds, "mixed"))
     ids: list[str] = []
     for _ in range(50 * count):
         if len(ids) == count:
             break
-        kind = rng.choice(("short", "uuid", "consumer", "colliding")) if style == "mixed" else style
+        kind = rng.choice(kinds) if style == "mixed" else style
         if kind == "short":
             member_id = f"c{rng.randrange(40)}"
         elif kind == "uuid":
@@ -236,3 +240,83 @@ def _lag(rng: random.Random, was_active: bool, acceptable: int) -> int:
     if roll < 0.6:
         return max(0, acceptable + rng.randint(-2, 2))
     return rng.choice((rng.randint(0, 50), rng.randint(0, 20_000), rng.randint(0, 10**7)))
+
+
+def streams_group_scenario(rng: random.Random) -> dict[str, Any]:
+    """A Streams group (KIP-1071): subtopologies (up to 12, so "10" sorts before "2"), processes
+    of one to four members (ids of every style, colliding hashes included; one group in ten
+    larger: up to 20 processes of up to 8, ids without colliding hashes), a previous target
+    assignment with owners that left, doubly claimed actives and standbys, and offset sums
+    (ties, -2 for running actives, dormant state on other members); some clients list no
+    members and stand for their threads."""
+    large = rng.random() < 0.1  # more processes and threads than buckets in a small HashMap
+    tasks: list[dict[str, Any]] = []
+    stateful_ids: list[str] = []
+    for subtopology in range(rng.choice((1, 1, 2, 2, 3, 4, 12))):
+        stateful = rng.random() < 0.6
+        for partition in range(rng.choice((1, 2, 3, 4, 6, 8, 12, *((24, 32) if large else ())))):
+            task_id = f"{subtopology}_{partition}"
+            tasks.append({"id": task_id, "stateful": stateful})
+            if stateful:
+                stateful_ids.append(task_id)
+    rng.shuffle(tasks)
+    standbys = rng.choice((0, 0, 1, 1, 2, 3))
+    processes = rng.choice((8, 12, 20)) if large else rng.choice((1, 2, 3, 4, 6))
+    process_ids = list(dict.fromkeys(_process_id(rng) for _ in range(processes)))
+    sizes = [rng.choice((1, 2, 4, 8) if large else (1, 1, 2, 3, 4)) for _ in process_ids]
+    # Large groups (HashMaps of 64 buckets and more) without colliding ids: eight of them plus
+    # one more id in their bucket make a tree bin, whose order java_order does not model.
+    member_ids = iter(_member_ids(rng, sum(sizes) + 4, colliding=not large))
+    clients: list[dict[str, Any]] = []
+    members: list[dict[str, Any]] = []
+    for process_id, size in zip(process_ids, sizes, strict=True):
+        client: dict[str, Any] = {"process_id": process_id, "capacity": size}
+        client["task_lags"] = {t: rng.choice((-2, 0, 50, 20_000)) for t in stateful_ids}
+        if rng.random() < 0.15:
+            client["prev_active"], client["prev_standby"] = [], []
+            members.append(client)  # a client without members: its tasks at the client level
+        else:
+            client["members"] = []
+            for _ in range(size):
+                member_id = next(member_ids, None) or f"extra-{len(members)}"
+                member = {"member_id": member_id, "prev_active": [], "prev_standby": []}
+                client["members"].append(member)
+                members.append(member)
+        clients.append(client)
+    _group_history(rng, [t["id"] for t in tasks], stateful_ids, members, standbys)
+    rng.shuffle(clients)
+    return {"tasks": tasks, "clients": clients, "config": {"num_standby_replicas": standbys}}
+
+
+def _group_history(
+    rng: random.Random,
+    task_ids: list[str],
+    stateful_ids: list[str],
+    holders: list[dict[str, Any]],
+    standbys: int,
+) -> None:
+    """Previous active / standby tasks and offset sums on ``holders`` (members or clients)."""
+    if rng.random() < 0.15:
+        return  # a new group
+    present = [h for h in holders if rng.random() < 0.8] or holders[:1]
+    offsets = (0, 100, 100, 5_000, rng.randrange(10**6))
+    for task in task_ids:
+        if rng.random() < 0.8:
+            owners = rng.sample(present, 2 if rng.random() < 0.05 and len(present) > 1 else 1)
+            for owner in owners:
+                owner["prev_active"].append(task)
+                if task in stateful_ids and "member_id" in owner and rng.random() < 0.7:
+                    owner.setdefault("task_offsets", {})[task] = rng.choice((-2, *offsets))
+        if task not in stateful_ids:
+            continue
+        for holder in rng.sample(present, min(len(present), rng.randint(0, standbys + 1))):
+            if task not in holder["prev_active"]:
+                holder["prev_standby"].append(task)
+                if "member_id" in holder and rng.random() < 0.7:
+                    holder.setdefault("task_offsets", {})[task] = rng.choice(offsets)
+        for holder in present:
+            if "member_id" in holder and rng.random() < 0.1:
+                holder.setdefault("task_offsets", {}).setdefault(task, rng.choice(offsets))
+    for holder in holders:
+        rng.shuffle(holder["prev_active"])
+        rng.shuffle(holder["prev_standby"])

@@ -10,6 +10,9 @@ What runs (all from the jars ``tests/kafka_cluster/pom.xml`` names, resolved by 
   ``SECURE`` = SASL_SSL with SCRAM-SHA-512 and PLAIN over TLS (a CA this module makes with
   trustme; the brokers' key store is PEM), ``INTERNAL`` (between brokers) and, on node 1,
   ``CONTROLLER``.
+- Streams groups (``group.protocol=streams``, KIP-1071) and share groups (KIP-932) are on: the
+  features ``streams.version=1`` and ``share.version=1`` are finalised at format time
+  (:data:`FEATURES`); Streams groups get one standby replica per stateful task.
 - ``StandardAuthorizer`` with super users ``admin`` (the fixture's SASL user) and ANONYMOUS;
   users (SCRAM-SHA-512 credentials written at format time, and the same names for PLAIN):
   ``admin``, ``reader`` (DESCRIBE and READ on every group and topic, DESCRIBE on the cluster:
@@ -62,6 +65,8 @@ CONSUMER_TEST_CONFIG: dict[str, int] = {
     "max_poll_interval_ms": 30000,
     "request_timeout_ms": 31000,
 }
+#: Features finalised at format time: Streams groups (KIP-1071) and share groups (KIP-932).
+FEATURES = ("streams.version=1", "share.version=1")
 JVM_OPTIONS = (
     f"-Xmx{HEAP}",
     "-Xms64m",
@@ -231,6 +236,19 @@ def _properties(
         "group.consumer.heartbeat.interval.ms": 500,
         "group.consumer.min.session.timeout.ms": 6000,
         "group.consumer.session.timeout.ms": 10000,
+        # Streams groups (KIP-1071) and share groups (KIP-932): enabled by the features
+        # streams.version and share.version (set at format time); fast heartbeats for the tests,
+        # one standby replica per stateful task for Streams.
+        "group.streams.initial.rebalance.delay.ms": 0,
+        "group.streams.min.heartbeat.interval.ms": 500,
+        "group.streams.heartbeat.interval.ms": 500,
+        "group.streams.min.session.timeout.ms": 6000,
+        "group.streams.session.timeout.ms": 10000,
+        "group.streams.num.standby.replicas": 1,
+        "group.share.min.heartbeat.interval.ms": 500,
+        "group.share.heartbeat.interval.ms": 500,
+        "group.share.min.session.timeout.ms": 6000,
+        "group.share.session.timeout.ms": 10000,
         "num.network.threads": 2,
         "num.io.threads": 2,
         "num.recovery.threads.per.data.dir": 1,
@@ -273,7 +291,15 @@ def _format(node_id: int, node_dir: Path, cluster_id: str, jars: str) -> None:
     ]
     command = _java(
         "kafka.tools.StorageTool",
-        ["format", "-t", cluster_id, "-c", str(node_dir / "server.properties"), *scram],
+        [
+            "format",
+            "-t",
+            cluster_id,
+            "-c",
+            str(node_dir / "server.properties"),
+            *scram,
+            *(argument for feature in FEATURES for argument in ("--feature", feature)),
+        ],
         node_dir,
         jars,
     )

@@ -1,4 +1,5 @@
-"""KIP-848 consumers for the tests: real Java ``KafkaConsumer`` s with ``group.protocol=consumer``.
+"""Java consumers for the tests: real ``KafkaConsumer`` s with ``group.protocol=consumer`` (or
+``classic``).
 
 kafka-python does not speak the consumer rebalance protocol, so a small Java program
 (``java/GroupMembers.java``, compiled once per session against the cluster's own kafka-clients
@@ -17,18 +18,18 @@ from types import TracebackType
 
 from tests.kafka_cluster.cluster import HERE, KafkaCluster, classpath
 
-SOURCE = HERE / "java" / "GroupMembers.java"
 _COMPILE_LOCK = threading.Lock()
 
 
-def compiled_classes(cluster: KafkaCluster) -> Path:
-    """``GroupMembers`` compiled into the cluster's folder (once per session)."""
+def compiled_classes(cluster: KafkaCluster, program: str = "GroupMembers") -> Path:
+    """``java/<program>.java`` compiled into the cluster's folder (once per session)."""
     classes = cluster.work_dir / "java-classes"
     with _COMPILE_LOCK:
-        if not (classes / "GroupMembers.class").is_file():
+        if not (classes / f"{program}.class").is_file():
             classes.mkdir(exist_ok=True)
             subprocess.run(
-                ["javac", "-cp", classpath(), "-d", str(classes), str(SOURCE)],
+                ["javac", "-cp", classpath(), "-d", str(classes),
+                 str(HERE / "java" / f"{program}.java")],
                 check=True, capture_output=True, text=True,
             )  # fmt: skip
     return classes
@@ -38,7 +39,9 @@ class JavaGroup:
     """One KIP-848 group of Java consumers; use as a context manager (all leave at the end).
 
     ``members`` are ``clientId[:rack[:instanceId]]``; ``subscription`` is ``topic,topic`` or
-    ``re:REGEX``; ``assignor`` is ``uniform`` or ``range`` (``group.remote.assignor``).
+    ``re:REGEX``; ``assignor`` is ``uniform`` or ``range`` (``group.remote.assignor``), or
+    ``classic:NAME`` for classic-protocol members with Java's client assignor ``NAME``
+    (``range``, ``roundrobin``, ``sticky``, ``cooperative-sticky``).
     """
 
     def __init__(
@@ -75,6 +78,18 @@ class JavaGroup:
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
+
+    def assignments(self) -> dict[str, frozenset[tuple[str, int]]]:
+        """Each running member's latest ``assigned`` report: the partitions it owns."""
+        owned: dict[str, frozenset[tuple[str, int]]] = {}
+        for line in self.output().splitlines():
+            words = line.split(" ")
+            if words[0] == "assigned" and len(words) == 3:
+                pairs = (item.rsplit("-", 1) for item in words[2].split(",") if item)
+                owned[words[1]] = frozenset((topic, int(p)) for topic, p in pairs)
+            elif words[0] == "left" and len(words) == 2:
+                owned.pop(words[1], None)
+        return owned
 
     def close(self) -> None:
         if self.process.poll() is None:

@@ -17,11 +17,15 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Members of one KIP-848 consumer group (group.protocol=consumer), for the tests.
+ * Members of one KIP-848 consumer group (group.protocol=consumer), or of a classic group, for
+ * the tests.
  *
  * <p>Usage: {@code GroupMembers BOOTSTRAP GROUP ASSIGNOR SUBSCRIPTION MEMBER...} where
  * SUBSCRIPTION is {@code topic[,topic]} or {@code re:REGEX} (a broker-side regex) and MEMBER is
- * {@code clientId[:rack[:instanceId]]} (empty fields allowed). Each member is a real
+ * {@code clientId[:rack[:instanceId]]} (empty fields allowed). ASSIGNOR is the broker-side
+ * assignor ({@code uniform}, {@code range}) or {@code classic:NAME} for a classic-protocol member
+ * with Java's client assignor of that protocol name (e.g. {@code classic:cooperative-sticky}).
+ * Each member is a real
  * KafkaConsumer polled in its own thread. Commands on stdin, one per line: {@code join MEMBER}
  * starts another member, {@code leave CLIENT_ID} closes one (it leaves the group), {@code quit}
  * or the end of input closes all. Prints {@code assigned CLIENT_ID t-p,...} after every change of
@@ -29,6 +33,12 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 public final class GroupMembers {
     private static final Map<String, Member> MEMBERS = new ConcurrentHashMap<>();
+    /** Classic-protocol assignors by protocol name ({@code classic:NAME} as ASSIGNOR). */
+    private static final Map<String, String> CLASSIC = Map.of(
+            "range", "org.apache.kafka.clients.consumer.RangeAssignor",
+            "roundrobin", "org.apache.kafka.clients.consumer.RoundRobinAssignor",
+            "sticky", "org.apache.kafka.clients.consumer.StickyAssignor",
+            "cooperative-sticky", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
 
     private static final class Member implements Runnable {
         final String clientId;
@@ -43,8 +53,15 @@ public final class GroupMembers {
             this.subscription = subscription;
             props.put("bootstrap.servers", bootstrap);
             props.put("group.id", group);
-            props.put("group.protocol", "consumer");
-            props.put("group.remote.assignor", assignor);
+            if (assignor.startsWith("classic:")) {
+                props.put("group.protocol", "classic");
+                props.put("partition.assignment.strategy", CLASSIC.get(assignor.substring(8)));
+                props.put("session.timeout.ms", "10000");
+                props.put("heartbeat.interval.ms", "500");
+            } else {
+                props.put("group.protocol", "consumer");
+                props.put("group.remote.assignor", assignor);
+            }
             props.put("client.id", clientId);
             props.put("enable.auto.commit", "false");
             props.put("auto.offset.reset", "earliest");

@@ -30,10 +30,26 @@ public final class Oracle {
         "uniform", () -> new ServerAssignor(new org.apache.kafka.coordinator.group.assignor.UniformAssignor()),
         "server-range", () -> new ServerAssignor(new org.apache.kafka.coordinator.group.assignor.RangeAssignor()),
         "share-simple", ShareAssignor::new,
-        "streams-ha", StreamsHaAssignor::new
+        "streams-ha", StreamsHaAssignor::new,
+        "streams-sticky", StreamsStickyAssignor::new,
+        "streams-group-sticky", () -> since("oracle.StreamsGroupStickyAssignor", "Streams groups (KIP-1071, Kafka 4.1+)")
     ));
 
     private Oracle() {
+    }
+
+    /**
+     * An assignor class compiled only for the Kafka versions that have its Kafka class (the pom
+     * leaves it out of older builds); in an older build every request gets an error answer.
+     */
+    static Assignor since(String className, String what) {
+        try {
+            return (Assignor) Class.forName(className).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException missing) {
+            return scenario -> {
+                throw new Assignor.BadScenario("this Kafka version has no " + what);
+            };
+        }
     }
 
     public static void main(String[] args) throws Exception {

@@ -1,0 +1,245 @@
+"""What the Deploy view draws, worked out from the core's answer and small whatever the group.
+
+:func:`picture` asks the core the one question (:func:`assignors.evaluate` with ``deploy=``) and
+boils the deploy down to what the figures need (:class:`DeployPicture`):
+
+1. Frames: one per phase of the deploy (frame 0: before it); past :data:`MAX_FRAMES`, the frames
+   where each step peaks and ends. Per frame, per member column and topic, the partitions held and
+   read, and held but not read (restarting, revoked, warming up); the lag per member column; who
+   is restarting; a caption.
+2. Member columns: every member when there are at most :data:`MAX_COLUMNS`, else consecutive
+   members of the group's order pooled into that many columns (``first…last (n)``), so the
+   figures weigh the same for 28 or 100,000 members.
+3. The lag over time (the deploy's, and the group's without any deploy on the same grid), the
+   steps as spans, the peak, the end, the recovery; the steps table; the ranked alternatives.
+4. Tiles: for at most :data:`MAX_TILES` partitions, who holds each partition in each frame (the
+   explorer's tile animation draws them).
+
+Invariants: pure (no Streamlit); everything in a picture is plain data that pickles (it is built in
+a worker process); sizes are bounded by the constants below, not by the group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from assignors import (
+    DeployFrame,
+    DeployOutcome,
+    DeployPlan,
+    DeployRanking,
+    Scenario,
+    TopicPartition,
+    evaluate,
+    short_count,
+    short_seconds,
+)
+
+MAX_FRAMES = 120
+MAX_COLUMNS = 40
+MAX_TILES = 64
+NOBODY = "(nobody)"
+
+
+@dataclass(frozen=True, slots=True)
+class DeployPicture:
+    """Everything the Deploy view shows (see the module docstring)."""
+
+    headline: str
+    columns: tuple[str, ...]
+    topics: tuple[str, ...]
+    frame_labels: tuple[str, ...]
+    frame_captions: tuple[str, ...]
+    reading: tuple[tuple[tuple[int, ...], ...], ...]
+    """frame -> topic -> column -> partitions held and read."""
+    not_reading: tuple[tuple[int, ...], ...]
+    """frame -> column -> partitions held but not read."""
+    lag: tuple[tuple[float, ...], ...]
+    """frame -> column (then one for nobody) -> backlog at the frame's end."""
+    restarting: tuple[tuple[bool, ...], ...]
+    """frame -> column -> someone in it is restarting."""
+    times_s: tuple[float, ...]
+    group_lag: tuple[float, ...]
+    baseline_lag: tuple[float, ...]
+    steps: tuple[tuple[int, float, float, str], ...]
+    """(number, start, end, short label) per step."""
+    step_rows: tuple[dict[str, Any], ...]
+    peak_lag: float
+    peak_at_s: float
+    deploy_s: float
+    recovered_at_s: float | None
+    added_lag: float
+    alternatives: tuple[dict[str, Any], ...]
+    verdict: str
+    tiles: tuple[tuple[str, Mapping[str, tuple[TopicPartition, ...]], str], ...] | None
+    partitions: tuple[TopicPartition, ...] | None
+    notes: tuple[str, ...]
+
+
+def _columns(members: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]]:
+    """Step 2: column labels and member -> column."""
+    if len(members) <= MAX_COLUMNS:
+        return tuple(members), {m: i for i, m in enumerate(members)}
+    size = -(-len(members) // MAX_COLUMNS)
+    labels, where = [], {}
+    for index in range(0, len(members), size):
+        chunk = members[index : index + size]
+        labels.append(f"{chunk[0]}…{chunk[-1]} ({len(chunk)})")
+        where.update(dict.fromkeys(chunk, len(labels) - 1))
+    return tuple(labels), where
+
+
+def _chosen_frames(outcome: DeployOutcome) -> list[int]:
+    """Step 1: every frame, or where each step peaks and ends."""
+    frames = outcome.frames
+    if len(frames) <= MAX_FRAMES:
+        return list(range(len(frames)))
+    chosen = {0}
+    by_step: dict[int, list[int]] = {}
+    for index, frame in enumerate(frames):
+        by_step.setdefault(frame.step, []).append(index)
+    for indices in by_step.values():
+        chosen.add(max(indices, key=lambda i: frames[i].group_lag))
+        chosen.add(indices[-1])
+    ordered = sorted(chosen)
+    if len(ordered) > MAX_FRAMES:
+        stride = len(ordered) / MAX_FRAMES
+        ordered = sorted({ordered[int(i * stride)] for i in range(MAX_FRAMES)} | {ordered[-1]})
+    return ordered
+
+
+def _caption(outcome: DeployOutcome, frame: DeployFrame) -> str:
+    steps = len(outcome.steps)
+    if frame.step == 0:
+        return f"Before the deploy: backlog {short_count(frame.group_lag)}"
+    who = f" · restarting: {', '.join(frame.restarting[:4])}" if frame.restarting else ""
+    if len(frame.restarting) > 4:
+        who += f" and {len(frame.restarting) - 4} more"
+    return (
+        f"Step {frame.step} of {steps} · {frame.phase} · {short_seconds(frame.start_s)}"
+        f"–{short_seconds(frame.time_s)}{who} · backlog {short_count(frame.group_lag)}"
+    )
+
+
+def _frame_counts(
+    frame: DeployFrame, topics: Sequence[str], where: Mapping[str, int], width: int
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[float, ...], tuple[bool, ...]]:
+    topic_index = {t: i for i, t in enumerate(topics)}
+    reading = [[0] * width for _ in topics]
+    idle = [0] * width
+    lag = [0.0] * (width + 1)
+    for member, held in frame.owned.items():
+        column = where.get(member)
+        if column is None:
+            continue
+        read = set(frame.consuming.get(member, ()))
+        for tp in held:
+            if tp in read:
+                reading[topic_index[tp.topic]][column] += 1
+            else:
+                idle[column] += 1
+    for member, value in frame.lag_by_member.items():
+        column = where.get(member)
+        lag[width if column is None else column] += value
+    down = [False] * width
+    for member in frame.restarting:
+        if member in where:
+            down[where[member]] = True
+    return tuple(tuple(row) for row in reading), tuple(idle), tuple(lag), tuple(down)
+
+
+def _alternatives(ranking: DeployRanking) -> tuple[dict[str, Any], ...]:
+    rows = []
+    for rank, alternative in enumerate(ranking.alternatives, 1):
+        outcome = alternative.outcome
+        rows.append(
+            {
+                "rank": rank,
+                "plan": alternative.label + (" (asked)" if alternative.asked else ""),
+                "lag added": None if outcome is None else round(outcome.added_lag),
+                "peak lag": None if outcome is None else round(outcome.peak_lag),
+                "rebalances": None if outcome is None else outcome.rebalances,
+                "moves": None if outcome is None else outcome.moved,
+                "deploy takes": None if outcome is None else short_seconds(outcome.deploy_s),
+                "back to the start after": "-"
+                if outcome is None
+                else short_seconds(outcome.recovered_after_s),
+                "error": alternative.error or "",
+            }
+        )
+    return tuple(rows)
+
+
+def _step_rows(outcome: DeployOutcome) -> tuple[dict[str, Any], ...]:
+    return tuple(
+        {
+            "step": s.number,
+            "action": s.action,
+            "members": ", ".join(s.members[:4]) + (" …" if len(s.members) > 4 else ""),
+            "what happens": s.description,
+            "start (s)": round(s.start_s, 1),
+            "end (s)": round(s.end_s, 1),
+            "rebalances": s.rebalances,
+            "protocol": s.protocol or "-",
+            "assignor": s.strategy,
+            "moved": s.moved,
+            "paused": s.paused,
+            "members stopped": len(s.stopped_members),
+            "lag at end": round(s.lag_at_end),
+        }
+        for s in outcome.steps
+    )
+
+
+def picture(
+    scenario: Scenario, strategy: str, plan: DeployPlan, *, alternatives: bool = True
+) -> DeployPicture:
+    """The deploy of ``plan`` on ``scenario`` running ``strategy``, drawn small (runs in a worker).
+
+    Raises the core's errors (a plan that does not fit, a strategy that cannot run).
+    """
+    evaluation = evaluate(scenario, [], [strategy], deploy=plan)
+    asked = evaluation.strategies[0]
+    outcome = asked.deploy
+    ranking = asked.deploy_ranking if alternatives else None
+    times = outcome.drain.times_s
+    step = times[1] - times[0] if len(times) > 1 else 1.0
+    baseline = evaluation.current_drain(times[-1], step).group_lag
+    everyone = [*outcome.after.partitions, *outcome.before.partitions]
+    members = list(dict.fromkeys(m.member_id for m in scenario.members))
+    members += [m for m in dict.fromkeys(everyone) if m not in members]
+    columns, where = _columns(members)
+    topics = tuple(sorted({tp.topic for tp in outcome.partitions}))
+    chosen = [outcome.frames[i] for i in _chosen_frames(outcome)]
+    counts = [_frame_counts(f, topics, where, len(columns)) for f in chosen]
+    small = len(outcome.partitions) <= MAX_TILES
+    return DeployPicture(
+        headline=f"{outcome.strategy}: {plan.describe()}",
+        columns=columns,
+        topics=topics,
+        frame_labels=tuple(f"{i}" for i in range(len(chosen))),
+        frame_captions=tuple(_caption(outcome, f) for f in chosen),
+        reading=tuple(c[0] for c in counts),
+        not_reading=tuple(c[1] for c in counts),
+        lag=tuple(c[2] for c in counts),
+        restarting=tuple(c[3] for c in counts),
+        times_s=times,
+        group_lag=outcome.drain.group_lag,
+        baseline_lag=tuple(baseline[: len(times)]),
+        steps=tuple((s.number, s.start_s, s.end_s, f"{s.number}") for s in outcome.steps),
+        step_rows=_step_rows(outcome),
+        peak_lag=outcome.peak_lag,
+        peak_at_s=outcome.peak_at_s,
+        deploy_s=outcome.deploy_s,
+        recovered_at_s=outcome.recovered_at_s,
+        added_lag=outcome.added_lag,
+        alternatives=() if ranking is None else _alternatives(ranking),
+        verdict="" if ranking is None else ranking.verdict,
+        tiles=tuple((f"{i}", dict(f.owned), _caption(outcome, f)) for i, f in enumerate(chosen))
+        if small
+        else None,
+        partitions=outcome.partitions if small else None,
+        notes=outcome.notes,
+    )

@@ -1,0 +1,279 @@
+"""The *Deploy* view: pick a deploy plan and its settings, see it played out.
+
+1. The sidebar's source panel picks the group (a sample, an upload, a cluster snapshot), as in
+   the explorer; a Kafka Streams application gets a note instead.
+2. A form holds the plan: the assignor the group runs, the members to restart, the batch size,
+   how long a member is down, static membership, a scale step, an upgrade path, and the group's
+   timeouts (Kafka's defaults). Nothing runs until *Simulate the deploy* is pressed.
+3. The answer (:func:`dashboard.deploy_model.picture`, the core's ``evaluate(deploy=...)``) is
+   worked out in a stoppable worker process (:mod:`dashboard.jobs`) and kept in the byte-budgeted
+   cache (:mod:`dashboard.budget`) under the source and the plan, so a rerun recomputes nothing.
+4. Shown: the headline figures, the deploy as an animation, the backlog over time with every
+   step marked, the ranked alternatives with the sentence saying what made the difference, the
+   steps table, and (for a small group) the explorer's per-partition tile animation.
+
+Invariants: no assignment logic here (the core answers); figures come from
+:mod:`dashboard.deploy_charts`; widget keys start with ``deploy.``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from assignors import (
+    UPGRADES,
+    AssignmentExplorerError,
+    DeployPlan,
+    DeploySettings,
+    Scenario,
+    registry,
+    short_count,
+    short_seconds,
+)
+from dashboard import (
+    animation_chart,
+    budget,
+    deploy_charts,
+    deploy_model,
+    jobs,
+    source_panel,
+    state,
+)
+
+_NO_UPGRADE = "none"
+_MEMBERSHIP = ("as the scenario says", "static (group.instance.id)", "dynamic")
+#: Members listed in the "restart only" picker at most (a larger group restarts all of them).
+MAX_PICKABLE = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What the form asks for: the strategy and the plan."""
+
+    strategy: str
+    plan: DeployPlan
+
+
+def _default_strategy(scenario: Scenario, names: list[str]) -> int:
+    wanted = scenario.assignor if scenario.assignor in names else "range"
+    return names.index(wanted) if wanted in names else 0
+
+
+def _settings(static: bool | None, scope: str) -> DeploySettings:
+    """The group's timeouts (Kafka's defaults), inside the form's expander."""
+    defaults = DeploySettings()
+    left, right = st.columns(2)
+    key = f"deploy.{scope}."
+    session = left.number_input(
+        "session.timeout.ms (s)", 1.0, 86_400.0, defaults.session_timeout_s, key=key + "session"
+    )
+    poll = right.number_input(
+        "max.poll.interval.ms (s)", 1.0, 86_400.0, defaults.max_poll_interval_s, key=key + "poll"
+    )
+    heartbeat = left.number_input(
+        "heartbeat.interval.ms (s)",
+        0.1,
+        3_600.0,
+        defaults.heartbeat_interval_s,
+        key=key + "heartbeat",
+    )
+    initial = right.number_input(
+        "group.initial.rebalance.delay.ms (s)",
+        0.0,
+        3_600.0,
+        defaults.group_initial_rebalance_delay_s,
+        key=key + "initial",
+    )
+    delay: float | None = None
+    if left.checkbox("scheduled.rebalance.max.delay.ms (Connect / Streams)", key=key + "held"):
+        delay = float(
+            right.number_input("scheduled delay (s)", 0.0, 86_400.0, 300.0, key=key + "delay")
+        )
+    return DeploySettings(
+        static_membership=static,
+        session_timeout_s=float(session),
+        max_poll_interval_s=float(poll),
+        heartbeat_interval_s=float(heartbeat),
+        group_initial_rebalance_delay_s=float(initial),
+        scheduled_rebalance_max_delay_s=delay,
+    )  # fmt: skip
+
+
+def _restarted(only: list[str], scale: int, upgrade: str) -> tuple[str, ...] | None:
+    """Who restarts: everyone for an upgrade; the picked ones; nobody for a plain scale step."""
+    if upgrade != _NO_UPGRADE:
+        return None
+    if only:
+        return tuple(only)
+    return () if scale else None
+
+
+def _form(scenario: Scenario, scope: str) -> Request | None:
+    """Step 2: the plan, once *Simulate the deploy* is pressed (else the last one asked)."""
+    names = [n for n, s in registry.partition_strategies().items() if n != "share-simple"]
+    members = [m.member_id for m in scenario.members]
+    with st.form(f"deploy.form.{state.content_key(scope)}"):
+        top = st.columns(4)
+        strategy = top[0].selectbox(
+            "The group's assignor now",
+            names,
+            _default_strategy(scenario, names),
+            key=f"deploy.{scope}.strategy",
+        )
+        batch = top[1].number_input(
+            "Batch size", 1, max(1, len(members)), 1, key=f"deploy.{scope}.batch"
+        )
+        restart_s = top[2].number_input(
+            "Restart takes (s)", 0.0, 86_400.0, 30.0, key=f"deploy.{scope}.restart"
+        )
+        membership = top[3].selectbox("Membership", _MEMBERSHIP, key=f"deploy.{scope}.membership")
+        middle = st.columns([2, 1, 2])
+        upgrade = middle[0].selectbox(
+            "Upgrade on the way",
+            [_NO_UPGRADE, *UPGRADES, *(f"assignor:{n}" for n in names)],
+            key=f"deploy.{scope}.upgrade",
+        )
+        scale = middle[1].number_input(
+            "Scale by (±members)", -max(0, len(members) - 1), 1_000, 0, key=f"deploy.{scope}.scale"
+        )
+        only: list[str] = []
+        if len(members) <= MAX_PICKABLE:
+            only = middle[2].multiselect(
+                "Restart only (empty: every member)", members, key=f"deploy.{scope}.members"
+            )
+        static = {_MEMBERSHIP[1]: True, _MEMBERSHIP[2]: False}.get(str(membership))
+        with st.expander("Timeouts (Kafka's defaults)"):
+            try:
+                settings = _settings(static, scope)
+            except AssignmentExplorerError as error:
+                st.error(f"These settings cannot run: {error}")
+                settings = DeploySettings(static_membership=static)
+        pressed = st.form_submit_button("Simulate the deploy", type="primary")
+    try:
+        plan = DeployPlan(
+            members=_restarted(only, int(scale), upgrade),
+            batch_size=int(batch),
+            restart_s=float(restart_s),
+            scale=int(scale),
+            upgrade=None if upgrade == _NO_UPGRADE else upgrade,
+            settings=settings,
+        )
+    except AssignmentExplorerError as error:
+        st.error(f"This plan cannot run: {error}")
+        return None
+    request = Request(str(strategy), plan)
+    if pressed:
+        st.session_state["deploy.asked"] = (scope, request)
+    asked = st.session_state.get("deploy.asked")
+    if isinstance(asked, tuple) and asked[0] == scope and isinstance(asked[1], Request):
+        return asked[1]
+    return request
+
+
+def _progress(line: Any, elapsed: float) -> None:
+    line.text(f"{elapsed:.0f} s")
+
+
+def _work_out(key: str, scenario: Scenario, request: Request) -> deploy_model.DeployPicture | None:
+    """Step 3: the picture, from the cache or a worker process."""
+    cache = budget.shared()
+    cache_key = ("deploy", key, request)
+    found = cache.get(cache_key)
+    if isinstance(found, deploy_model.DeployPicture):
+        return found
+    with st.status("Playing the deploy and its alternatives…", expanded=False) as box:
+        line = st.empty()
+        try:
+            result = jobs.run(
+                deploy_model.picture,
+                scenario,
+                request.strategy,
+                request.plan,
+                on_wait=lambda elapsed: _progress(line, elapsed),
+            )
+        except jobs.JobFailed as error:
+            box.update(label="The deploy cannot be simulated", state="error")
+            original = error.original
+            message = str(original) if isinstance(original, AssignmentExplorerError) else str(error)
+            st.error(f"The deploy cannot be simulated: {message}")
+            return None
+        box.update(label="Deploy simulated", state="complete")
+    cache.put(cache_key, result)
+    return result
+
+
+def _figure(key: object, name: str, build: Any) -> Any:
+    """A figure built once per picture and kept in the shared cache, as its plain dictionary
+    (the cache sizes a dictionary quickly; a figure object drags plotly's validators along)."""
+    return budget.shared().get_or_build(("deploy-figure", key, name), lambda: build().to_dict())
+
+
+def _show(picture: deploy_model.DeployPicture, key: object) -> None:
+    """Step 4."""
+    st.markdown(f"**{picture.headline}**")
+    back = None if picture.recovered_at_s is None else picture.recovered_at_s - picture.deploy_s
+    cards = st.columns(4)
+    cards[0].metric("Deploy takes", short_seconds(picture.deploy_s))
+    cards[1].metric(
+        "Peak backlog", short_count(picture.peak_lag), help=f"at {short_seconds(picture.peak_at_s)}"
+    )
+    cards[2].metric("Lag the deploy adds", short_count(picture.added_lag))
+    cards[3].metric("Back to the start", "never" if back is None else f"+{short_seconds(back)}")
+    st.plotly_chart(
+        _figure(key, "animation", lambda: deploy_charts.deploy_animation(picture)),
+        width="stretch",
+        key="deploy.animation",
+    )
+    st.plotly_chart(deploy_charts.lag_over_time(picture), width="stretch", key="deploy.lag")
+    if picture.alternatives:
+        st.subheader("Cheaper ways to run it")
+        st.info(picture.verdict)
+        st.dataframe(pd.DataFrame(list(picture.alternatives)), hide_index=True, width="stretch")
+        st.plotly_chart(
+            _figure(key, "ranking", lambda: deploy_charts.alternatives_figure(picture)),
+            width="stretch",
+            key="deploy.ranking",
+        )
+    st.subheader("Step by step")
+    st.dataframe(
+        pd.DataFrame(list(picture.step_rows)), hide_index=True, width="stretch", height=320
+    )
+    for note in picture.notes:
+        st.caption(note)
+    if picture.tiles is not None and picture.partitions is not None:
+        with st.expander("Every partition, phase by phase (tiles)"):
+            phases = [
+                animation_chart.Phase(label, owners, caption)
+                for label, owners, caption in picture.tiles
+            ]
+            st.plotly_chart(
+                animation_chart.assignment_animation(phases, partitions=picture.partitions),
+                width="stretch",
+                key="deploy.tiles",
+            )
+
+
+def page() -> None:
+    """The whole Deploy view (the app calls it when the sidebar's View is *Deploy*)."""
+    with st.sidebar:
+        source_panel.render()
+    source = state.source()
+    st.title("Assignment Explorer · Deploy")
+    st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
+    st.caption(
+        "Before a deploy: what a rolling restart, a scale step or an upgrade costs, step by step,"
+        " while records keep arriving, and which way of running it is cheapest."
+    )
+    if source.streams is not None or not source.scenario.members:
+        st.info("The Deploy view plays consumer groups; pick a consumer-group sample or file.")
+        return
+    request = _form(source.scenario, source.key)
+    if request is None:
+        return
+    picture = _work_out(source.key, source.scenario, request)
+    if picture is not None:
+        _show(picture, (source.key, request))

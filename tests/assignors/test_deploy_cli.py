@@ -1,0 +1,150 @@
+"""``python -m assignors deploy`` on the samples: table, JSON, bad input (one line, exit 2)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assignors.__main__ import main
+from tests.garbage import one_line_of_ours
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
+RANGE = str(SAMPLES / "range-vs-roundrobin.json")
+LEAVES = str(SAMPLES / "member-leaves-roundrobin-vs-sticky.json")
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["deploy", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def as_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    code, out, err = run([*argv, "--json"], capsys)
+    assert code == 0, err
+    answer: dict[str, Any] = json.loads(out)
+    return answer
+
+
+def test_the_table_shows_steps_totals_and_the_ranking(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run([LEAVES, "--strategy", "sticky", "--restart-s", "20"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("A member leaves: roundrobin vs sticky (sticky): restart all")
+    assert lines[1].split()[:3] == ["step", "action", "members"]
+    assert [line.split()[:3] for line in lines[2:5]] == [
+        ["1", "restart", "C1"],
+        ["2", "restart", "C2"],
+        ["3", "restart", "C3"],
+    ]
+    assert "6 rebalance(s)" in out
+    assert "alternatives, cheapest first:" in out
+    assert "(asked)" in out
+
+
+def test_static_restarts_in_json_run_no_rebalance(capsys: pytest.CaptureFixture[str]) -> None:
+    answer = as_json([LEAVES, "--strategy", "sticky", "--static", "--restart-s", "20"], capsys)
+    deploy = answer["deploy"]
+    assert deploy["rebalances"] == 0
+    assert deploy["moved"] == 0
+    assert [step["rebalances"] for step in deploy["steps"]] == [0, 0, 0]
+    assert deploy["plan"]["settings"]["static_membership"] is True
+    assert len(deploy["lag_over_time"]["times_s"]) == len(deploy["lag_over_time"]["group_lag"])
+    labels = [a["label"] for a in answer["alternatives"]["alternatives"]]
+    assert "batches of 1, static membership" in labels
+
+
+def test_the_two_bounce_upgrade(capsys: pytest.CaptureFixture[str]) -> None:
+    answer = as_json(
+        [RANGE, "--strategy", "range", "--upgrade", "eager-to-cooperative", "--no-alternatives"],
+        capsys,
+    )
+    steps = answer["deploy"]["steps"]
+    assert [s["action"] for s in steps] == ["bounce 1"] * 2 + ["bounce 2"] * 2
+    assert steps[-1]["protocol"] == "cooperative"
+    assert answer["deploy"]["final_strategy"] == "cooperative-sticky"
+    assert answer["alternatives"] is None
+
+
+def test_scale_out_alone_restarts_nobody(capsys: pytest.CaptureFixture[str]) -> None:
+    answer = as_json([LEAVES, "--strategy", "sticky", "--scale", "+2", "--no-alternatives"], capsys)
+    steps = answer["deploy"]["steps"]
+    assert [(s["action"], s["members"]) for s in steps] == [("scale out", ["new-1", "new-2"])]
+    scaled_in = as_json(
+        [LEAVES, "--strategy", "sticky", "--scale", "-1", "--batch", "2", "--members", "C1,C2"],
+        capsys,
+    )
+    assert [s["action"] for s in scaled_in["deploy"]["steps"]] == ["scale in", "restart"]
+
+
+CONSUMER_GROUP_SAMPLES = sorted(
+    p.name for p in SAMPLES.glob("*.json") if "tasks" not in json.loads(p.read_text())
+)
+
+
+@pytest.mark.parametrize("name", CONSUMER_GROUP_SAMPLES)
+def test_every_consumer_group_sample_deploys(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    scenario = json.loads((SAMPLES / name).read_text())
+    strategy = scenario.get("assignor") or "range"
+    argv = [str(SAMPLES / name), "--strategy", strategy, "--batch", "7", "--no-alternatives"]
+    deploy = as_json(argv, capsys)["deploy"]
+    members = len(scenario["members"])
+    assert len(deploy["steps"]) == -(-members // 7)
+    assert deploy["peak_lag"] >= deploy["initial_lag"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([str(SAMPLES / "missing.json"), "--strategy", "range"], "missing.json"),
+        ([RANGE, "--strategy", "nope"], "nope"),
+        ([str(SAMPLES / "streams-new-instance.json"), "--strategy", "range"], "error:"),
+        ([RANGE, "--strategy", "streams-ha"], "Kafka Streams tasks"),
+        ([RANGE, "--strategy", "range", "--batch", "0"], "batch size"),
+        ([RANGE, "--strategy", "range", "--batch", "x"], "--batch: expected a whole number"),
+        ([RANGE, "--strategy", "range", "--batch", "9" * 5000], "--batch: expected a whole"),
+        ([RANGE, "--strategy", "range", "--restart-s", "nan"], "--restart-s: expected seconds"),
+        ([RANGE, "--strategy", "range", "--restart-s=-1"], "--restart-s: expected seconds"),
+        ([RANGE, "--strategy", "range", "--restart-s", "1e400"], "--restart-s: expected seconds"),
+        ([RANGE, "--strategy", "range", "--scale", "5x"], "--scale: expected a whole number"),
+        ([RANGE, "--strategy", "range", "--scale", "-2"], "at least one must stay"),
+        ([RANGE, "--strategy", "range", "--members", "Z"], "no member 'Z'"),
+        ([RANGE, "--strategy", "range", "--members", "C0,,C1"], "--members: expected ID,ID"),
+        ([RANGE, "--strategy", "range", "--upgrade", "sideways"], "unknown upgrade"),
+        ([RANGE, "--strategy", "cooperative-sticky", "--upgrade", "eager-to-cooperative"],
+         "already rebalances"),
+        ([RANGE, "--strategy", "range", "--upgrade", "assignor:uniform"], "classic-to-consumer"),
+        ([RANGE, "--strategy", "range", "--upgrade", "assignor:range"], "already uses"),
+        ([RANGE, "--strategy", "range", "--static", "--dynamic"], "not allowed with"),
+        ([RANGE, "--strategy", "range", "--members", "C0", "--upgrade", "classic-to-consumer"],
+         "restarts every member"),
+        ([RANGE, "--strategy", "range", "--session-timeout", "inf"], "--session-timeout"),
+        ([RANGE, "--strategy", "range", "--default-consume-rate", "-5"], "records/s"),
+        ([RANGE, "--strategy", "range", "--scale", "+200000"], "--scale: at most 100,000"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_one_line_and_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(argv, capsys)
+    assert code == 2, (out, err)
+    assert one_line_of_ours(err), err
+    assert message in err
+    assert out == ""
+
+
+def test_as_users_run_it() -> None:
+    process = subprocess.run(
+        [sys.executable, "-m", "assignors", "deploy", RANGE, "--strategy", "range", "--static"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert process.returncode == 0, process.stderr
+    assert "static restart" not in process.stdout  # the table names actions, not phases
+    assert "0 rebalance(s)" in process.stdout

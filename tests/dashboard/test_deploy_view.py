@@ -1,0 +1,116 @@
+"""The Deploy view: the figures from a deploy picture (pure), and the view in the real app
+(AppTest): the plan asked for, the animation, the lag over time and the ranking."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from assignors import DeployPlan, DeploySettings, Member, Scenario, Topic
+from dashboard import deploy_charts, deploy_model
+from tests.dashboard.app_session import assert_no_exception, start_app
+
+
+def three_members() -> Scenario:
+    return Scenario(
+        (Topic("t", 6, lags=(0,) * 6, produce_rates=(10.0,) * 6),),
+        tuple(Member(m, ("t",), consume_rate=100.0) for m in "ABC"),
+    )
+
+
+def test_the_animation_has_a_frame_per_phase_and_marks_who_restarts() -> None:
+    plan = DeployPlan(settings=DeploySettings(static_membership=True))
+    picture = deploy_model.picture(three_members(), "range", plan)
+    # Before, then one static-restart phase per member.
+    assert len(picture.frame_labels) == 4
+    assert picture.frame_captions[0].startswith("Before the deploy")
+    assert "restarting: B" in picture.frame_captions[2]
+    assert picture.restarting[2] == (False, True, False)
+    # B holds two partitions and reads none of them while it restarts.
+    assert picture.not_reading[2] == (0, 2, 0)
+    assert picture.lag[2][1] == pytest.approx(600)  # 2 x 10/s x 30 s
+    figure = deploy_charts.deploy_animation(picture)
+    assert len(figure.frames) == 4
+    restarting = [trace.name for trace in figure.data].index("restarting")
+    assert list(figure.frames[2].data[restarting].x) == ["B"]
+    assert list(figure.frames[1].data[restarting].x) == ["A"]
+    assert figure.layout.sliders[0].steps[-1].label == picture.frame_labels[-1]
+
+
+def test_the_lag_chart_marks_every_step_the_peak_and_the_baseline() -> None:
+    picture = deploy_model.picture(
+        three_members(), "range", DeployPlan(settings=DeploySettings(static_membership=False))
+    )
+    figure = deploy_charts.lag_over_time(picture)
+    spans = [shape for shape in figure.layout.shapes if shape.type == "rect"]
+    assert len(spans) == len(picture.steps) == 3
+    names = [trace.name for trace in figure.data]
+    assert names == ["without the deploy", "with the deploy", "peak"]
+    assert figure.data[2].y[0] == pytest.approx(picture.peak_lag) == pytest.approx(150)
+    assert len(figure.data[0].x) == len(figure.data[1].x)
+
+
+def test_the_ranking_lists_the_cheapest_first() -> None:
+    picture = deploy_model.picture(three_members(), "range", DeployPlan(restart_s=5))
+    added = [row["lag added"] for row in picture.alternatives]
+    assert added == sorted(added)
+    assert any("(asked)" in row["plan"] for row in picture.alternatives)
+    figure = deploy_charts.alternatives_figure(picture)
+    assert list(figure.data[0].y)[-1] == picture.alternatives[0]["plan"]  # cheapest on top
+
+
+def test_a_large_group_is_pooled_into_columns() -> None:
+    members = tuple(Member(f"m{i:03d}", ("t",)) for i in range(100))
+    scenario = Scenario((Topic("t", 200, produce_rates=(1.0,) * 200),), members)
+    picture = deploy_model.picture(scenario, "range", DeployPlan(batch_size=25), alternatives=False)
+    # 100 members, at most 40 columns: 3 a column (34 columns, the last holding one).
+    assert len(picture.columns) == 34 <= deploy_model.MAX_COLUMNS
+    assert picture.columns[0] == "m000…m002 (3)"
+    assert picture.tiles is None
+    assert sum(picture.reading[0][0]) == 200
+
+
+def _deploy_view(**query: str) -> Any:
+    app = start_app(**query)
+    app.radio(key="ae.view").set_value("Deploy").run()
+    assert_no_exception(app)
+    return app
+
+
+def _charts(app: Any) -> int:
+    return len(app.get("plotly_chart"))
+
+
+def test_the_view_shows_the_deploy_and_its_alternatives() -> None:
+    app = _deploy_view()
+    assert _charts(app) >= 3
+    tables = [frame.value for frame in app.dataframe]
+    ranking = next(t for t in tables if "lag added" in t.columns)
+    assert len(ranking) >= 2
+    steps = next(t for t in tables if "what happens" in t.columns)
+    assert list(steps["step"]) == [1, 2]
+    assert any("cheapest" in info.value for info in app.info)
+    [membership] = [s for s in app.selectbox if s.label == "Membership"]
+    membership.set_value("static (group.instance.id)")
+    app.button[0].click().run()  # the form's submit button is the page's first button
+    assert_no_exception(app)
+    steps = next(frame.value for frame in app.dataframe if "what happens" in frame.value.columns)
+    assert list(steps["rebalances"]) == [0, 0]
+    assert any("static membership" in m.value for m in app.markdown)
+
+
+def test_the_view_works_on_the_large_sample() -> None:
+    app = _deploy_view()
+    app.selectbox(key="source.sample").set_value("large-group").run()
+    assert_no_exception(app)
+    assert _charts(app) >= 3
+    steps = next(frame.value for frame in app.dataframe if "what happens" in frame.value.columns)
+    assert len(steps) == 28
+
+
+def test_a_streams_application_gets_a_note() -> None:
+    app = _deploy_view()
+    app.selectbox(key="source.sample").set_value("streams-new-instance").run()
+    assert_no_exception(app)
+    assert any("consumer groups" in info.value for info in app.info)
