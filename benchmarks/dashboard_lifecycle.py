@@ -6,7 +6,9 @@
    seconds until the old worker has gone.
 3. SIGTERM while a worker runs: seconds until the server process has exited.
 4. Starvation: a light session's *Add member* rerun on the default sample (median of
-   ``--repeat``), alone and while another session's big group is being worked out.
+   ``--repeat``), alone and while another session's big group is being worked out, with the
+   server process's own CPU seconds (its threads, not the worker's) over each series, and over
+   10 s of the heavy session alone (its script thread's share).
 
     .venv/bin/python benchmarks/dashboard_lifecycle.py [--repeat 5]
 
@@ -23,6 +25,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,16 +90,52 @@ def add_member_rerun(page: Any, name: str) -> float:
     return time.perf_counter() - started - 0.3
 
 
-def starvation(browser: Any, url: str, pid: int, heavy: Path, repeat: int) -> tuple[float, float]:
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds the process ``pid`` has used so far (its own threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Starvation:
+    """A light session's reruns alone and while a heavy session works, and the server's CPU."""
+
+    alone_s: float
+    busy_s: float
+    busy_max_s: float
+    server_cpu_alone: float
+    server_cpu_busy: float
+    heavy_only_cpu: float
+    heavy_only_s: float
+
+
+def starvation(browser: Any, url: str, pid: int, heavy: Path, repeat: int) -> Starvation:
     light = _page(browser, url)
+    cpu = cpu_seconds(pid)
     alone = [add_member_rerun(light, f"alone-{i}") for i in range(repeat)]
+    cpu_alone = cpu_seconds(pid) - cpu
     heavy_page = _page(browser, url)
     served_app.upload(heavy_page, heavy)
     _worker(pid)
+    cpu = cpu_seconds(pid)
     busy = [add_member_rerun(light, f"busy-{i}") for i in range(repeat)]
+    cpu_busy = cpu_seconds(pid) - cpu
+    # The heavy session alone for a while: the server's share of its work (the script thread).
+    cpu, started = cpu_seconds(pid), time.perf_counter()
+    time.sleep(10.0)
+    heavy_only = cpu_seconds(pid) - cpu
+    heavy_only_s = time.perf_counter() - started
     heavy_page.context.close()
     light.context.close()
-    return statistics.median(alone), statistics.median(busy)
+    return Starvation(
+        statistics.median(alone),
+        statistics.median(busy),
+        max(busy),
+        cpu_alone,
+        cpu_busy,
+        heavy_only,
+        heavy_only_s,
+    )
 
 
 def sigterm_time(folder: Path, heavy: Path) -> float:
@@ -127,14 +166,18 @@ def main() -> None:
     with served_app.serve(folder / "streamlit.log") as served, sync_playwright() as playwright:
         browser = served_app.launch(playwright)
         closed, switched = cancel_times(browser, served.url, served.process.pid, heavy)
-        alone, busy = starvation(browser, served.url, served.process.pid, heavy, args.repeat)
+        starved = starvation(browser, served.url, served.process.pid, heavy, args.repeat)
         browser.close()
     sigterm = sigterm_time(folder, heavy)
     print(
         f"worker gone {closed:.2f} s after its tab closed, {switched:.2f} s after a new action; "
         f"server exited {sigterm:.2f} s after SIGTERM with a worker running (target < 5 s); "
-        f"a light session's add-member rerun: median {alone:.2f} s alone, {busy:.2f} s while a "
-        f"1M x 2,000 group is worked out ({busy / alone:.1f}x); "
+        f"a light session's add-member rerun: median {starved.alone_s:.2f} s alone, "
+        f"{starved.busy_s:.2f} s (max {starved.busy_max_s:.2f} s) while a 1M x 2,000 group is "
+        f"worked out ({starved.busy_s / starved.alone_s:.1f}x); server CPU for the {args.repeat} "
+        f"reruns {starved.server_cpu_alone:.2f} s alone, {starved.server_cpu_busy:.2f} s busy; "
+        f"the heavy session alone costs the server {starved.heavy_only_cpu:.2f} CPU-s in "
+        f"{starved.heavy_only_s:.1f} s; "
         f"load average {load:.1f} -> {os.getloadavg()[0]:.1f}"
     )
 

@@ -136,6 +136,96 @@ def stop_all() -> None:
         _live.clear()
 
 
+def _streaming_child(
+    function: Callable[..., None], args: tuple[Any, ...], sender: Connection
+) -> None:
+    """A streaming child's whole life: ``function(emit, *args)``, each emitted item sent as
+    ``("item", x)`` at once, then ``("ok", None)`` or ``("error", ...)``; exit."""
+
+    def emit(item: Any) -> None:
+        sender.send_bytes(pickle.dumps(("item", item), protocol=pickle.HIGHEST_PROTOCOL))
+
+    def work() -> None:
+        function(emit, *args)
+
+    _child(work, (), sender)
+
+
+def stream(
+    function: Callable[..., None],
+    *args: Any,
+    on_item: Callable[[Any], None],
+    on_wait: Callable[[float], None] | None = None,
+    still_wanted: Callable[[], bool] | None = None,
+    deadline_s: float | None = None,
+) -> None:
+    """``function(emit, *args)`` computed in a child process; ``on_item(x)`` in the caller for
+    each ``emit(x)`` of the child, as soon as it arrives (show partial answers there).
+
+    Otherwise as :func:`run`: ``on_wait`` between items, cancellation by ``still_wanted`` or
+    ``deadline_s`` (:class:`JobCancelled`), the child's exception as :class:`JobFailed`. Items
+    cross the pipe pickled: keep them small (the caller's thread unpickles them).
+    """
+
+    def receive(payload: bytes) -> bool:
+        status, *rest = pickle.loads(payload)
+        if status == "item":
+            on_item(rest[0])
+            return False
+        if status == "ok":
+            return True
+        original, text = rest
+        raise JobFailed(text.strip().splitlines()[-1] if text else "the job failed", original)
+
+    _supervise(_streaming_child, function, args, receive, on_wait, still_wanted, deadline_s)
+
+
+def _supervise(
+    child: Callable[..., None],
+    function: Callable[..., Any],
+    args: tuple[Any, ...],
+    receive: Callable[[bytes], bool],
+    on_wait: Callable[[float], None] | None,
+    still_wanted: Callable[[], bool] | None,
+    deadline_s: float | None,
+) -> None:
+    """Start ``child(function, args, sender)`` in a forked process and hand each message it
+    sends to ``receive`` until ``receive`` returns True; the child is ended and reaped on the
+    way out, whatever happens."""
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=child, args=(function, args, sender), daemon=True)
+    process.start()
+    sender.close()
+    with _live_lock:
+        _live[process.pid or -1] = process
+    started = time.monotonic()
+    try:
+        while True:
+            if receiver.poll(POLL_S):
+                try:
+                    payload = receiver.recv_bytes()
+                except EOFError:
+                    raise JobFailed(
+                        f"the worker process ended with code {process.exitcode}"
+                    ) from None
+                if receive(payload):
+                    return
+                continue
+            elapsed = time.monotonic() - started
+            if not process.is_alive() and not receiver.poll(0):
+                raise JobFailed(f"the worker process ended with code {process.exitcode}")
+            if still_wanted is not None and not still_wanted():
+                raise JobCancelled("nobody waits for this result any more")
+            if deadline_s is not None and elapsed > deadline_s:
+                raise JobCancelled(f"not done after {deadline_s:.0f} s")
+            if on_wait is not None:
+                on_wait(elapsed)
+    finally:
+        receiver.close()
+        _end(process)
+
+
 def run(
     function: Callable[..., T],
     *args: Any,
@@ -151,33 +241,14 @@ def run(
     passing, kills the child and raises :class:`JobCancelled`. The child's own exception comes
     back as :class:`JobFailed` (with ``original`` set when it could be pickled).
     """
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(function, args, sender), daemon=True)
-    process.start()
-    sender.close()
-    with _live_lock:
-        _live[process.pid or -1] = process
-    started = time.monotonic()
-    try:
-        while not receiver.poll(POLL_S):
-            elapsed = time.monotonic() - started
-            if not process.is_alive() and not receiver.poll(0):
-                raise JobFailed(f"the worker process ended with code {process.exitcode}")
-            if still_wanted is not None and not still_wanted():
-                raise JobCancelled("nobody waits for this result any more")
-            if deadline_s is not None and elapsed > deadline_s:
-                raise JobCancelled(f"not done after {deadline_s:.0f} s")
-            if on_wait is not None:
-                on_wait(elapsed)
-        try:
-            payload = receiver.recv_bytes()
-        except EOFError:
-            raise JobFailed(f"the worker process ended with code {process.exitcode}") from None
-    finally:
-        receiver.close()
-        _end(process)
-    status, *rest = pickle.loads(payload)
+    answers: list[Any] = []
+
+    def receive(payload: bytes) -> bool:
+        answers.append(payload)
+        return True
+
+    _supervise(_child, function, args, receive, on_wait, still_wanted, deadline_s)
+    status, *rest = pickle.loads(answers[0])
     if status == "ok":
         answer: T = rest[0]
         return answer

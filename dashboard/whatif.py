@@ -44,6 +44,7 @@ from assignors import (
     Change,
     Evaluation,
     Scenario,
+    apply_in_order,
     apply_one,
     evaluate,
     parse_change,
@@ -184,6 +185,25 @@ def plan(source: Scenario, edits: Sequence[Edit]) -> WhatIf:
 
     Raises :class:`EditError` (or the core's ``ChangeError``) when an edit does not fit.
     """
+    before, change_list = _shape(source, edits)
+    strategies = [strategy.name for strategy in registry.partition_strategies().values()]
+    return WhatIf(evaluate(before, change_list, strategies))
+
+
+def outline(source: Scenario, edits: Sequence[Edit]) -> tuple[Scenario, Scenario]:
+    """The shaped before and the after's membership and topics, without the current assignment.
+
+    The same scenarios as :func:`plan`'s ``before`` and ``after`` except that no member of the
+    after owns anything new (no strategy runs): what the shaping controls list, at the cost of
+    the edits alone. Raises as :func:`plan` does for an edit that does not fit its membership
+    or topics.
+    """
+    before, change_list = _shape(source, edits)
+    return before, apply_in_order(before, change_list)
+
+
+def _shape(source: Scenario, edits: Sequence[Edit]) -> tuple[Scenario, tuple[Change, ...]]:
+    """The "before" with the shaping edits applied, and the membership edits as changes."""
     before = source
     change_list: list[Change] = []
     for index, edit in enumerate(edits):
@@ -195,5 +215,4 @@ def plan(source: Scenario, edits: Sequence[Edit]) -> WhatIf:
             before = apply_one(before, parse_change(edit, where))
         else:
             change_list.append(parse_change(edit, where))
-    strategies = [strategy.name for strategy in registry.partition_strategies().values()]
-    return WhatIf(evaluate(before, tuple(change_list), strategies))
+    return before, tuple(change_list)

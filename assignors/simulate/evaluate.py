@@ -176,7 +176,9 @@ class StrategyEvaluation:
         return _memo(
             self._memo,
             "metrics",
-            lambda: metric_ops.assignment_metrics(ev.after, self.target, ev.current, lags=ev.lags),
+            lambda: metric_ops.assignment_metrics(
+                ev.after, self.target, ev.current, topic_lags=ev.topic_lags
+            ),
         )
 
     @property
@@ -311,6 +313,12 @@ class Evaluation:
     def lags(self) -> Mapping[TopicPartition, int]:
         """Lag per partition of the after (the metrics and the drain share it)."""
         return _memo(self._memo, "lags", lambda: metric_ops.lag_by_partition(self.after))
+
+    @property
+    def topic_lags(self) -> Mapping[str, list[int]]:
+        """Lag per partition of the after, per topic by partition number (the metrics' form of
+        :attr:`lags`: the same figures without a key per partition)."""
+        return _memo(self._memo, "topic_lags", lambda: metric_ops.lags_by_topic(self.after))
 
     def grid(self, horizon_s: float | None, step_s: float | None) -> tuple[float, float]:
         """The drain's horizon and step: as given, else the evaluation's, else the defaults."""

@@ -315,6 +315,8 @@ def _movement(
     moved: list[PartitionMove] = []
     new: list[PartitionMove] = []
     dropped: list[PartitionMove] = []
+    if before is after:  # the same owners on both sides: everything is kept
+        return Movement(tuple(sorted_partitions(before.keys())), (), (), ())
     owner_before = before.get
     owner_after = after.get
     for tp in sorted_partitions(before.keys() | after.keys()):
@@ -408,12 +410,14 @@ def assignment_metrics(
     previous: Assignment | None = None,
     *,
     lags: Mapping[TopicPartition, int] | None = None,
+    topic_lags: Mapping[str, list[int]] | None = None,
 ) -> AssignmentMetrics:
     """Every metric of ``assignment`` for ``scenario``, against ``previous``.
 
     ``previous`` defaults to the scenario's owned partitions (:func:`owned_assignment`);
     ``lags`` (partition -> lag) defaults to the :mod:`assignors.simulate.lag` figures of the
-    scenario and may be passed to reuse them for several assignments of one scenario. Members of
+    scenario and may be passed to reuse them for several assignments of one scenario, or, cheaper,
+    ``topic_lags`` (:func:`lags_by_topic` of the scenario: the same figures). Members of
     ``assignment`` missing from the scenario are measured too (no rack); members of ``previous``
     that are gone count only in the movement.
 
@@ -421,11 +425,15 @@ def assignment_metrics(
     """
     if previous is None:
         previous = owned_assignment(scenario)
-    topic_lags = lags_by_topic(scenario) if lags is None else None
+    if lags is not None:
+        topic_lags = None
+    elif topic_lags is None:
+        topic_lags = lags_by_topic(scenario)
     topics = scenario.topic_by_name()
     racks_of_member = {member.member_id: member.rack for member in scenario.members}
     before = previous.owner_of()
-    after = assignment.owner_of()
+    # Measured against itself (the current assignment): one owner map serves both sides.
+    after = before if assignment is previous else assignment.owner_of()
     # Kept and lost are set intersections when each assignment gives a partition to one member;
     # otherwise (a malformed assignment) the owner is the one owner_of() reports, per partition.
     exact_sets = _member_sets(previous, before) and _member_sets(assignment, after)

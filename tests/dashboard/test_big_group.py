@@ -93,3 +93,37 @@ def test_big_group_thresholds() -> None:
         json.dumps(big_groups.fresh_group(10_001, 1, 2, "topics", width=5)), source="huge"
     )
     assert big_group.is_big(huge)
+
+
+def test_the_worker_sends_the_current_assignment_first_then_each_strategy_twice() -> None:
+    from assignors import parse_scenario_text
+    from dashboard import whatif
+
+    group = big_groups.owned_group(2, 60, 7, "small owned group")
+    scenario, _ = parse_scenario_text(json.dumps(group), source="small")
+    edits: tuple[whatif.Edit, ...] = ({"op": "add_member", "member_id": "c-new"},)
+    pieces = [(("current", "k"), "current"), (("strategy", "k", "range"), "range")]
+    pieces.append((("strategy", "k", "cooperative-sticky"), "cooperative-sticky"))
+    sent: list[tuple[tuple[str, ...], big_group.Summary, bool]] = []
+    big_group.work_out(sent.append, scenario, edits, pieces)
+
+    plan = whatif.plan(scenario, edits)
+    expected = [
+        big_group.summarise_current(plan),
+        big_group.summarise_strategy(plan, "range"),
+        big_group.summarise_strategy(plan, "cooperative-sticky"),
+    ]
+    assert [(key, summary.name, final) for key, summary, final in sent] == [
+        (("current", "k"), "current", True),
+        (("strategy", "k", "range"), "range", False),
+        (("strategy", "k", "range"), "range", True),
+        (("strategy", "k", "cooperative-sticky"), "cooperative-sticky", False),
+        (("strategy", "k", "cooperative-sticky"), "cooperative-sticky", True),
+    ]
+    finals = [summary for _, summary, final in sent if final]
+    assert finals == expected
+    # A partial summary is the final one before its rebalance is played.
+    for (_, partial, final), (_, complete, _) in zip(sent[1::2], sent[2::2], strict=True):
+        assert not final and partial.rounds is None and complete.rounds is not None
+        assert partial.partitions_per_member == complete.partitions_per_member
+        assert partial.moved == complete.moved and partial.busiest == complete.busiest

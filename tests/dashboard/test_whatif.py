@@ -85,3 +85,32 @@ def test_growing_a_topic_past_the_limit_is_refused_not_attempted() -> None:
     topic = LAGGY.topics[0].name
     with pytest.raises(AssignmentExplorerError, match="from 1 to 1,000,000, got 50,000,000"):
         whatif.plan(LAGGY, [{"op": "set_partitions", "topic": topic, "partitions": 50_000_000}])
+
+
+@pytest.mark.parametrize(
+    "edits",
+    [
+        (),
+        ({"op": "skew_lag"}, {"op": "add_member", "member_id": "zz-new", "rack": "r1"}),
+        ({"op": "remove_member", "member_id": FAILOVER.members[0].member_id},),
+    ],
+    ids=["none", "shaping-and-add", "remove"],
+)
+def test_the_outline_lists_the_plans_members_and_topics(edits: tuple[whatif.Edit, ...]) -> None:
+    source = FAILOVER
+    before, after = whatif.outline(source, edits)
+    planned = whatif.plan(source, edits)
+    assert before == planned.before
+    assert [(m.member_id, m.topics, m.rack) for m in after.members] == [
+        (m.member_id, m.topics, m.rack) for m in planned.after.members
+    ]
+    assert after.topics == planned.after.topics
+
+
+def test_the_outline_refuses_an_edit_the_plan_refuses() -> None:
+    edits = ({"op": "remove_member", "member_id": "nobody"},)
+    with pytest.raises(AssignmentExplorerError) as planned:
+        whatif.plan(FAILOVER, edits)
+    with pytest.raises(AssignmentExplorerError) as outlined:
+        whatif.outline(FAILOVER, edits)
+    assert str(outlined.value) == str(planned.value)
