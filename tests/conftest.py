@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.kafka_broker import kafka_broker  # noqa: F401
 from tests.kafka_cluster.fixture import kafka_cluster  # noqa: F401
+
+# Tests check behaviour, never wall-clock time: no per-example deadline and no "too slow" health
+# check, which fail a correct property on a loaded 2-core machine.
+settings.register_profile(
+    "behaviour-only", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("behaviour-only")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
