@@ -90,12 +90,19 @@ def comparison_rows(page: Any) -> list[str]:
 
 def add_strategy(page: Any, name: str) -> None:
     """Add ``name`` to the compared strategies; its row appears in the comparison."""
-    page.locator(SIDEBAR).locator('[data-testid="stMultiSelect"] input').first.click()
-    page.locator('[role="option"]').filter(has_text=re.compile("^" + re.escape(name) + "$")).click()
-    page.wait_for_timeout(200)
-    page.locator(SIDEBAR).get_by_text("Strategies", exact=True).first.click()  # close the list
-    settle(page)
-    assert eventually(page, lambda: name in strategies_shown(page)), strategies_shown(page)
+    for attempt in range(2):
+        page.locator(SIDEBAR).locator('[data-testid="stMultiSelect"] input').first.click()
+        option = re.compile("^" + re.escape(name) + "$")
+        page.locator('[role="option"]').filter(has_text=option).click()
+        page.wait_for_timeout(200)
+        page.locator(SIDEBAR).get_by_text("Strategies", exact=True).first.click()  # close it
+        settle(page)
+        if eventually(page, lambda: name in strategies_shown(page), timeout_s=15):
+            break
+        # Seen twice in ~1,000 monkey actions on a loaded machine, after a walkthrough step's
+        # st.rerun(): the pick does not take. A person picks again; so does the test, and says so.
+        print(f"the pick of {name} did not take (attempt {attempt + 1}); picking again")
+    assert name in strategies_shown(page), strategies_shown(page)
     assert eventually(page, lambda: name in comparison_rows(page)), comparison_rows(page)
 
 
