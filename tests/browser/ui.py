@@ -222,10 +222,14 @@ def more_view(page: Any, view: str) -> None:
 
 def play(page: Any) -> None:
     """Press ▶ Play; the animation's slider moves past the first phase."""
-    plot = page.locator(".js-plotly-plot").first
-    plot.scroll_into_view_if_needed()
-    plot.locator(".updatemenu-button").first.click()
-    page.wait_for_function(
-        "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active > 0",
-        timeout=30_000,
-    )
+    moved = "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active > 0"
+    for attempt in range(3):
+        settle(page)
+        plot = page.locator(".js-plotly-plot").first
+        plot.scroll_into_view_if_needed()
+        plot.locator(".updatemenu-button").first.click()
+        if eventually(page, lambda: bool(page.evaluate(moved)), timeout_s=10):
+            return
+        # A chart Streamlit redraws just after the click starts again at its first frame.
+        print(f"Play did not start the animation (attempt {attempt + 1}); pressing it again")
+    raise AssertionError("Play never moved the animation's slider past its first phase")
