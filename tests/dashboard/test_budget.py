@@ -86,3 +86,23 @@ def test_budget_from_the_environment(text: str, expected: int) -> None:
 def test_a_bad_budget_is_refused() -> None:
     with pytest.raises(ValueError):
         budget.parse_bytes("-5M")
+
+
+def test_each_object_is_counted_once_however_often_it_is_referenced() -> None:
+    shared = list(range(1_000))
+    once = budget.estimate_bytes(shared)
+    assert budget.estimate_bytes([shared] * 40) < once + 1_000
+    loop: list[object] = []
+    loop.append(loop)
+    assert budget.estimate_bytes({"a": loop, "b": loop}) < 1_000
+
+
+def test_a_plotly_figure_weighs_about_what_it_holds() -> None:
+    # Traces point back to their figure: counted at every reference, a figure whose JSON is 14 KB
+    # was sized at 200 MB, which evicted every other entry and made every rerun recompute.
+    import plotly.graph_objects as go
+
+    figure = go.Figure(
+        [go.Bar(x=list(range(200)), y=[str(i) for i in range(200)]) for _ in range(4)]
+    )
+    assert budget.estimate_bytes(figure) < 5_000_000
