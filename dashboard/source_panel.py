@@ -298,10 +298,27 @@ def link_params(source: state.Source) -> dict[str, str] | None:
         return share.share_params(
             source.sample, state.selected_strategies(), state.edits(), source.walkthrough_step
         )
-    encoded = share.encode_scenario(source.scenario)
+    encoded = _encoded(source.scenario)
     if encoded is None:
         return None
     return share.scenario_params(encoded, state.selected_strategies(), state.edits())
+
+
+_ENCODED = "source.encoded"
+
+
+def _encoded(scenario: Scenario) -> str | None:
+    """The scenario as a link parameter, packed once per scenario object (not per rerun: at
+    10,000 partitions packing took a quarter of every rerun)."""
+    from dashboard import share
+
+    kept = st.session_state.get(_ENCODED)
+    if kept is not None and kept[0] is scenario:
+        encoded: str | None = kept[1]
+        return encoded
+    encoded = share.encode_scenario(scenario)
+    st.session_state[_ENCODED] = (scenario, encoded)
+    return encoded
 
 
 def showing(source: state.Source, picked: list[str]) -> None:

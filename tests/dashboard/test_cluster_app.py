@@ -57,7 +57,7 @@ def test_a_live_group_shows_its_members_and_lag(kafka_cluster: KafkaCluster) -> 
         app.button(key="cluster.connect").click().run()
         assert not app.error, [e.value for e in app.error]
         listing = app.selectbox(key="cluster.group")
-        assert f"{group.group_id} — Stable, 2 member(s)" in listing.options
+        assert f"{group.group_id} — classic, Stable, 2 member(s)" in listing.options
         listing.set_value(group.group_id).run()
         app.button(key="cluster.load").click().run()
         assert not app.exception, [e.message for e in app.exception]
