@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+import sample_data
 from assignors import DeployPlan, DeploySettings, Member, Scenario, Topic
 from dashboard import deploy_charts, deploy_model
 from tests.dashboard.app_session import assert_no_exception, start_app
@@ -114,3 +115,17 @@ def test_a_streams_application_gets_a_note() -> None:
     app.selectbox(key="source.sample").set_value("streams-new-instance").run()
     assert_no_exception(app)
     assert any("consumer groups" in info.value for info in app.info)
+
+
+@pytest.mark.parametrize("key", [info.key for info in sample_data.list_samples()])
+def test_the_view_works_on_every_sample(key: str) -> None:
+    app = _deploy_view()
+    app.selectbox(key="source.sample").set_value(key).run()
+    assert_no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    kind = next(info.kind for info in sample_data.list_samples() if info.key == key)
+    if kind == "consumer-group":
+        assert _charts(app) >= 3
+        assert any("what happens" in frame.value.columns for frame in app.dataframe)
+    else:
+        assert any("consumer groups" in info.value for info in app.info)
