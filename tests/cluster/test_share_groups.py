@@ -47,9 +47,12 @@ def agreed(
     members: int,
     holds: Callable[[], Holds],
     after_epoch: int = 0,
+    partitions: int = 3,
 ) -> ShareGroupDescription:
-    """The group once Stable with ``members`` members at one epoch above ``after_epoch``, and
-    every consumer receiving records from exactly the partitions the reader says it holds."""
+    """The group once Stable with ``members`` members at one epoch above ``after_epoch``, every
+    one of the topic's ``partitions`` assigned (a group whose target is not computed yet is
+    Stable with nothing assigned, and its consumers then rightly receive nothing), and every
+    consumer receiving records from exactly the partitions the reader says it holds."""
     deadline = time.monotonic() + SETTLE_TIMEOUT_S
     last: ShareGroupDescription | None = None
     held: Holds = {}
@@ -65,6 +68,7 @@ def agreed(
             and len(last.members) == members
             and last.group_epoch == last.assignment_epoch > after_epoch
             and all(m.member_epoch == last.assignment_epoch for m in last.members)
+            and len({tp for m in last.members for tp in m.assignment}) == partitions
             and held == {m.client_id: frozenset(m.assignment) for m in last.members}
         ):
             return last

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 from tests.kafka_cluster.cluster import HERE, KafkaCluster, classpath
 
@@ -35,7 +36,75 @@ def compiled_classes(cluster: KafkaCluster, program: str = "GroupMembers") -> Pa
     return classes
 
 
-class JavaGroup:
+class JavaProgram:
+    """A program of ``java/`` in its own JVM, driven by one command a line on its stdin, its
+    output kept in ``log``. A context manager: at the end it is sent ``quit`` and waited for
+    (killed if it does not exit within :attr:`QUIT_TIMEOUT_S`)."""
+
+    QUIT_TIMEOUT_S = 60.0
+
+    def __init__(
+        self,
+        cluster: KafkaCluster,
+        program: str,
+        arguments: Sequence[str],
+        log: Path,
+        heap: str = "128m",
+    ) -> None:
+        self.log = log
+        command = [
+            "java", f"-Xmx{heap}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            "-cp", f"{compiled_classes(cluster, program)}:{classpath()}", program, *arguments,
+        ]  # fmt: skip
+        with open(self.log, "wb") as out:
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, text=True
+            )
+
+    def _send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def latest(self, kind: str, gone: str) -> dict[str, frozenset[tuple[str, int]]]:
+        """Each running member's latest ``KIND MEMBER t-p,...`` report (a ``GONE MEMBER`` line
+        forgets it)."""
+        latest: dict[str, frozenset[tuple[str, int]]] = {}
+        for line in self.output().splitlines():
+            words = line.split(" ")
+            if words[0] == kind and len(words) == 3:
+                pairs = (item.rsplit("-", 1) for item in words[2].split(",") if item)
+                latest[words[1]] = frozenset((topic, int(p)) for topic, p in pairs)
+            elif words[0] == gone and len(words) == 2:
+                latest.pop(words[1], None)
+        return latest
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            try:
+                self._send("quit")
+                self.process.stdin.close()  # type: ignore[union-attr]
+                self.process.wait(timeout=self.QUIT_TIMEOUT_S)
+            except (OSError, subprocess.TimeoutExpired):
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class JavaGroup(JavaProgram):
     """One KIP-848 group of Java consumers; use as a context manager (all leave at the end).
 
     ``members`` are ``clientId[:rack[:instanceId]]``; ``subscription`` is ``topic,topic`` or
@@ -54,21 +123,12 @@ class JavaGroup:
         log_dir: Path,
     ) -> None:
         self.group_id = group_id
-        self.log = log_dir / f"java-{group_id}.out"
-        command = [
-            "java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-cp", f"{compiled_classes(cluster)}:{classpath()}",
-            "GroupMembers", cluster.bootstrap, group_id, assignor, subscription, *members,
-        ]  # fmt: skip
-        with open(self.log, "wb") as out:
-            self.process = subprocess.Popen(
-                command, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, text=True
-            )
-
-    def _send(self, line: str) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
+        super().__init__(
+            cluster,
+            "GroupMembers",
+            [cluster.bootstrap, group_id, assignor, subscription, *members],
+            log_dir / f"java-{group_id}.out",
+        )
 
     def join(self, member: str) -> None:
         self._send(f"join {member}")
@@ -76,38 +136,6 @@ class JavaGroup:
     def leave(self, client_id: str) -> None:
         self._send(f"leave {client_id}")
 
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
     def assignments(self) -> dict[str, frozenset[tuple[str, int]]]:
         """Each running member's latest ``assigned`` report: the partitions it owns."""
-        owned: dict[str, frozenset[tuple[str, int]]] = {}
-        for line in self.output().splitlines():
-            words = line.split(" ")
-            if words[0] == "assigned" and len(words) == 3:
-                pairs = (item.rsplit("-", 1) for item in words[2].split(",") if item)
-                owned[words[1]] = frozenset((topic, int(p)) for topic, p in pairs)
-            elif words[0] == "left" and len(words) == 2:
-                owned.pop(words[1], None)
-        return owned
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            try:
-                self._send("quit")
-                self.process.stdin.close()  # type: ignore[union-attr]
-                self.process.wait(timeout=60)
-            except (OSError, subprocess.TimeoutExpired):
-                self.process.kill()
-                self.process.wait(timeout=10)
-
-    def __enter__(self) -> JavaGroup:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
+        return self.latest("assigned", gone="left")

@@ -10,22 +10,20 @@ in one JVM together with a producer that writes a record to every partition of t
 
 from __future__ import annotations
 
-import subprocess
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from tests.kafka_cluster.cluster import KafkaCluster, classpath
-from tests.kafka_cluster.java_members import compiled_classes
+from tests.kafka_cluster.cluster import KafkaCluster
+from tests.kafka_cluster.java_members import JavaProgram
 
 #: How recent a record must be for its partition to count as held (seconds).
 WINDOW_S = 2.0
 
 
-class JavaShareGroup:
+class JavaShareGroup(JavaProgram):
     """Java share consumers of one group (and the producer feeding them); a context manager."""
 
     def __init__(
@@ -37,21 +35,12 @@ class JavaShareGroup:
         log_dir: Path,
     ) -> None:
         self.group_id = group_id
-        self.log = log_dir / f"share-{group_id}.out"
-        command = [
-            "java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-cp", f"{compiled_classes(cluster, 'ShareMembers')}:{classpath()}",
-            "ShareMembers", cluster.bootstrap, group_id, ",".join(topics), *members,
-        ]  # fmt: skip
-        with open(self.log, "wb") as out:
-            self.process = subprocess.Popen(
-                command, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, text=True
-            )
-
-    def _send(self, line: str) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
+        super().__init__(
+            cluster,
+            "ShareMembers",
+            [cluster.bootstrap, group_id, ",".join(topics), *members],
+            log_dir / f"share-{group_id}.out",
+        )
 
     def join(self, member: str) -> None:
         self._send(f"join {member}")
@@ -59,41 +48,9 @@ class JavaShareGroup:
     def leave(self, client_id: str) -> None:
         self._send(f"leave {client_id}")
 
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
     def holds(self) -> dict[str, frozenset[tuple[str, int]]]:
         """Each running member's latest report: the partitions it receives records from."""
-        held: dict[str, frozenset[tuple[str, int]]] = {}
-        for line in self.output().splitlines():
-            words = line.split(" ")
-            if words[0] == "holds" and len(words) == 3:
-                pairs = (item.rsplit("-", 1) for item in words[2].split(",") if item)
-                held[words[1]] = frozenset((topic, int(p)) for topic, p in pairs)
-            elif words[0] == "left" and len(words) == 2:
-                held.pop(words[1], None)
-        return held
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            try:
-                self._send("quit")
-                self.process.stdin.close()  # type: ignore[union-attr]
-                self.process.wait(timeout=60)
-            except (OSError, subprocess.TimeoutExpired):
-                self.process.kill()
-                self.process.wait(timeout=10)
-
-    def __enter__(self) -> JavaShareGroup:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
+        return self.latest("holds", gone="left")
 
 
 class ConfluentShareMember:

@@ -11,14 +11,12 @@ under the test's folder).
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
-from tests.kafka_cluster.cluster import KafkaCluster, classpath
-from tests.kafka_cluster.java_members import compiled_classes
+from tests.kafka_cluster.cluster import KafkaCluster
+from tests.kafka_cluster.java_members import JavaProgram
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,13 +28,15 @@ class InstanceTasks:
     standby: frozenset[str]
 
 
-class StreamsApplication:
+class StreamsApplication(JavaProgram):
     """One Streams application (``application.id`` = the group id); a context manager.
 
     Topology: ``counted`` counted per key into a state store (subtopology 0, stateful) and
     ``piped`` upper-cased (subtopology 1, stateless); outputs ``<counted>-counts`` and
     ``<piped>-upper`` must exist.
     """
+
+    QUIT_TIMEOUT_S = 90.0
 
     def __init__(
         self,
@@ -48,33 +48,21 @@ class StreamsApplication:
         work_dir: Path,
     ) -> None:
         self.application_id = application_id
-        self.log = work_dir / f"streams-{application_id}.out"
         state_dir = work_dir / f"streams-state-{application_id}"
         state_dir.mkdir(parents=True, exist_ok=True)
-        command = [
-            "java", "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-cp", f"{compiled_classes(cluster, 'StreamsApp')}:{classpath()}",
-            "StreamsApp", cluster.bootstrap, application_id, str(state_dir), counted, piped,
-            *instances,
-        ]  # fmt: skip
-        with open(self.log, "wb") as out:
-            self.process = subprocess.Popen(
-                command, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, text=True
-            )
-
-    def _send(self, line: str) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
+        super().__init__(
+            cluster,
+            "StreamsApp",
+            [cluster.bootstrap, application_id, str(state_dir), counted, piped, *instances],
+            work_dir / f"streams-{application_id}.out",
+            heap="192m",
+        )
 
     def start(self, instance: str) -> None:
         self._send(f"start {instance}")
 
     def stop(self, instance: str) -> None:
         self._send(f"stop {instance}")
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
 
     def tasks(self) -> dict[str, InstanceTasks]:
         """Each running instance's latest report of its own tasks."""
@@ -91,24 +79,3 @@ class StreamsApplication:
             elif len(words) == 2 and words[0] == "stopped":
                 reported.pop(words[1], None)
         return reported
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            try:
-                self._send("quit")
-                self.process.stdin.close()  # type: ignore[union-attr]
-                self.process.wait(timeout=90)
-            except (OSError, subprocess.TimeoutExpired):
-                self.process.kill()
-                self.process.wait(timeout=10)
-
-    def __enter__(self) -> StreamsApplication:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
