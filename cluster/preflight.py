@@ -16,8 +16,13 @@ one bootstrap server after another, until one passes them all:
    something else is :class:`~cluster.errors.NotKafkaError`, a TLS listener met without TLS says
    so, silence is a time-out naming the request.
 
-If every server fails, the first server's failure is raised. SASL is left to kafka-python (the
-caller classifies its failures). Nothing here sees a password. The whole probe is bounded by the
+5. SASL, when the security protocol uses it: a SaslHandshake (version 1) naming the settings'
+   mechanism; a listener that does not accept it is an
+   :class:`~cluster.errors.AuthenticationFailedError` that lists the mechanisms it does accept
+   (kafka-python sometimes reports this only as a bootstrap time-out). The password is left to
+   kafka-python (the caller classifies its failures); nothing here sees it.
+
+If every server fails, the first server's failure is raised. The whole probe is bounded by the
 settings' timeout.
 """
 
@@ -30,6 +35,7 @@ import time
 from typing import Any
 
 from cluster.errors import (
+    AuthenticationFailedError,
     ClusterError,
     NameNotResolvedError,
     NotKafkaError,
@@ -39,6 +45,7 @@ from cluster.errors import (
 )
 
 _CORRELATION_ID = 0x5AFE
+_UNSUPPORTED_SASL_MECHANISM = 33
 _MAX_FRAME = 100 * 2**20
 
 
@@ -63,6 +70,41 @@ def _api_versions_request(client_id: str) -> bytes:
     name = client_id.encode("utf-8")
     body = struct.pack(">hhih", 18, 0, _CORRELATION_ID, len(name)) + name
     return struct.pack(">i", len(body)) + body
+
+
+def _string(text: str) -> bytes:
+    data = text.encode("utf-8")
+    return struct.pack(">h", len(data)) + data
+
+
+def _sasl_handshake_request(client_id: str, mechanism: str) -> bytes:
+    body = struct.pack(">hhi", 17, 1, _CORRELATION_ID + 1) + _string(client_id) + _string(mechanism)
+    return struct.pack(">i", len(body)) + body
+
+
+def _check_sasl_mechanism(sock: socket.socket, settings: Any) -> None:
+    """Step 5: the listener accepts the settings' SASL mechanism (else name the ones it does)."""
+    mechanism = str(settings.sasl_mechanism)
+    sock.sendall(_sasl_handshake_request(settings.client_id, mechanism))
+    head = _read(sock, 4)
+    if len(head) < 4:
+        return  # the listener closed: kafka-python's own attempt will say why
+    (size,) = struct.unpack(">i", head)
+    body = _read(sock, min(size, _MAX_FRAME))
+    if len(body) < 10:
+        return
+    error_code, count = struct.unpack(">hi", body[4:10])
+    if error_code != _UNSUPPORTED_SASL_MECHANISM:
+        return
+    enabled, offset = [], 10
+    for _ in range(max(count, 0)):
+        (length,) = struct.unpack(">h", body[offset : offset + 2])
+        enabled.append(body[offset + 2 : offset + 2 + length].decode("utf-8", "replace"))
+        offset += 2 + length
+    raise AuthenticationFailedError(
+        f"the listener at {settings.bootstrap_servers} does not accept the SASL mechanism"
+        f" {mechanism}: choose one it accepts ({', '.join(enabled) or 'none listed'})."
+    )
 
 
 def _read(sock: socket.socket, count: int) -> bytes:
@@ -130,6 +172,10 @@ def _probe_one(server: str, settings: Any, deadline: float) -> None:
         sock.sendall(_api_versions_request(settings.client_id))
         head = _read(sock, 8)
         _check_kafka_answer(server, head, settings.uses_ssl)
+        if settings.uses_sasl:
+            step = "waiting for the answer to SaslHandshake"
+            _read(sock, struct.unpack(">i", head[:4])[0] - 4)  # the rest of ApiVersions' answer
+            _check_sasl_mechanism(sock, settings)
     except ClusterError:
         raise
     except ConnectionRefusedError:
