@@ -55,7 +55,14 @@ from cluster.errors import (
     ShareGroupError,
     StreamsGroupError,
 )
-from cluster.share_group import ShareGroupDescription, share_group_from_response
+from cluster.share_group import (
+    ShareGroupDescription,
+    assignment_pairs,
+    share_group_from_response,
+)
+from cluster.share_group import (
+    TopicPartitionKey as TopicPartitionKey,
+)
 from cluster.streams_group import StreamsGroupDescription, streams_group_from_response
 
 #: Kafka API keys the reader may send, by name (see the module docstring).
@@ -96,7 +103,6 @@ FORBIDDEN_API_KEYS: Mapping[str, int] = {
     "StreamsGroupHeartbeat": 88,
 }
 
-TopicPartitionKey = tuple[str, int]
 _TOPIC_AUTHORIZATION_FAILED = 29
 _GROUP_AUTHORIZATION_FAILED = 30
 _GROUP_ID_NOT_FOUND = 69
@@ -261,15 +267,6 @@ def kafka_topic_id(value: Any) -> str | None:
     return None if text == "AAAAAAAAAAAAAAAAAAAAAA" else text
 
 
-def _topic_partitions(assignment: Any) -> tuple[TopicPartitionKey, ...]:
-    pairs = [
-        (str(entry.topic_name), int(partition))
-        for entry in assignment.topic_partitions
-        for partition in entry.partitions
-    ]
-    return tuple(sorted(pairs))
-
-
 def _consumer_member(raw: Any) -> ConsumerMemberDescription:
     return ConsumerMemberDescription(
         member_id=str(raw.member_id),
@@ -280,8 +277,8 @@ def _consumer_member(raw: Any) -> ConsumerMemberDescription:
         host=str(raw.client_host),
         subscribed_topics=tuple(sorted(str(t) for t in raw.subscribed_topic_names or ())),
         subscribed_regex=raw.subscribed_topic_regex or None,
-        assignment=_topic_partitions(raw.assignment),
-        target_assignment=_topic_partitions(raw.target_assignment),
+        assignment=assignment_pairs(raw.assignment),
+        target_assignment=assignment_pairs(raw.target_assignment),
     )
 
 

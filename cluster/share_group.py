@@ -39,12 +39,19 @@ class ShareGroupDescription:
     members: tuple[ShareMemberDescription, ...]
 
 
-def _member(raw: Any) -> ShareMemberDescription:
-    pairs = sorted(
-        (str(entry.topic_name), int(partition))
-        for entry in raw.assignment.topic_partitions
-        for partition in entry.partitions
+def assignment_pairs(assignment: Any) -> tuple[TopicPartitionKey, ...]:
+    """A described member's assignment (``topic_partitions`` of topic names and partition
+    numbers, as ConsumerGroupDescribe and ShareGroupDescribe give it) as sorted pairs."""
+    return tuple(
+        sorted(
+            (str(entry.topic_name), int(partition))
+            for entry in assignment.topic_partitions
+            for partition in entry.partitions
+        )
     )
+
+
+def _member(raw: Any) -> ShareMemberDescription:
     return ShareMemberDescription(
         member_id=str(raw.member_id),
         member_epoch=int(raw.member_epoch),
@@ -52,7 +59,7 @@ def _member(raw: Any) -> ShareMemberDescription:
         client_id=str(raw.client_id),
         host=str(raw.client_host),
         subscribed_topics=tuple(sorted(str(t) for t in raw.subscribed_topic_names or ())),
-        assignment=tuple(pairs),
+        assignment=assignment_pairs(raw.assignment),
     )
 
 
