@@ -33,6 +33,7 @@ from cluster.errors import (
     RequestTimeoutError,
     TlsHandshakeError,
 )
+from cluster.preflight import login_refused, probe
 
 SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
 SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
@@ -296,14 +297,12 @@ def open_admin(settings: ConnectionSettings) -> Any:
     """A bootstrapped ``KafkaAdminClient`` (step 3); failures become ClusterError (step 4).
 
     Without a proxy, :func:`cluster.preflight.probe` first reaches a bootstrap server step by
-    step (DNS, TCP, TLS, a Kafka answer) so those failures are named at once; kafka-python then
-    bootstraps (SASL included) within the settings' timeout.
+    step (DNS, TCP, TLS, a Kafka answer, the SASL mechanism and login) so those failures are
+    named at once; kafka-python then bootstraps within the settings' timeout.
     """
     settings.validate()
     _install_redaction(settings)
     if settings.proxy_url is None:
-        from cluster.preflight import probe
-
         probe(settings)
     from kafka import KafkaAdminClient
 
@@ -381,11 +380,7 @@ def _from_causes(causes: list[str], settings: ConnectionSettings) -> ClusterErro
         cause = redact(raw, settings)
         if "SaslAuthenticationFailed" in cause:
             detail = cause.split("SaslAuthenticationFailedError: ")[-1]
-            return AuthenticationFailedError(
-                f"the brokers at {servers} refused user {user!r} with {mechanism}"
-                f" ({_BACKOFF.sub('', detail)}): check the user name and password, and that the"
-                f" user has {mechanism} credentials on this cluster."
-            )
+            return login_refused(settings, _BACKOFF.sub("", detail))
         if "UnsupportedSaslMechanism" in cause or "IllegalSaslState" in cause:
             return AuthenticationFailedError(
                 f"the listener at {servers} does not accept the SASL mechanism {mechanism}:"

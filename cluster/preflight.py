@@ -18,9 +18,14 @@ one bootstrap server after another, until one passes them all:
 
 5. SASL, when the security protocol uses it: a SaslHandshake (version 1) naming the settings'
    mechanism; a listener that does not accept it is an
-   :class:`~cluster.errors.AuthenticationFailedError` that lists the mechanisms it does accept
-   (kafka-python sometimes reports this only as a bootstrap time-out). The password is left to
-   kafka-python (the caller classifies its failures); nothing here sees it.
+   :class:`~cluster.errors.AuthenticationFailedError` that lists the mechanisms it does accept.
+6. The login itself: SaslAuthenticate (version 1) with the settings' user and password (PLAIN in
+   one round, SCRAM in two, with kafka-python's SCRAM client); a broker that refuses it is an
+   :class:`~cluster.errors.AuthenticationFailedError` carrying the broker's own reason, at once.
+   kafka-python alone retries a refused login until its bootstrap timeout and then, depending on
+   which it read first (the refusal or the closed socket), reports either the refusal or only a
+   time-out; the probe reads the answer itself. The password goes to the broker only, over the
+   settings' security protocol, as kafka-python would send it; nothing here logs it.
 
 If every server fails, the first server's failure is raised. The whole probe is bounded by the
 settings' timeout.
@@ -46,6 +51,7 @@ from cluster.errors import (
 
 _CORRELATION_ID = 0x5AFE
 _UNSUPPORTED_SASL_MECHANISM = 33
+_API_VERSIONS, _SASL_HANDSHAKE, _SASL_AUTHENTICATE = 18, 17, 36
 _MAX_FRAME = 100 * 2**20
 
 
@@ -66,36 +72,45 @@ def _tls_context(settings: Any) -> ssl.SSLContext:
     return context
 
 
-def _api_versions_request(client_id: str) -> bytes:
-    name = client_id.encode("utf-8")
-    body = struct.pack(">hhih", 18, 0, _CORRELATION_ID, len(name)) + name
-    return struct.pack(">i", len(body)) + body
-
-
 def _string(text: str) -> bytes:
     data = text.encode("utf-8")
     return struct.pack(">h", len(data)) + data
 
 
-def _sasl_handshake_request(client_id: str, mechanism: str) -> bytes:
-    body = struct.pack(">hhi", 17, 1, _CORRELATION_ID + 1) + _string(client_id) + _string(mechanism)
+def _request(
+    api_key: int, version: int, correlation: int, client_id: str, payload: bytes = b""
+) -> bytes:
+    """A request frame with request header v1 (key, version, correlation id, client id)."""
+    body = struct.pack(">hhi", api_key, version, correlation) + _string(client_id) + payload
     return struct.pack(">i", len(body)) + body
 
 
-def _check_sasl_mechanism(sock: socket.socket, settings: Any) -> None:
-    """Step 5: the listener accepts the settings' SASL mechanism (else name the ones it does)."""
+def login_refused(settings: Any, reason: str) -> AuthenticationFailedError:
+    """The one message for a refused SASL login: who, with what, the broker's reason, what to do."""
+    mechanism = settings.sasl_mechanism
+    return AuthenticationFailedError(
+        f"the brokers at {settings.bootstrap_servers} refused user {settings.sasl_username!r}"
+        f" with {mechanism} ({reason}): check the user name and password, and that the user has"
+        f" {mechanism} credentials on this cluster."
+    )
+
+
+def _check_sasl_mechanism(sock: socket.socket, settings: Any) -> bool:
+    """Step 5: the listener accepts the settings' SASL mechanism (else name the ones it does).
+
+    False when the answer is neither (the listener closed, another error): kafka-python's own
+    attempt will say why.
+    """
     mechanism = str(settings.sasl_mechanism)
-    sock.sendall(_sasl_handshake_request(settings.client_id, mechanism))
-    head = _read(sock, 4)
-    if len(head) < 4:
-        return  # the listener closed: kafka-python's own attempt will say why
-    (size,) = struct.unpack(">i", head)
-    body = _read(sock, min(size, _MAX_FRAME))
-    if len(body) < 10:
-        return
+    payload = _string(mechanism)
+    body = _exchange(
+        sock, _request(_SASL_HANDSHAKE, 1, _CORRELATION_ID + 1, settings.client_id, payload)
+    )
+    if body is None or len(body) < 10:
+        return False
     error_code, count = struct.unpack(">hi", body[4:10])
     if error_code != _UNSUPPORTED_SASL_MECHANISM:
-        return
+        return bool(error_code == 0)
     enabled, offset = [], 10
     for _ in range(max(count, 0)):
         (length,) = struct.unpack(">h", body[offset : offset + 2])
@@ -105,6 +120,72 @@ def _check_sasl_mechanism(sock: socket.socket, settings: Any) -> None:
         f"the listener at {settings.bootstrap_servers} does not accept the SASL mechanism"
         f" {mechanism}: choose one it accepts ({', '.join(enabled) or 'none listed'})."
     )
+
+
+def _exchange(sock: socket.socket, request: bytes) -> bytes | None:
+    """Send one request frame; its answer's body (correlation id first), None if the peer closed."""
+    sock.sendall(request)
+    head = _read(sock, 4)
+    if len(head) < 4:
+        return None
+    (size,) = struct.unpack(">i", head)
+    body = _read(sock, min(size, _MAX_FRAME))
+    return body if len(body) == size else None
+
+
+def _authenticate_round(
+    sock: socket.socket, settings: Any, correlation: int, token: bytes
+) -> bytes | None:
+    """One SaslAuthenticate v1 exchange: the server's token; a refusal raises, with its reason.
+
+    The answer: correlation id, error code (int16), error message (nullable string), the
+    server's token (bytes), session lifetime (int64). None when the listener closed.
+    """
+    payload = struct.pack(">i", len(token)) + token
+    request = _request(_SASL_AUTHENTICATE, 1, correlation, settings.client_id, payload)
+    body = _exchange(sock, request)
+    if body is None or len(body) < 8:
+        return None
+    error_code, length = struct.unpack(">hh", body[4:8])
+    message = body[8 : 8 + length].decode("utf-8", "replace") if length >= 0 else ""
+    offset = 8 + max(length, 0)
+    if error_code != 0:
+        raise login_refused(settings, message or f"error code {error_code}")
+    if len(body) < offset + 4:
+        return None
+    (size,) = struct.unpack(">i", body[offset : offset + 4])
+    return body[offset + 4 : offset + 4 + max(size, 0)]
+
+
+def _scram_client(user: str, password: str, mechanism: str) -> Any:
+    from kafka.net.sasl.scram import ScramClient  # kafka-python 3 (the pinned major)
+
+    return ScramClient(user, password, mechanism)
+
+
+def _check_sasl_login(sock: socket.socket, settings: Any) -> None:
+    """Step 6: log in as the settings' user; a refusal raises :func:`login_refused`."""
+    user = str(settings.sasl_username)
+    password = settings.sasl_password.reveal() if settings.sasl_password else ""
+    correlation = _CORRELATION_ID + 2
+    if settings.sasl_mechanism == "PLAIN":
+        token = b"\0" + user.encode("utf-8") + b"\0" + password.encode("utf-8")
+        _authenticate_round(sock, settings, correlation, token)
+        return
+    client = _scram_client(user, password, str(settings.sasl_mechanism))
+    first = _authenticate_round(sock, settings, correlation, client.first_message())
+    if first is None:
+        return
+    try:
+        client.process_server_first_message(first)
+        final = _authenticate_round(sock, settings, correlation + 1, client.final_message())
+        if final is not None:
+            client.process_server_final_message(final)
+    except (ValueError, KeyError) as error:
+        raise AuthenticationFailedError(
+            f"the SCRAM exchange with {settings.bootstrap_servers} broke off ({error}): the"
+            " broker's answer is not one a Kafka SCRAM login gives; check the bootstrap servers."
+        ) from None
 
 
 def _read(sock: socket.socket, count: int) -> bytes:
@@ -169,13 +250,15 @@ def _probe_one(server: str, settings: Any, deadline: float) -> None:
             sock = _tls_handshake(sock, server, host, settings)
         step = "waiting for the answer to ApiVersions, the first Kafka request"
         sock.settimeout(remaining())
-        sock.sendall(_api_versions_request(settings.client_id))
+        sock.sendall(_request(_API_VERSIONS, 0, _CORRELATION_ID, settings.client_id))
         head = _read(sock, 8)
         _check_kafka_answer(server, head, settings.uses_ssl)
         if settings.uses_sasl:
             step = "waiting for the answer to SaslHandshake"
             _read(sock, struct.unpack(">i", head[:4])[0] - 4)  # the rest of ApiVersions' answer
-            _check_sasl_mechanism(sock, settings)
+            if _check_sasl_mechanism(sock, settings):
+                step = "waiting for the answer to SaslAuthenticate"
+                _check_sasl_login(sock, settings)
     except ClusterError:
         raise
     except ConnectionRefusedError:
@@ -229,7 +312,7 @@ def _tls_handshake(sock: socket.socket, server: str, host: str, settings: Any) -
 
 
 def probe(settings: Any) -> None:
-    """Steps 1-4 of the module docstring on each bootstrap server until one passes them all."""
+    """Steps 1-6 of the module docstring on each bootstrap server until one passes them all."""
     deadline = time.monotonic() + settings.timeout_s
     servers = [s.strip() for s in settings.bootstrap_servers.split(",") if s.strip()]
     first: ClusterError | None = None
