@@ -60,6 +60,8 @@ from assignors.model import (
     Assignment,
     AutoOffsetReset,
     Member,
+    MemberReconciliation,
+    Reconciliation,
     Scenario,
     Topic,
     TopicPartition,
@@ -111,6 +113,16 @@ from assignors.simulate.evaluate import (
 from assignors.simulate.lag import partition_lag, partition_lags
 from assignors.simulate.metrics import AssignmentMetrics, Movement, PartitionMove, lag_by_partition
 from assignors.simulate.rebalance import Phase, RebalanceSimulation, Timings
+from assignors.simulate.reconciliation import (
+    TASK_KINDS,
+    MemberProgress,
+    ReadingChanges,
+    StreamsMemberProgress,
+    current_partitions,
+    reading_changes,
+    reconciliation_progress,
+    streams_reconciliation_progress,
+)
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
 from assignors.streams.client_sticky import assign_streams_sticky
 from assignors.streams.convergence import Convergence, simulate_convergence
@@ -127,6 +139,8 @@ from assignors.streams.model import (
     ClientAssignment,
     StreamsAssignment,
     StreamsMember,
+    StreamsMemberReconciliation,
+    StreamsReconciliation,
     StreamsScenario,
     parse_streams_scenario,
     streams_assignment_to_json,
@@ -151,6 +165,7 @@ __all__ = [
     "PROTOCOLS",
     "SKEW_FACTOR",
     "SKEW_FLOOR",
+    "TASK_KINDS",
     "TEXT_FORMS",
     "UNKNOWN_OFFSET",
     "UPGRADES",
@@ -181,6 +196,8 @@ __all__ = [
     "JsonInputError",
     "Member",
     "MemberDrain",
+    "MemberProgress",
+    "MemberReconciliation",
     "MemberTasks",
     "Movement",
     "Note",
@@ -188,8 +205,10 @@ __all__ = [
     "PartitionStrategy",
     "PartitionTrace",
     "Phase",
+    "ReadingChanges",
     "RebalanceProtocol",
     "RebalanceSimulation",
+    "Reconciliation",
     "RemoveMember",
     "Scenario",
     "ScenarioError",
@@ -203,6 +222,9 @@ __all__ = [
     "StreamsAssignment",
     "StreamsGroupAssignment",
     "StreamsMember",
+    "StreamsMemberProgress",
+    "StreamsMemberReconciliation",
+    "StreamsReconciliation",
     "StreamsScenario",
     "Subscribe",
     "TaskStrategy",
@@ -220,6 +242,7 @@ __all__ = [
     "change_to_json",
     "check_json_value",
     "current_assignment",
+    "current_partitions",
     "decode_json",
     "decode_scenario_text",
     "default_step",
@@ -243,6 +266,8 @@ __all__ = [
     "partition_lags",
     "produce_rate_by_partition",
     "read_json_file",
+    "reading_changes",
+    "reconciliation_progress",
     "registry",
     "scenario_from_describe",
     "scenario_to_json",
@@ -251,6 +276,7 @@ __all__ = [
     "simulate_convergence",
     "streams_assignment_to_json",
     "streams_group_assignment_to_json",
+    "streams_reconciliation_progress",
     "streams_scenario_to_json",
     "with_current_ownership",
 ]

@@ -15,6 +15,9 @@ Invariants the types keep:
   checks this, the dataclasses trust it.
 * ``Assignment.partitions`` lists every member of the scenario, each with a sorted tuple of
   partitions (possibly empty).
+* ``Scenario.reconciliation`` (a live KIP-848 group read mid-rebalance) names only members of
+  the scenario, each at most once; a member's ``current`` is ``None`` exactly when it holds its
+  target (its ``owned_partitions``).
 
 Nothing here imports outside the standard library.
 """
@@ -92,6 +95,37 @@ class Member:
 
 
 @dataclass(frozen=True, slots=True)
+class MemberReconciliation:
+    """One KIP-848 member's progress toward its target, as ConsumerGroupDescribe reports it.
+
+    The member's target (what the group's assignor gave it at the target assignment epoch) is
+    its ``owned_partitions`` in the scenario; ``current`` is what it owns now, kept only when it
+    differs (``None``: it holds its target). ``member_epoch`` is the epoch the member has
+    acknowledged; below the target assignment epoch, it has not caught up yet.
+    """
+
+    member_id: str
+    member_epoch: int
+    current: tuple[TopicPartition, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reconciliation:
+    """Where a KIP-848 group stands between two assignments: the group epoch (bumped by every
+    change to the group), the target assignment epoch (the group epoch the current targets were
+    computed at; equal to the group epoch once the assignor has run) and each member's own
+    epoch and current assignment. Members are listed in the scenario's member order."""
+
+    group_epoch: int
+    assignment_epoch: int
+    members: tuple[MemberReconciliation, ...] = ()
+
+    def by_member(self) -> dict[str, MemberReconciliation]:
+        """Entries keyed by member id."""
+        return {entry.member_id: entry for entry in self.members}
+
+
+@dataclass(frozen=True, slots=True)
 class Scenario:
     """A consumer group at one moment: topics, members and group-wide options.
 
@@ -107,6 +141,9 @@ class Scenario:
     description: str | None = None
     group_id: str | None = None
     assignor: str | None = None
+    reconciliation: Reconciliation | None = None
+    """Set for a KIP-848 group read live: epochs and, per member, what it owns now where that is
+    not yet its target (see :class:`Reconciliation`)."""
 
     def topic_by_name(self) -> dict[str, Topic]:
         """Topics keyed by name."""

@@ -11,8 +11,10 @@ Steps of :func:`snapshot_group`:
    scenario). A KIP-848 group (``group.protocol=consumer``) is described by
    ConsumerGroupDescribe instead:
    its server assignor (``uniform`` or ``server-range``), epochs, and per member the target
-   assignment (as ``owned_partitions``) and the current one (named in the description when they
-   differ). A missing group or a missing permission stops here with a specific error.
+   assignment (as ``owned_partitions``); the scenario's ``reconciliation`` keeps the group
+   epoch, the target assignment epoch, each member's epoch and, where it differs from the
+   target, its current assignment (:func:`consumer_reconciliation_json`). A missing group or a
+   missing permission stops here with a specific error.
 2. Topics: every topic a member subscribes to or is assigned, plus every topic the group has
    committed offsets for; those that exist get their partition count and topic id.
 3. Replica racks: each partition's replica brokers mapped to the brokers' racks (from the
@@ -177,7 +179,25 @@ def snapshot_group(
         raise GroupNotFoundError(group_id)
     raw = scenario_json(reader, group, committed, sample_seconds, sleep, clock, lags)
     raw["description"] += note
+    if isinstance(consumer_group, ConsumerGroupDescription):
+        raw["reconciliation"] = consumer_reconciliation_json(consumer_group)
     return parse_scenario(raw, path="")
+
+
+def consumer_reconciliation_json(group: ConsumerGroupDescription) -> dict[str, Any]:
+    """The scenario's ``reconciliation`` object for a KIP-848 group: epochs, and per member its
+    epoch and, where it is not its target yet, what it owns now."""
+    members = []
+    for member in group.members:
+        item: dict[str, Any] = {"member_id": member.member_id, "member_epoch": member.member_epoch}
+        if set(member.assignment) != set(member.target_assignment):
+            item["current"] = [[topic, partition] for topic, partition in member.assignment]
+        members.append(item)
+    return {
+        "group_epoch": group.group_epoch,
+        "assignment_epoch": group.assignment_epoch,
+        "members": members,
+    }
 
 
 def read_group(
@@ -334,7 +354,7 @@ def consumer_group_note(group: ConsumerGroupDescription) -> str:
     return (
         f" KIP-848 group (assignor {group.assignor}, group epoch {group.group_epoch}, target"
         f" assignment epoch {group.assignment_epoch}): {state}; owned_partitions are the"
-        " targets."
+        " targets, reconciliation holds the epochs and what each member owns now."
     )
 
 

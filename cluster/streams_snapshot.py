@@ -21,6 +21,9 @@ Steps of :func:`snapshot_streams_group`:
      does not carry); the other settings are Kafka's defaults.
    - the description says the state, the epochs, how many members still reconcile, and each
      instance's target tasks where they differ from what it runs.
+   - ``reconciliation``: the group epoch, the target assignment epoch and, per member, its
+     epoch, its process, the tasks it runs now and (where they differ) its target tasks
+     (:func:`streams_reconciliation_json`).
 
 4. The object goes through :func:`assignors.parse_streams_scenario`, the loader every Streams
    file goes through.
@@ -30,13 +33,18 @@ Invariant: nothing here sends a request except through the reader, which only re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from assignors import LATEST_OFFSET, UNKNOWN_OFFSET, StreamsScenario, parse_streams_scenario
 from cluster.errors import ClusterError, GroupNotFoundError
 from cluster.reader import ClusterReader
-from cluster.streams_group import StreamsGroupDescription, StreamsMemberDescription, StreamsTask
+from cluster.streams_group import (
+    StreamsGroupDescription,
+    StreamsMemberDescription,
+    StreamsTask,
+    StreamsTasks,
+)
 
 
 def _task_text(task: StreamsTask) -> str:
@@ -152,6 +160,41 @@ def streams_scenario_json(
         "tasks": [{"id": task, "stateful": stateful} for task, stateful in tasks.items()],
         "clients": _clients(group, tasks),
         "config": {"num_standby_replicas": _standby_replicas(group)},
+        "reconciliation": streams_reconciliation_json(group),
+    }
+
+
+def _tasks_json(tasks: StreamsTasks) -> dict[str, list[str]]:
+    """Broker tasks as the scenario writes them (``standby`` includes the warm-ups)."""
+
+    def texts(items: Iterable[StreamsTask]) -> list[str]:
+        return sorted({_task_text(task) for task in items}, key=_order)
+
+    return {
+        "active": texts(tasks.active),
+        "standby": texts((*tasks.standby, *tasks.warmup)),
+        "warmup": texts(tasks.warmup),
+    }
+
+
+def streams_reconciliation_json(group: StreamsGroupDescription) -> dict[str, Any]:
+    """The Streams scenario's ``reconciliation`` object (step 3 of the module docstring)."""
+    members = []
+    for member in group.members:
+        item: dict[str, Any] = {
+            "member_id": member.member_id,
+            "process_id": member.process_id.lower(),
+            "member_epoch": member.member_epoch,
+            "current": _tasks_json(member.assignment),
+        }
+        target = _tasks_json(member.target_assignment)
+        if target != item["current"]:
+            item["target"] = target
+        members.append(item)
+    return {
+        "group_epoch": group.group_epoch,
+        "assignment_epoch": group.assignment_epoch,
+        "members": members,
     }
 
 

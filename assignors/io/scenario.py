@@ -24,7 +24,12 @@ How a scenario is checked, in order:
    ``owned_partitions`` and ``generation``. A claim on a topic or partition that does not exist
    is not an error: Kafka ignores it, and so do the strategies; the loader returns a warning
    with the claim's path.
-5. The optional ``walkthrough`` (teaching steps) is left as it is: :mod:`assignors.io.walkthrough`
+5. The optional ``reconciliation`` (a KIP-848 group read live): ``group_epoch`` and
+   ``assignment_epoch`` (integers >= 0) and ``members``, each a ``member_id`` of the scenario
+   (listed once; an id not in ``members`` is a warning and the entry is dropped), its
+   ``member_epoch`` and, when it does not hold its target yet, ``current`` ([topic, partition]
+   pairs, checked as ``owned_partitions`` are). The member's target is its ``owned_partitions``.
+6. The optional ``walkthrough`` (teaching steps) is left as it is: :mod:`assignors.io.walkthrough`
    reads and checks it (it needs the parsed scenario and the changes of
    :mod:`assignors.simulate.changes`, which this module does not depend on).
 
@@ -62,7 +67,15 @@ from assignors.limits import (
     MAX_TOPICS,
     MAX_TOTAL_PARTITIONS,
 )
-from assignors.model import AutoOffsetReset, Member, Scenario, Topic, TopicPartition
+from assignors.model import (
+    AutoOffsetReset,
+    Member,
+    MemberReconciliation,
+    Reconciliation,
+    Scenario,
+    Topic,
+    TopicPartition,
+)
 
 #: The largest scenario text :func:`load_scenario_file` / :func:`parse_scenario_text` read, in
 #: bytes. A realistic 100,000-partition snapshot with every offset array is about 10 MiB.
@@ -80,6 +93,7 @@ SCENARIO_FIELDS = frozenset(
         "topics",
         "members",
         "walkthrough",
+        "reconciliation",
     }
 )
 #: The topic fields that hold one entry per partition (parallel to the partition numbers).
@@ -106,6 +120,8 @@ MEMBER_FIELDS = frozenset(
         "host",
     }
 )
+RECONCILIATION_FIELDS = frozenset({"group_epoch", "assignment_epoch", "members"})
+RECONCILING_MEMBER_FIELDS = frozenset({"member_id", "member_epoch", "current"})
 _JAVA_INT_MIN = -(2**31)
 _JAVA_INT_MAX = 2**31 - 1
 _JAVA_LONG_MAX = 2**63 - 1
@@ -389,6 +405,76 @@ def _parse_member(
     )
 
 
+def parse_reconciliation(
+    raw: object,
+    path: str,
+    members: list[Member],
+    counts: Mapping[str, int],
+    problems: Problems,
+) -> Reconciliation | None:
+    """Step 5 of the module docstring: the optional ``reconciliation`` object (``None`` when
+    absent). Records problems; returns what parsed."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        problems.error(path, f"expected an object with the epochs, got {type_name(raw)}")
+        return None
+    problems.unknown_fields(raw, RECONCILIATION_FIELDS, path)
+    epochs = [
+        problems.integer(raw.get(key), f"{path}.{key}", minimum=0, maximum=_JAVA_INT_MAX)
+        for key in ("group_epoch", "assignment_epoch")
+    ]
+    entries_raw = raw.get("members", [])
+    if not isinstance(entries_raw, list):
+        problems.error(f"{path}.members", f"expected a list, got {type_name(entries_raw)}")
+        entries_raw = []
+    elif len(entries_raw) > MAX_MEMBERS:
+        problems.error(f"{path}.members", f"{len(entries_raw):,} entries; at most {MAX_MEMBERS:,}")
+        entries_raw = []
+    known = {member.member_id for member in members}
+    seen: dict[str, int] = {}
+    entries: list[MemberReconciliation] = []
+    for index, item in enumerate(entries_raw):
+        entry = _parse_reconciling_member(item, f"{path}.members[{index}]", counts, problems)
+        if entry is None:
+            continue
+        here = f"{path}.members[{index}].member_id"
+        if entry.member_id in seen:
+            first = seen[entry.member_id]
+            problems.error(here, f'member "{entry.member_id}" listed twice (also members[{first}])')
+        elif entry.member_id not in known:
+            problems.warn(here, f'member "{entry.member_id}" is not in the group; entry ignored')
+        else:
+            seen[entry.member_id] = index
+            entries.append(entry)
+    group_epoch, assignment_epoch = epochs
+    if group_epoch is None or assignment_epoch is None:
+        return None
+    order = {member.member_id: position for position, member in enumerate(members)}
+    entries.sort(key=lambda entry: order[entry.member_id])
+    return Reconciliation(group_epoch, assignment_epoch, tuple(entries))
+
+
+def _parse_reconciling_member(
+    raw: object, path: str, counts: Mapping[str, int], problems: Problems
+) -> MemberReconciliation | None:
+    if not isinstance(raw, dict):
+        problems.error(path, f"expected a member object, got {type_name(raw)}")
+        return None
+    problems.unknown_fields(raw, RECONCILING_MEMBER_FIELDS, path)
+    member_id = parse_string(raw.get("member_id"), f"{path}.member_id", problems)
+    epoch = problems.integer(
+        raw.get("member_epoch"), f"{path}.member_epoch",
+        minimum=_JAVA_INT_MIN, maximum=_JAVA_INT_MAX,
+    )  # fmt: skip
+    current = None
+    if raw.get("current") is not None:
+        current = tuple(sorted(_parse_owned(raw["current"], f"{path}.current", counts, problems)))
+    if member_id is None or epoch is None:
+        return None
+    return MemberReconciliation(member_id, epoch, current)
+
+
 def parse_members(
     members_raw: object, path: str, counts: Mapping[str, int], problems: Problems
 ) -> list[Member]:
@@ -483,12 +569,16 @@ def parse_scenario(
         key: parse_optional_string(raw, key, path, problems)
         for key in ("name", "description", "group_id", "assignor")
     }
+    reconciliation = parse_reconciliation(
+        raw.get("reconciliation"), f"{prefix}reconciliation", members, counts, problems
+    )
     if problems.errors:
         raise ScenarioError(problems.errors)
     scenario = Scenario(
         topics=tuple(topics),
         members=tuple(members),
         auto_offset_reset=cast(AutoOffsetReset, reset),
+        reconciliation=reconciliation,
         **texts,
     )
     return scenario, tuple(problems.warnings)
@@ -515,7 +605,25 @@ def scenario_to_json(scenario: Scenario) -> dict[str, Any]:
     result["members"] = [member_to_json(member) for member in scenario.members]
     if scenario.auto_offset_reset != "latest":
         result["auto_offset_reset"] = scenario.auto_offset_reset
+    if scenario.reconciliation is not None:
+        result["reconciliation"] = reconciliation_to_json(scenario.reconciliation)
     return result
+
+
+def reconciliation_to_json(reconciliation: Reconciliation) -> dict[str, Any]:
+    """The ``reconciliation`` object of :func:`scenario_to_json` (``current`` only for the
+    members that do not hold their target)."""
+    members: list[dict[str, Any]] = []
+    for entry in reconciliation.members:
+        item: dict[str, Any] = {"member_id": entry.member_id, "member_epoch": entry.member_epoch}
+        if entry.current is not None:
+            item["current"] = [[tp.topic, tp.partition] for tp in entry.current]
+        members.append(item)
+    return {
+        "group_epoch": reconciliation.group_epoch,
+        "assignment_epoch": reconciliation.assignment_epoch,
+        "members": members,
+    }
 
 
 def dumps_scenario(raw: Mapping[str, Any]) -> str:

@@ -4,5 +4,6 @@ projection, and :func:`~assignors.simulate.evaluate.evaluate`, the one question 
 (it puts the others together, each part computed on request).
 
 May import: the standard library, the top-level modules (model, strategy, errors, limits,
-registry) and :mod:`assignors.client.cooperative_sticky` (the cooperative protocol's own round).
+registry), :mod:`assignors.client.cooperative_sticky` (the cooperative protocol's own round) and
+:mod:`assignors.streams.model` (the Streams data :mod:`.reconciliation` lays out).
 """

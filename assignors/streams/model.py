@@ -30,7 +30,13 @@ How :func:`parse_streams_scenario` checks a scenario (every problem is reported 
    task.
 4. ``config``: ``num_standby_replicas >= 0``, ``acceptable_recovery_lag >= 0``,
    ``max_warmup_replicas >= 1``, ``probing_rebalance_interval_ms >= 60000`` (Kafka's own bounds).
-5. Sizes are bounded (:data:`MAX_TASKS`, :data:`MAX_CLIENTS`, :data:`MAX_CAPACITY`) so that a
+5. ``reconciliation`` (optional; a Streams group read live): ``group_epoch`` and
+   ``assignment_epoch`` (integers >= 0) and ``members``, each with a unique ``member_id``, the
+   ``process_id`` of one of the clients (an entry for another is a warning and is dropped), its
+   ``member_epoch``, and its tasks ``current`` (what it runs now) and ``target`` (what the
+   group's assignor gave it; absent when equal to ``current``), each ``{"active", "standby",
+   "warmup"}`` lists of known task ids (``standby`` includes the warm-ups, as in an answer).
+6. Sizes are bounded (:data:`MAX_TASKS`, :data:`MAX_CLIENTS`, :data:`MAX_CAPACITY`) so that a
    mistaken input is refused with a message rather than exhausting memory.
 
 Invariants the types keep: task ids order numerically (subtopology, then partition: ``0_2``
@@ -72,7 +78,10 @@ _TASK_ID = re.compile(r"^(0|[1-9][0-9]{0,9})_(0|[1-9][0-9]{0,9})$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _UUID_ANY_CASE = re.compile(r"^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$")
 
-_TOP_FIELDS = ("tasks", "clients", "config", "name", "description")
+_TOP_FIELDS = ("tasks", "clients", "config", "name", "description", "reconciliation")
+_RECONCILIATION_FIELDS = ("group_epoch", "assignment_epoch", "members")
+_RECONCILING_FIELDS = ("member_id", "process_id", "member_epoch", "current", "target")
+_TASKS_FIELDS = ("active", "standby", "warmup")
 _TASK_FIELDS = ("id", "stateful")
 _CLIENT_FIELDS = ("process_id", "capacity", "prev_active", "prev_standby", "task_lags", "members")
 _MEMBER_FIELDS = ("member_id", "prev_active", "prev_standby", "task_offsets")
@@ -159,6 +168,33 @@ class StreamsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class StreamsMemberReconciliation:
+    """One Streams group member (a stream thread of client ``process_id``) on its way to its
+    target: its epoch, the tasks it runs now and the tasks the group's assignor gave it."""
+
+    member_id: str
+    process_id: str
+    member_epoch: int
+    current: ClientAssignment
+    target: ClientAssignment
+
+    @property
+    def pending(self) -> bool:
+        """Whether the member does not run its target tasks yet."""
+        return self.current != self.target
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsReconciliation:
+    """Where a Streams group (KIP-1071) stands between two assignments: the group epoch, the
+    target assignment epoch and each member's epoch, current and target tasks."""
+
+    group_epoch: int
+    assignment_epoch: int
+    members: tuple[StreamsMemberReconciliation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class StreamsScenario:
     """A Kafka Streams application at a rebalance: its tasks, its clients and its settings.
 
@@ -172,6 +208,8 @@ class StreamsScenario:
     name: str | None = None
     description: str | None = None
     warnings: tuple[str, ...] = ()
+    reconciliation: StreamsReconciliation | None = None
+    """Set for a Streams group read live (see :class:`StreamsReconciliation`)."""
 
     @property
     def stateful_tasks(self) -> tuple[TaskId, ...]:
@@ -259,7 +297,37 @@ def streams_scenario_to_json(scenario: StreamsScenario) -> dict[str, Any]:
         result["name"] = scenario.name
     if scenario.description is not None:
         result["description"] = scenario.description
+    if scenario.reconciliation is not None:
+        result["reconciliation"] = _reconciliation_to_json(scenario.reconciliation)
     return result
+
+
+def _tasks_to_json(tasks: ClientAssignment) -> dict[str, list[str]]:
+    return {
+        "active": [str(task) for task in tasks.active],
+        "standby": [str(task) for task in tasks.standby],
+        "warmup": [str(task) for task in tasks.warmup],
+    }
+
+
+def _reconciliation_to_json(reconciliation: StreamsReconciliation) -> dict[str, Any]:
+    """The ``reconciliation`` object (``target`` only where it differs from ``current``)."""
+    members = []
+    for entry in reconciliation.members:
+        item: dict[str, Any] = {
+            "member_id": entry.member_id,
+            "process_id": entry.process_id,
+            "member_epoch": entry.member_epoch,
+            "current": _tasks_to_json(entry.current),
+        }
+        if entry.pending:
+            item["target"] = _tasks_to_json(entry.target)
+        members.append(item)
+    return {
+        "group_epoch": reconciliation.group_epoch,
+        "assignment_epoch": reconciliation.assignment_epoch,
+        "members": members,
+    }
 
 
 def _members_to_json(client: StreamsClient) -> dict[str, Any]:
@@ -651,6 +719,84 @@ def _check_member_ids_unique(clients: list[StreamsClient], path: str, check: Pro
                 seen[member.member_id] = client.process_id
 
 
+def _parse_tasks_of(
+    raw: object, path: str, table: _TaskTable, check: Problems
+) -> ClientAssignment | None:
+    """``{"active", "standby", "warmup"}`` task lists (a reconciling member's tasks)."""
+    if not isinstance(raw, dict):
+        check.error(path, f"expected {{active, standby, warmup}} task lists, got {type_name(raw)}")
+        return None
+    check.unknown_fields(raw, _TASKS_FIELDS, path)
+    lists = [_parse_task_list(raw.get(key), f"{path}.{key}", table, check) for key in _TASKS_FIELDS]
+    return ClientAssignment.of(*lists)
+
+
+def _parse_reconciling(
+    raw: object, path: str, table: _TaskTable, check: Problems
+) -> StreamsMemberReconciliation | None:
+    if not isinstance(raw, dict):
+        check.error(path, f"expected a member object, got {type_name(raw)}")
+        return None
+    check.unknown_fields(raw, _RECONCILING_FIELDS, path)
+    member_id, process_id = raw.get("member_id"), raw.get("process_id")
+    for key, value in (("member_id", member_id), ("process_id", process_id)):
+        if not isinstance(value, str) or not value or len(value) > MAX_MEMBER_ID_LENGTH:
+            check.error(f"{path}.{key}", f"expected a non-empty string, got {type_name(value)}")
+    epoch = check.integer(
+        raw.get("member_epoch"), f"{path}.member_epoch", minimum=-(2**31), maximum=_JAVA_INT_MAX
+    )
+    current = _parse_tasks_of(raw.get("current", {}), f"{path}.current", table, check)
+    target = current
+    if raw.get("target") is not None:
+        target = _parse_tasks_of(raw["target"], f"{path}.target", table, check)
+    if not isinstance(member_id, str) or not isinstance(process_id, str) or epoch is None:
+        return None
+    if current is None or target is None:
+        return None
+    return StreamsMemberReconciliation(member_id, process_id, epoch, current, target)
+
+
+def _parse_reconciliation(
+    raw: object, path: str, table: _TaskTable, clients: list[StreamsClient], check: Problems
+) -> StreamsReconciliation | None:
+    """Step 5 of the module docstring (``None`` when absent)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        check.error(path, f"expected an object with the epochs, got {type_name(raw)}")
+        return None
+    check.unknown_fields(raw, _RECONCILIATION_FIELDS, path)
+    group_epoch, assignment_epoch = (
+        check.integer(raw.get(key), f"{path}.{key}", minimum=0, maximum=_JAVA_INT_MAX)
+        for key in ("group_epoch", "assignment_epoch")
+    )
+    entries_raw = raw.get("members", [])
+    if not isinstance(entries_raw, list) or len(entries_raw) > MAX_CLIENTS * MAX_CAPACITY:
+        check.error(f"{path}.members", f"expected a list of members, got {type_name(entries_raw)}")
+        entries_raw = []
+    known = {client.process_id for client in clients}
+    seen: set[str] = set()
+    entries: list[StreamsMemberReconciliation] = []
+    for index, item in enumerate(entries_raw):
+        here = f"{path}.members[{index}]"
+        entry = _parse_reconciling(item, here, table, check)
+        if entry is None:
+            continue
+        if entry.member_id in seen:
+            check.error(f"{here}.member_id", f'member "{entry.member_id[:80]}" listed twice')
+        elif entry.process_id not in known:
+            check.warn(
+                f"{here}.process_id",
+                f'"{entry.process_id[:80]}" is not one of the clients; entry ignored',
+            )
+        else:
+            seen.add(entry.member_id)
+            entries.append(entry)
+    if group_epoch is None or assignment_epoch is None:
+        return None
+    return StreamsReconciliation(group_epoch, assignment_epoch, tuple(entries))
+
+
 def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenario:
     """Validate a JSON Streams scenario object (see the module docstring for the rules).
 
@@ -693,6 +839,9 @@ def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenar
                 clients.append(client)
 
     _check_member_ids_unique(clients, path, check)
+    reconciliation = _parse_reconciliation(
+        raw.get("reconciliation"), f"{path}.reconciliation", table, clients, check
+    )
     name = raw.get("name")
     description = raw.get("description")
     for key, value in (("name", name), ("description", description)):
@@ -709,4 +858,5 @@ def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenar
         name=name if isinstance(name, str) else None,
         description=description if isinstance(description, str) else None,
         warnings=tuple(check.warnings),
+        reconciliation=reconciliation,
     )
