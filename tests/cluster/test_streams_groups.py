@@ -126,6 +126,19 @@ def test_a_streams_group_read_live_equals_what_its_instances_run(
                 member.assignment.standby + member.assignment.warmup
             )
             assert set(client.task_lags) == set(scenario.stateful_tasks)
+        # The reconciliation keeps every member's epoch and the tasks it runs, as described.
+        assert scenario.reconciliation is not None
+        assert (scenario.reconciliation.group_epoch, scenario.reconciliation.assignment_epoch) == (
+            group.group_epoch, group.assignment_epoch,
+        )  # fmt: skip
+        described = {m.member_id: m for m in group.members}
+        assert {e.member_id for e in scenario.reconciliation.members} == set(described)
+        for entry in scenario.reconciliation.members:
+            member = described[entry.member_id]
+            assert entry.member_epoch == member.member_epoch
+            assert entry.process_id == member.process_id
+            assert {str(t) for t in entry.current.active} == _text(member.assignment.active)
+            assert {str(t) for t in entry.target.active} == _text(member.target_assignment.active)
         streams_ha = registry.task_strategies()["streams-ha"]
         answer = streams_ha.compute(scenario)
         assert sorted(str(t) for c in answer.clients.values() for t in c.active) == [

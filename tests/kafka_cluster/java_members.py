@@ -136,6 +136,18 @@ class JavaGroup(JavaProgram):
     def leave(self, client_id: str) -> None:
         self._send(f"leave {client_id}")
 
+    def hold(self, client_id: str) -> None:
+        """Make ``client_id``'s next revocation wait (the group stays mid-reconciliation)."""
+        self._send(f"hold {client_id}")
+
+    def release(self, client_id: str) -> None:
+        """Let ``client_id``'s held revocation finish."""
+        self._send(f"release {client_id}")
+
+    def holding(self) -> dict[str, frozenset[tuple[str, int]]]:
+        """Each member whose revocation is being held, with what it is revoking."""
+        return self.latest("holding", gone="release")
+
     def assignments(self) -> dict[str, frozenset[tuple[str, int]]]:
         """Each running member's latest ``assigned`` report: the partitions it owns."""
         return self.latest("assigned", gone="left")

@@ -28,8 +28,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * Each member is a real
  * KafkaConsumer polled in its own thread. Commands on stdin, one per line: {@code join MEMBER}
  * starts another member, {@code leave CLIENT_ID} closes one (it leaves the group), {@code quit}
- * or the end of input closes all. Prints {@code assigned CLIENT_ID t-p,...} after every change of
- * a member's assignment.
+ * or the end of input closes all; {@code hold CLIENT_ID} makes that member's next revocation wait
+ * (its rebalance listener blocks, so the group stays mid-reconciliation) until
+ * {@code release CLIENT_ID}. Prints {@code assigned CLIENT_ID t-p,...} after every change of a
+ * member's assignment, and {@code holding CLIENT_ID t-p,...} when a held revocation starts.
  */
 public final class GroupMembers {
     private static final Map<String, Member> MEMBERS = new ConcurrentHashMap<>();
@@ -46,6 +48,7 @@ public final class GroupMembers {
         final String subscription;
         final Thread thread;
         volatile boolean stop;
+        volatile boolean held;
 
         Member(String spec, String bootstrap, String group, String assignor, String subscription) {
             String[] parts = spec.split(":", -1);
@@ -81,7 +84,24 @@ public final class GroupMembers {
             try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
                 ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
                     @Override
-                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                        if (!held || partitions.isEmpty()) {
+                            return;
+                        }
+                        TreeSet<String> revoking = new TreeSet<>();
+                        for (TopicPartition tp : partitions) {
+                            revoking.add(tp.topic() + "-" + tp.partition());
+                        }
+                        System.out.println("holding " + clientId + " " + String.join(",", revoking));
+                        while (held && !stop) {
+                            try {
+                                Thread.sleep(50);
+                            } catch (InterruptedException interrupted) {
+                                Thread.currentThread().interrupt();
+                                return;
+                            }
+                        }
+                    }
 
                     @Override
                     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
@@ -131,6 +151,9 @@ public final class GroupMembers {
                 start(new Member(command[1], bootstrap, group, assignor, subscription));
             } else if (command[0].equals("leave")) {
                 stop(List.of(MEMBERS.remove(command[1])));
+            } else if (command[0].equals("hold") || command[0].equals("release")) {
+                MEMBERS.get(command[1]).held = command[0].equals("hold");
+                System.out.println(command[0] + " " + command[1]);
             }
         }
         stop(new ArrayList<>(MEMBERS.values()));
