@@ -2,11 +2,14 @@
 
 Opens on the default sample with no configuration. The sidebar picks the source and the
 strategies; the main page shapes the what-if and shows every view. A Kafka Streams application
-gets its own view (:mod:`dashboard.streams_panel`). The sidebar's *View* switch also shows the
-pipeline's History (:mod:`dashboard.history_view`) and Fleet (:mod:`dashboard.fleet_view`)
-views, read from ``AE_PIPELINE_OUTPUT`` (default ``pipeline-output/`` in the checkout), and the
-Deploy view (:mod:`dashboard.deploy_view`: a rolling restart, scale step or upgrade). State
-lives in :mod:`dashboard.state`; the core does all the work (:mod:`dashboard.compute`).
+gets its own view (:mod:`dashboard.streams_panel`). A live KIP-848 group shows its
+reconciliation first (:mod:`dashboard.reconciliation_view`); a live group can be watched
+(:mod:`dashboard.watch`: re-read every few seconds, changes animated). The sidebar's *View*
+switch also shows the pipeline's History (:mod:`dashboard.history_view`) and Fleet
+(:mod:`dashboard.fleet_view`) views, read from ``AE_PIPELINE_OUTPUT`` (default
+``pipeline-output/`` in the checkout), and the Deploy view (:mod:`dashboard.deploy_view`: a
+rolling restart, scale step or upgrade). State lives in :mod:`dashboard.state`; the core does
+all the work (:mod:`dashboard.compute`).
 """
 
 from __future__ import annotations
@@ -25,11 +28,13 @@ if _CHECKOUT not in sys.path:
 
 from dashboard import (  # noqa: E402
     big_group,
+    charts,
     compute,
     deploy_view,
     export_panel,
     fleet_view,
     history_view,
+    reconciliation_view,
     results_panel,
     shape_panel,
     source_panel,
@@ -37,6 +42,7 @@ from dashboard import (  # noqa: E402
     strategy_panel,
     streams_panel,
     teach_panel,
+    watch,
     whatif,
 )
 from dashboard.layout import (  # noqa: E402
@@ -102,6 +108,9 @@ if source.streams is not None:
     if source.streams.description:
         st.caption(source.streams.description)
     show_messages(source)
+    if watch.is_on():
+        watch.live()
+    reconciliation_view.render_streams(source.streams)
     streams_panel.render(source.key, source.streams)
     st.stop()
 
@@ -114,6 +123,11 @@ st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
 if source.scenario.description:
     st.caption(source.scenario.description)
 show_messages(source)
+if watch.is_on():
+    watch.live()
+live_order = [member.member_id for member in source.scenario.members]
+watch.render_changes(live_order, charts.member_colours(live_order))
+reconciliation_view.render(source.scenario, live_order, charts.member_colours(live_order))
 if big_group.is_big(source.scenario):
     # Past what a browser can draw per partition: aggregates, worked out in stoppable workers.
     big_group.render(source.scenario, picked)

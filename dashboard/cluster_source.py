@@ -8,6 +8,8 @@ Steps:
 2. The user picks a group (each shown with its kind: classic, consumer, Kafka Streams, share)
    and presses *Load group*: :func:`cluster.snapshot.read_group` turns it into a scenario, which
    becomes the source; a Kafka Streams group becomes a Streams source and opens the Streams view.
+3. Once a group is loaded, :mod:`dashboard.source_panel` adds the *Watch* switch
+   (:mod:`dashboard.watch`, off by default), which re-reads it every few seconds.
 
 Any :class:`~cluster.errors.ClusterError` (unreachable, refused credentials, unknown group, ...)
 is shown as it is and the scenario already loaded stays. The password lives only in its widget:
@@ -17,16 +19,18 @@ it is never written to the listing, the scenario, an export or a link.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import streamlit as st
 
-from assignors import AssignmentExplorerError, StreamsScenario
+from assignors import AssignmentExplorerError, Scenario, StreamsScenario
 from cluster.connection import SASL_MECHANISMS, SECURITY_PROTOCOLS, ConnectionSettings, Secret
 from cluster.reader import ClusterReader, GroupListing
 from cluster.snapshot import read_group
 from dashboard import state
 
 _GROUPS = "ae.cluster_groups"
+_LOADED = "ae.cluster_loaded"
 _NO_SASL = "(none)"
 
 
@@ -104,6 +108,40 @@ def render() -> None:
         st.rerun()
 
 
+@dataclass(frozen=True, slots=True)
+class LoadedGroup:
+    """The group the cluster source loaded last: which source family it is, and how to read it
+    again (the password is not kept here: it stays in its widget)."""
+
+    family: str
+    group_id: str
+    bootstrap_servers: str
+
+
+def loaded_group() -> LoadedGroup | None:
+    """The live group the current source was read from (``None`` for any other source)."""
+    loaded: LoadedGroup | None = st.session_state.get(_LOADED)
+    if loaded is None or not state.has_source() or state.family(state.source()) != loaded.family:
+        return None
+    return loaded
+
+
+def source_for(
+    scenario: Scenario | StreamsScenario,
+    warnings: tuple[str, ...],
+    group_id: str,
+    bootstrap_servers: str,
+    key: str,
+) -> state.Source:
+    """A group read from the cluster as a source (a Streams group as a Streams source)."""
+    label = f"group {group_id} on {bootstrap_servers} at {time.strftime('%H:%M:%S')} (read-only)"
+    if isinstance(scenario, StreamsScenario):
+        from dashboard.source_panel import streams_source  # it imports this module
+
+        return streams_source(scenario, kind="cluster", label=label, key=key)
+    return state.Source(kind="cluster", label=label, key=key, scenario=scenario, warnings=warnings)
+
+
 def _load(group_id: str) -> None:
     settings = settings_from_form()
     try:
@@ -112,30 +150,16 @@ def _load(group_id: str) -> None:
     except AssignmentExplorerError as error:
         state.report_error(f"Could not load group {group_id!r}: {error}")
         return
-    taken_at = time.strftime("%H:%M:%S")
+    key = f"cluster:{settings.bootstrap_servers}:{group_id}:{time.time_ns()}"
+    source = source_for(scenario, warnings, group_id, settings.bootstrap_servers, key)
+    state.set_source(source)
+    st.session_state[_LOADED] = LoadedGroup(
+        state.family(source), group_id, settings.bootstrap_servers
+    )
     if isinstance(scenario, StreamsScenario):
-        from dashboard.source_panel import streams_source  # it imports this module
-
-        state.set_source(
-            streams_source(
-                scenario,
-                kind="cluster",
-                label=f"group {group_id} on {settings.bootstrap_servers} at {taken_at} (read-only)",
-                key=f"cluster:{settings.bootstrap_servers}:{group_id}:{time.time_ns()}",
-            )
-        )
         state.report_notice(
             f"Loaded Kafka Streams group {group_id}: {len(scenario.clients)} instance(s),"
             f" {len(scenario.tasks)} task(s); it opens in the Kafka Streams view."
         )
         return
-    state.set_source(
-        state.Source(
-            kind="cluster",
-            label=f"group {group_id} on {settings.bootstrap_servers} at {taken_at} (read-only)",
-            key=f"cluster:{settings.bootstrap_servers}:{group_id}:{time.time_ns()}",
-            scenario=scenario,
-            warnings=warnings,
-        )
-    )
     state.report_notice(f"Loaded group {group_id}: {len(scenario.members)} member(s).")

@@ -27,7 +27,7 @@ from assignors import (
     registry,
     with_current_ownership,
 )
-from dashboard import cluster_source, describe_source, state
+from dashboard import cluster_source, describe_source, state, watch
 
 _UPLOAD_SEEN = "ae.upload_seen"
 _SAMPLE_WIDGET = "source.sample"
@@ -235,6 +235,8 @@ def upload_source(name: str, data: bytes | str) -> state.Source:
 
 def _cluster() -> None:
     cluster_source.render()
+    if cluster_source.loaded_group() is not None:
+        watch.controls()
 
 
 def restore_from_query(params: dict[str, Any]) -> None:

@@ -91,6 +91,7 @@ def test_a_scenario_without_it_still_loads() -> None:
 @settings(max_examples=100, deadline=None)
 @given(scenarios(), st.data())
 def test_round_trip_with_generated_reconciliations(scenario: Scenario, data: st.DataObject) -> None:
+    choices = [TopicPartition(t.name, 0) for t in scenario.topics] or [tp(0)]
     entries = tuple(
         MemberReconciliation(
             member.member_id,
@@ -98,7 +99,7 @@ def test_round_trip_with_generated_reconciliations(scenario: Scenario, data: st.
             data.draw(
                 st.none()
                 | st.lists(
-                    st.sampled_from([TopicPartition(t.name, 0) for t in scenario.topics] or [tp(0)]),
+                    st.sampled_from(choices),
                     unique=True,
                 ).map(lambda items: tuple(sorted(items)))
             ),

@@ -114,7 +114,8 @@ def test_a_reconciling_member_keeps_what_it_runs_and_the_description_names_its_t
     assert (reconciliation.group_epoch, reconciliation.assignment_epoch) == (7, 7)
     a1, b1 = reconciliation.members
     assert (a1.member_epoch, a1.pending, b1.member_epoch, b1.pending) == (7, False, 6, True)
-    assert [str(t) for t in b1.current.active] == [] and [str(t) for t in b1.target.active] == ["0_1"]
+    assert [str(t) for t in b1.current.active] == []
+    assert [str(t) for t in b1.target.active] == ["0_1"]
 
 
 def test_a_subtopology_without_an_integer_id_is_refused_with_a_message() -> None:

@@ -1,0 +1,317 @@
+"""*Watch*: re-read the live group every few seconds (read-only) and show what changed.
+
+1. :func:`controls`: the sidebar's *Watch* switch (off by default) and its interval (at least
+   :data:`MIN_INTERVAL_S`), drawn under the cluster source once a group is loaded. Loading
+   another group switches it off.
+2. :func:`live` (a fragment that reruns every :data:`POLL_S` while watching) calls :func:`tick`:
+
+   - a reading still in flight is left alone: a new one starts only when none is (one in
+     flight at most, however slow the cluster);
+   - a reading started for another source (the user loaded a sample, another group, or
+     switched the watch off and on again for another one) is dropped unread;
+   - a finished reading that failed becomes the message shown; the last good reading stays
+     the source;
+   - a finished reading that differs from the source becomes the source (same source family:
+     the strategies and what-if edits stay); what changed since the previous reading is kept
+     (:func:`assignors.reading_changes`) and the page reruns;
+   - with none in flight and the interval passed since the last one started, a new reading
+     starts in a worker thread, with the settings the group was loaded with (the password
+     from its widget), through the read-only reader (:func:`cluster.snapshot.read_group`).
+
+3. :func:`render_changes`: the change between the two last readings, as badges (epochs, who
+   joined or left, who gained or lost which partitions) and as the rebalance animation from
+   the previous reading to this one.
+
+Invariants: at most one reading per session is in flight; none starts while the switch is off
+or while the source is not the watched group; a failed reading never replaces the source.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from assignors import (
+    ReadingChanges,
+    Scenario,
+    StreamsScenario,
+    TopicPartition,
+    current_partitions,
+    reading_changes,
+)
+from cluster.connection import ConnectionSettings
+from cluster.reader import ClusterReader
+from cluster.snapshot import read_group
+from dashboard import charts, cluster_source, state
+from dashboard.members_table import compress
+
+WATCH = "watch.on"
+INTERVAL = "watch.interval"
+#: The intervals offered (seconds); the shortest keeps a describe every few seconds at most.
+INTERVALS_S = (5, 10, 15, 30, 60)
+MIN_INTERVAL_S = INTERVALS_S[0]
+DEFAULT_INTERVAL_S = 10
+#: How often the watching fragment looks at its reading (seconds).
+POLL_S = 1.0
+
+_JOB = "ae.watch_job"
+_FOR = "ae.watch_for"
+_LAST = "ae.watch_last"
+_CHANGES = "ae.watch_changes"
+
+Reading = tuple[Scenario | StreamsScenario, tuple[str, ...]]
+#: Readings run here, never in the script thread (a slow cluster must not block the page).
+_READERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ae-watch")
+
+
+@dataclass(frozen=True, slots=True)
+class ReadingJob:
+    """The one reading in flight: for which source family, started when (monotonic)."""
+
+    family: str
+    future: Future[Reading]
+    started: float
+
+
+@dataclass(frozen=True, slots=True)
+class LastReading:
+    """How the last readings went: when one last started (monotonic), when one last succeeded
+    (wall clock), how many succeeded, and the last failure (``None`` after a success)."""
+
+    started: float
+    succeeded_at: str
+    readings: int
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeShown:
+    """What changed between the two last readings of source ``family``."""
+
+    family: str
+    changes: ReadingChanges
+    before: Scenario
+    after: Scenario
+    before_at: str
+    after_at: str
+
+
+def controls() -> None:
+    """Step 1: the switch and the interval (the switch starts off for each loaded group)."""
+    loaded = cluster_source.loaded_group()
+    if loaded is None:
+        return
+    if st.session_state.get(_FOR) != loaded.family:
+        # A reading in flight stays recorded until it ends (never two at once); its result is
+        # for another group and is dropped then.
+        for key in (WATCH, _LAST, _CHANGES):
+            st.session_state.pop(key, None)
+        st.session_state[_FOR] = loaded.family
+    st.toggle(
+        "Watch (re-read the group)",
+        key=WATCH,
+        help="Re-reads the group every few seconds (only Describe and offset requests: it never"
+        " joins or commits) and shows what changed between two readings.",
+    )
+    st.select_slider(
+        "Re-read every (s)",
+        INTERVALS_S,
+        value=st.session_state.get(INTERVAL, DEFAULT_INTERVAL_S),
+        key=INTERVAL,
+        disabled=not st.session_state.get(WATCH, False),
+    )
+
+
+def is_on() -> bool:
+    """Whether the switch is on for the group the current source was read from."""
+    loaded = cluster_source.loaded_group()
+    return bool(
+        loaded is not None
+        and st.session_state.get(WATCH, False)
+        and st.session_state.get(_FOR) == loaded.family
+    )
+
+
+def _read(settings: ConnectionSettings, group_id: str) -> Reading:
+    """One reading (runs in a worker thread; touches no session state)."""
+    with ClusterReader(settings) as reader:
+        return read_group(reader, group_id)
+
+
+def _same(old: state.Source, new: state.Source) -> bool:
+    """Whether two readings show the same group (the snapshot's time stamp aside)."""
+    if old.streams is not None or new.streams is not None:
+        if old.streams is None or new.streams is None:
+            return False
+        return dataclasses.replace(old.streams, description=None) == dataclasses.replace(
+            new.streams, description=None
+        )
+    return dataclasses.replace(old.scenario, description=None) == dataclasses.replace(
+        new.scenario, description=None
+    )
+
+
+def _finish(job: ReadingJob, last: LastReading) -> bool:
+    """A finished reading: a failure is remembered, a new state becomes the source. Returns
+    whether the source changed."""
+    loaded = cluster_source.loaded_group()
+    assert loaded is not None
+    try:
+        scenario, warnings = job.future.result()
+    except Exception as error:  # any failure is shown; the page must not crash
+        reason = str(error) or type(error).__name__
+        st.session_state[_LAST] = dataclasses.replace(
+            last, error=f"Could not re-read group {loaded.group_id!r}: {reason}"
+        )
+        return False
+    readings = last.readings + 1
+    now = time.strftime("%H:%M:%S")
+    st.session_state[_LAST] = LastReading(last.started, now, readings)
+    previous = state.source()
+    key = f"{loaded.family}@reading-{readings}"
+    new = cluster_source.source_for(
+        scenario, warnings, loaded.group_id, loaded.bootstrap_servers, key
+    )
+    if _same(previous, new):
+        return False
+    if previous.streams is None and new.streams is None:
+        st.session_state[_CHANGES] = ChangeShown(
+            loaded.family,
+            reading_changes(previous.scenario, new.scenario),
+            previous.scenario,
+            new.scenario,
+            last.succeeded_at,
+            now,
+        )
+    state.set_source(new, keep_edits=True)
+    return True
+
+
+def tick() -> bool:
+    """Step 2 of the module docstring, once. Returns whether the source changed."""
+    job: ReadingJob | None = st.session_state.get(_JOB)
+    if job is not None:
+        if not job.future.done():
+            return False  # one reading in flight at most, even for a source no longer shown
+        st.session_state.pop(_JOB, None)
+    loaded = cluster_source.loaded_group()
+    if loaded is None or not is_on():
+        return False  # a finished reading for a source no longer watched is dropped
+    # The first tick after the switch goes on reads at once (started "long ago").
+    last: LastReading = st.session_state.get(_LAST) or LastReading(0.0, "load", 1)
+    if job is not None and job.family == loaded.family:
+        return _finish(job, last)
+    interval = float(st.session_state.get(INTERVAL, DEFAULT_INTERVAL_S))
+    if last.started and time.monotonic() - last.started < max(interval, MIN_INTERVAL_S):
+        st.session_state[_LAST] = last
+        return False
+    settings = dataclasses.replace(
+        cluster_source.settings_from_form(), bootstrap_servers=loaded.bootstrap_servers
+    )
+    started = time.monotonic()
+    st.session_state[_LAST] = dataclasses.replace(last, started=started)
+    st.session_state[_JOB] = ReadingJob(
+        loaded.family, _READERS.submit(_read, settings, loaded.group_id), started
+    )
+    return False
+
+
+def status_text() -> str:
+    """The watch's status line."""
+    loaded = cluster_source.loaded_group()
+    last: LastReading | None = st.session_state.get(_LAST)
+    interval = st.session_state.get(INTERVAL, DEFAULT_INTERVAL_S)
+    group = loaded.group_id if loaded is not None else "?"
+    text = f"Watching group **{group}**: re-read every {interval} s (read-only)"
+    if last is not None:
+        text += f"; last good reading at {last.succeeded_at} ({last.readings} in all)"
+    if st.session_state.get(_JOB) is not None:
+        text += "; reading now…"
+    return text + "."
+
+
+@st.fragment(run_every=POLL_S)
+def live() -> None:
+    """Step 2 between page runs: look at the reading every :data:`POLL_S`; rerun the page when
+    the source changed."""
+    if tick():
+        st.rerun()
+    st.caption(f"👁 {status_text()}")
+    last: LastReading | None = st.session_state.get(_LAST)
+    if last is not None and last.error is not None:
+        st.warning(f"{last.error}. Showing the last good reading (taken at {last.succeeded_at}).")
+
+
+def _badges(shown: ChangeShown, labels: Mapping[str, str]) -> list[str]:
+    changes = shown.changes
+    badges = []
+    for name, (before, after) in (
+        ("group epoch", changes.group_epoch),
+        ("target assignment epoch", changes.assignment_epoch),
+    ):
+        if before != after:
+            badges.append(f":blue-badge[{name} {before} → {after}]")
+    badges += [f":green-badge[{labels.get(m, m)} joined]" for m in changes.joined]
+    badges += [f":gray-badge[{labels.get(m, m)} left]" for m in changes.left]
+    badges += [f":orange-badge[{labels.get(m, m)} new target]" for m in changes.target_changed]
+    for member, tps in changes.lost.items():
+        badges.append(f":red-badge[{labels.get(member, member)} gave up {_plain(tps)}]")
+    for member, tps in changes.gained.items():
+        badges.append(f":green-badge[{labels.get(member, member)} got {_plain(tps)}]")
+    return badges
+
+
+def _plain(partitions: Sequence[TopicPartition]) -> str:
+    """``orders 0-3,7`` (no brackets: a badge's text sits in brackets)."""
+    return compress(partitions).replace("[", " ").replace("]", "")
+
+
+def change_animation(
+    shown: ChangeShown, order: Sequence[str], colours: Mapping[str, str]
+) -> go.Figure:
+    """The previous reading -> this one, as the rebalance animation (moved tiles outlined)."""
+    return charts.assignment_animation(
+        [
+            charts.Phase(
+                "previous reading",
+                current_partitions(shown.before),
+                f"Reading at {shown.before_at}: what each member owned then.",
+            ),
+            charts.Phase(
+                "this reading",
+                current_partitions(shown.after),
+                f"Reading at {shown.after_at}: what each member owns now.",
+            ),
+        ],
+        order=order,
+        colours=colours,
+    )
+
+
+def render_changes(order: Sequence[str], colours: Mapping[str, str]) -> None:
+    """Step 3 of the module docstring (nothing when the last two readings are not of the
+    current source's group, or nothing changed)."""
+    loaded = cluster_source.loaded_group()
+    shown: ChangeShown | None = st.session_state.get(_CHANGES)
+    if shown is None or loaded is None or shown.family != loaded.family:
+        return
+    labels = charts.short_labels(list(dict.fromkeys([*order, *shown.changes.left])), 18)
+    badges = _badges(shown, labels)
+    st.markdown(
+        f"**Since the reading at {shown.before_at}:** "
+        + (" ".join(badges) if badges else "only offsets or lag changed.")
+    )
+    if shown.changes.gained or shown.changes.lost or shown.changes.joined or shown.changes.left:
+        all_members = list(dict.fromkeys([*order, *shown.changes.left]))
+        st.plotly_chart(
+            change_animation(shown, all_members, colours),
+            width="stretch",
+            key="watch.changes",
+        )
+        st.caption("Press ▶ Play: the tiles that moved between the two readings are outlined.")
