@@ -122,9 +122,9 @@ def controls() -> None:
     st.select_slider(
         "Re-read every (s)",
         INTERVALS_S,
-        value=st.session_state.get(INTERVAL, DEFAULT_INTERVAL_S),
+        value=DEFAULT_INTERVAL_S,
         key=INTERVAL,
-        disabled=not st.session_state.get(WATCH, False),
+        help=f"At least {MIN_INTERVAL_S} s; a new reading never starts before the last ended.",
     )
 
 
@@ -260,6 +260,8 @@ def _badges(shown: ChangeShown, labels: Mapping[str, str]) -> list[str]:
     badges += [f":green-badge[{labels.get(m, m)} joined]" for m in changes.joined]
     badges += [f":gray-badge[{labels.get(m, m)} left]" for m in changes.left]
     badges += [f":orange-badge[{labels.get(m, m)} new target]" for m in changes.target_changed]
+    for member, (before, after) in changes.member_epochs.items():
+        badges.append(f":violet-badge[{labels.get(member, member)} epoch {before} → {after}]")
     for member, tps in changes.lost.items():
         badges.append(f":red-badge[{labels.get(member, member)} gave up {_plain(tps)}]")
     for member, tps in changes.gained.items():
@@ -305,7 +307,7 @@ def render_changes(order: Sequence[str], colours: Mapping[str, str]) -> None:
     badges = _badges(shown, labels)
     st.markdown(
         f"**Since the reading at {shown.before_at}:** "
-        + (" ".join(badges) if badges else "only offsets or lag changed.")
+        + (" ".join(badges) if badges else "no member or epoch changed (offsets or lag did).")
     )
     if shown.changes.gained or shown.changes.lost or shown.changes.joined or shown.changes.left:
         all_members = list(dict.fromkeys([*order, *shown.changes.left]))

@@ -15,7 +15,8 @@ these pure functions lay it out.
 2. :func:`streams_reconciliation_progress`: the same for a Streams group's members, per kind of
    task (active, standby, warm-up).
 3. :func:`reading_changes`: between two readings of one group, who joined and left, what each
-   member gained and lost (in what it owns now), and how the epochs moved.
+   member gained and lost (in what it owns now), whose target changed, and how the epochs (the
+   group's and each member's) moved.
 
 Invariants: a member's ``pending_revocation`` and ``pending_assignment`` are disjoint, sorted,
 and both empty exactly when its current assignment equals its target; ``current`` is the
@@ -175,6 +176,10 @@ class ReadingChanges:
     group_epoch: tuple[int | None, int | None]
     assignment_epoch: tuple[int | None, int | None]
     target_changed: tuple[str, ...] = ()
+    member_epochs: Mapping[str, tuple[int | None, int | None]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    """Per member present in both readings whose epoch moved: (before, after)."""
 
     @property
     def any(self) -> bool:
@@ -185,6 +190,7 @@ class ReadingChanges:
             or self.gained
             or self.lost
             or self.target_changed
+            or self.member_epochs
             or self.group_epoch[0] != self.group_epoch[1]
             or self.assignment_epoch[0] != self.assignment_epoch[1]
         )
@@ -210,6 +216,12 @@ def reading_changes(before: Scenario, after: Scenario) -> ReadingChanges:
             gained[member] = new
         if gone:
             lost[member] = gone
+    epochs_before, epochs_after = _member_epochs(before), _member_epochs(after)
+    moved_epochs = {
+        member: (epochs_before.get(member), epochs_after.get(member))
+        for member in stayed
+        if epochs_before.get(member) != epochs_after.get(member)
+    }
     (group_before, assignment_before), (group_after, assignment_after) = (
         _epochs(before),
         _epochs(after),
@@ -227,4 +239,11 @@ def reading_changes(before: Scenario, after: Scenario) -> ReadingChanges:
             if m.member_id in targets_before
             and set(m.owned_partitions) != targets_before[m.member_id]
         ),
+        member_epochs=MappingProxyType(moved_epochs),
     )
+
+
+def _member_epochs(scenario: Scenario) -> dict[str, int]:
+    if scenario.reconciliation is None:
+        return {}
+    return {entry.member_id: entry.member_epoch for entry in scenario.reconciliation.members}

@@ -185,6 +185,7 @@ def test_two_readings_name_what_changed() -> None:
     assert dict(changes.gained) == {"c": (tp(2),)}
     assert changes.group_epoch == (9, 10) and changes.assignment_epoch == (9, 9)
     assert changes.target_changed == () and changes.any
+    assert dict(changes.member_epochs) == {"a": (8, 9)}
     assert not reading_changes(after, after).any
 
 
