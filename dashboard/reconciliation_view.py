@@ -41,7 +41,7 @@ from assignors import (
 )
 from dashboard import charts
 from dashboard.members_table import compress
-from dashboard.palette import TOPIC_PALETTE, short_labels
+from dashboard.palette import TOPIC_PALETTE, short_labels, text_colour
 
 #: The three parts of a member's bar: (name, colour, pattern). Colours from the topics' palette
 #: (Paul Tol's "bright": colour-blind safe); the patterns tell them apart without colour too.
@@ -52,6 +52,15 @@ PARTS = (
 )
 #: Past this many members the chart shows the reconciling ones first, up to this many.
 MAX_CHART_MEMBERS = 40
+
+
+def member_names(scenario: Scenario) -> dict[str, str]:
+    """A short name per member: its client id when every member has a distinct one (KIP-848
+    member ids are random), else a short form of its member id."""
+    clients = [m.client_id for m in scenario.members]
+    if all(clients) and len(set(clients)) == len(clients):
+        return {m.member_id: str(m.client_id) for m in scenario.members}
+    return short_labels([m.member_id for m in scenario.members], 18)
 
 
 def state_of(progress: MemberProgress) -> str:
@@ -112,7 +121,7 @@ def reconciliation_frame(scenario: Scenario) -> pd.DataFrame:
     assert scenario.reconciliation is not None
     epoch = scenario.reconciliation.assignment_epoch
     progress = reconciliation_progress(scenario)
-    labels = short_labels([p.member_id for p in progress], 18)
+    labels = member_names(scenario)
     clients = {m.member_id: m.client_id for m in scenario.members}
     rows = [
         {
@@ -140,14 +149,17 @@ def _shown(progress: Sequence[MemberProgress]) -> list[MemberProgress]:
 
 
 def reconciliation_figure(
-    progress: Sequence[MemberProgress], colours: Mapping[str, str] | None = None
+    progress: Sequence[MemberProgress],
+    colours: Mapping[str, str] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """Per member a horizontal bar: kept, pending revocation, pending assignment (counts; the
-    hover lists the partitions). The member's colour marks its label, as everywhere."""
+    hover lists the partitions). The member's colour marks its label, as everywhere; ``names``
+    (member id -> label, :func:`member_names`) defaults to short member ids."""
     shown = _shown(progress)
-    labels = short_labels([p.member_id for p in shown], 18)
+    labels = dict(names) if names is not None else short_labels([p.member_id for p in shown], 18)
     palette = dict(colours) if colours is not None else charts.member_colours(list(labels))
-    names = [labels[p.member_id] for p in shown]
+    rows = [labels[p.member_id] for p in shown]
     parts = {
         "kept": [tuple(sorted(set(p.current) & set(p.target))) for p in shown],
         "pending revocation": [p.pending_revocation for p in shown],
@@ -157,26 +169,43 @@ def reconciliation_figure(
     for name, colour, pattern in PARTS:
         lists = parts[name]
         figure.add_bar(
-            y=names,
+            y=rows,
             x=[len(tps) for tps in lists],
             orientation="h",
             name=name,
-            marker={"color": colour, "pattern": {"shape": pattern, "fgcolor": "#FFFFFF"}},
+            marker={
+                "color": colour,
+                "pattern": {"shape": pattern, "fgcolor": "#FFFFFF", "fillmode": "overlay"},
+            },
             text=[str(len(tps)) if tps else "" for tps in lists],
             textposition="inside",
             insidetextanchor="middle",
+            textangle=0,
+            textfont={"color": text_colour(colour), "size": 14},
             customdata=[compress(tps) or "none" for tps in lists],
             hovertemplate="%{y}: %{x} " + name + "<br>%{customdata}<extra></extra>",
         )
     figure.update_layout(
         barmode="stack",
-        height=max(160, 60 + 34 * len(shown)),
+        height=max(180, 80 + 46 * len(shown)),
+        bargap=0.25,
+        uniformtext={"minsize": 13, "mode": "show"},
         margin={"l": 10, "r": 10, "t": 10, "b": 40},
-        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0.0},
-        xaxis={"title": {"text": "partitions", "font": {"size": 12}}, "rangemode": "tozero"},
+        legend={
+            "orientation": "h",
+            "y": 1.0,
+            "yanchor": "bottom",
+            "x": 0.0,
+            "traceorder": "normal",
+        },
+        xaxis={
+            "title": {"text": "partitions", "font": {"size": 12}},
+            "rangemode": "tozero",
+            "tickformat": "d",
+        },
         yaxis={
             "autorange": "reversed",
-            "tickvals": names,
+            "tickvals": rows,
             "ticktext": [
                 f"<span style='color:{palette.get(p.member_id, charts.NOBODY_COLOUR)}'>■</span>"
                 f" {labels[p.member_id]}"
@@ -237,9 +266,22 @@ def render(scenario: Scenario, order: Sequence[str], colours: Mapping[str, str])
         " it (pending assignment) once the member holding it has let it go."
     )
     st.plotly_chart(
-        reconciliation_figure(progress, colours), width="stretch", key="reconcile.figure"
+        reconciliation_figure(progress, colours, member_names(scenario)),
+        width="stretch",
+        key="reconcile.figure",
     )
-    st.dataframe(reconciliation_frame(scenario), hide_index=True, width="stretch")
+    table = reconciliation_frame(scenario)
+    if list(table["member"]) == list(table["client id"]):
+        table = table.drop(columns=["client id"])  # the members are named by their client ids
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "pending revocation": st.column_config.TextColumn(width="medium"),
+            "pending assignment": st.column_config.TextColumn(width="large"),
+        },
+    )
     if any(p.pending_revocation or p.pending_assignment for p in progress):
         with st.expander("Now → target, tile by tile", expanded=False):
             st.plotly_chart(

@@ -50,6 +50,7 @@ from cluster.reader import ClusterReader
 from cluster.snapshot import read_group
 from dashboard import charts, cluster_source, state
 from dashboard.members_table import compress
+from dashboard.reconciliation_view import member_names
 
 WATCH = "watch.on"
 INTERVAL = "watch.interval"
@@ -303,7 +304,7 @@ def render_changes(order: Sequence[str], colours: Mapping[str, str]) -> None:
     shown: ChangeShown | None = st.session_state.get(_CHANGES)
     if shown is None or loaded is None or shown.family != loaded.family:
         return
-    labels = charts.short_labels(list(dict.fromkeys([*order, *shown.changes.left])), 18)
+    labels = {**member_names(shown.before), **member_names(shown.after)}
     badges = _badges(shown, labels)
     st.markdown(
         f"**Since the reading at {shown.before_at}:** "

@@ -49,11 +49,11 @@ def run_until(app: AppTest, condition: Callable[[AppTest], bool], what: str) -> 
 
 
 def states(app: AppTest) -> dict[str, str]:
-    """Client id -> state, from the reconciliation table."""
+    """Member (named by its client id) -> state, from the reconciliation table."""
     for frame in app.dataframe:
         table = frame.value
         if "pending revocation" in table.columns:
-            return dict(zip(table["client id"], table["state"], strict=True))
+            return dict(zip(table["member"], table["state"], strict=True))
     return {}
 
 
