@@ -91,7 +91,7 @@ def render(key: str, streams: StreamsScenario) -> None:
         "to switch assignor; 'before' is what the clients held."
     )
     st.plotly_chart(
-        charts.streams_tasks_figure(phases(streams, results)),
+        charts.streams_tasks_figure(phases(streams, results), slider_prefix="Assignor"),
         width="stretch",
         key="streams.compare_figure",
     )
