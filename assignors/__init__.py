@@ -125,6 +125,7 @@ from assignors.simulate.reconciliation import (
 )
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
 from assignors.streams.client_sticky import assign_streams_sticky
+from assignors.streams.compare import TaskComparison, compare_task_strategies
 from assignors.streams.convergence import Convergence, simulate_convergence
 from assignors.streams.group_sticky import (
     MemberTasks,
@@ -227,6 +228,7 @@ __all__ = [
     "StreamsReconciliation",
     "StreamsScenario",
     "Subscribe",
+    "TaskComparison",
     "TaskStrategy",
     "Timings",
     "Topic",
@@ -241,6 +243,7 @@ __all__ = [
     "change_from_text",
     "change_to_json",
     "check_json_value",
+    "compare_task_strategies",
     "current_assignment",
     "current_partitions",
     "decode_json",
