@@ -151,6 +151,18 @@ def test_a_share_group_read_live_equals_its_consumers_and_our_strategy(
             app = dashboard_with_live_group(kafka_cluster.bootstrap, group_id, "share")
             shown = " ".join([m.value for m in app.markdown] + [c.value for c in app.caption])
             assert f"Group {group_id}" in shown and "Share group (KIP-932" in shown
+            # Its members and their lag (Kafka's share-group lag of what each holds), as read.
+            loaded = app.session_state["ae.source"].scenario
+            lags = {
+                (topic.name, p): lag
+                for topic in loaded.topics
+                for p, lag in enumerate(topic.lags or ())
+            }
+            table = next(df.value for df in app.dataframe if "client id" in df.value.columns)
+            assert list(table["member id"]) == [m.member_id for m in loaded.members]
+            for member, row_lag in zip(loaded.members, table["lag"], strict=True):
+                held = sum(lags[(tp.topic, tp.partition)] for tp in member.owned_partitions)
+                assert int(row_lag.replace(",", "")) == held
 
             before = first
             steps: list[tuple[str, Callable[[], None], int]] = [
