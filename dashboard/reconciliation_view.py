@@ -216,21 +216,48 @@ def reconciliation_figure(
     return figure
 
 
+def named_phases(
+    phases: Sequence[charts.Phase],
+    order: Sequence[str],
+    colours: Mapping[str, str],
+    names: Mapping[str, str],
+) -> tuple[list[charts.Phase], list[str], dict[str, str]]:
+    """Phases, member order and colours keyed by the members' names (:func:`member_names`), so
+    that the animation's columns read as the table's rows do."""
+
+    def name(member: str) -> str:
+        return names.get(member, member)
+
+    renamed = [
+        charts.Phase(p.label, {name(m): tps for m, tps in p.owners.items()}, p.caption)
+        for p in phases
+    ]
+    return renamed, [name(m) for m in order], {name(m): c for m, c in colours.items()}
+
+
 def target_animation(
     scenario: Scenario, order: Sequence[str], colours: Mapping[str, str]
 ) -> go.Figure:
     """Now -> target as the rebalance animation: two frames, moved tiles outlined and trailed."""
     progress = reconciliation_progress(scenario)
-    now = {p.member_id: p.current for p in progress}
-    target = {p.member_id: p.target for p in progress}
-    return charts.assignment_animation(
+    phases, names, palette = named_phases(
         [
-            charts.Phase("now", now, "Now: what each member owns at this reading."),
-            charts.Phase("target", target, "Target: where the group's assignor wants each one."),
+            charts.Phase(
+                "now",
+                {p.member_id: p.current for p in progress},
+                "Now: what each member owns at this reading.",
+            ),
+            charts.Phase(
+                "target",
+                {p.member_id: p.target for p in progress},
+                "Target: where the group's assignor wants each one.",
+            ),
         ],
-        order=order,
-        colours=colours,
+        order,
+        colours,
+        member_names(scenario),
     )
+    return charts.assignment_animation(phases, order=names, colours=palette)
 
 
 def render(scenario: Scenario, order: Sequence[str], colours: Mapping[str, str]) -> None:

@@ -50,7 +50,7 @@ from cluster.reader import ClusterReader
 from cluster.snapshot import read_group
 from dashboard import charts, cluster_source, state
 from dashboard.members_table import compress
-from dashboard.reconciliation_view import member_names
+from dashboard.reconciliation_view import member_names, named_phases
 
 WATCH = "watch.on"
 INTERVAL = "watch.interval"
@@ -243,7 +243,7 @@ def live() -> None:
     the source changed."""
     if tick():
         st.rerun()
-    st.caption(f"👁 {status_text()}")
+    st.caption(status_text())
     last: LastReading | None = st.session_state.get(_LAST)
     if last is not None and last.error is not None:
         st.warning(f"{last.error}. Showing the last good reading (taken at {last.succeeded_at}).")
@@ -279,7 +279,7 @@ def change_animation(
     shown: ChangeShown, order: Sequence[str], colours: Mapping[str, str]
 ) -> go.Figure:
     """The previous reading -> this one, as the rebalance animation (moved tiles outlined)."""
-    return charts.assignment_animation(
+    phases, names, palette = named_phases(
         [
             charts.Phase(
                 "previous reading",
@@ -292,9 +292,11 @@ def change_animation(
                 f"Reading at {shown.after_at}: what each member owns now.",
             ),
         ],
-        order=order,
-        colours=colours,
+        order,
+        colours,
+        {**member_names(shown.before), **member_names(shown.after)},
     )
+    return charts.assignment_animation(phases, order=names, colours=palette)
 
 
 def render_changes(order: Sequence[str], colours: Mapping[str, str]) -> None:
