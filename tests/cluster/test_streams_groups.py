@@ -169,6 +169,13 @@ def test_a_streams_group_read_live_equals_what_its_instances_run(
         figure = streams_figure(app)
         before = figure["frames"][0]  # what the instances run now, one bar per instance
         assert len(before["data"][0]["x"]) == 2
+        # Its real tasks, member by member (stream threads), with their epochs.
+        table = next(df.value for df in app.dataframe if "active now" in df.value.columns)
+        loaded = app.session_state["ae.source"].streams.reconciliation
+        assert set(table["member id"]) == {entry.member_id for entry in loaded.members}
+        for entry in loaded.members:
+            row = table[table["member id"] == entry.member_id].iloc[0]
+            assert row["active now"] == (", ".join(map(str, entry.current.active)) or "—")
         cli = subprocess.run(
             [sys.executable, "-m", "cluster", "snapshot", "--group", group_id,
              "--bootstrap-servers", kafka_cluster.bootstrap, "--timeout", "20"],
