@@ -125,9 +125,14 @@ if source.scenario.description:
 show_messages(source)
 if watch.is_on():
     watch.live()
-live_order = [member.member_id for member in source.scenario.members]
-watch.render_changes(live_order, charts.member_colours(live_order))
-reconciliation_view.render(source.scenario, live_order, charts.member_colours(live_order))
+if source.scenario.reconciliation is not None or watch.is_on():
+    # A live group's views; a big group's members get no colour each (that alone would cost
+    # minutes) and no tile animation.
+    small = not big_group.is_big(source.scenario)
+    live_order = [member.member_id for member in source.scenario.members]
+    live_colours = charts.member_colours(live_order) if small else {}
+    watch.render_changes(live_order, live_colours, animate=small)
+    reconciliation_view.render(source.scenario, live_order, live_colours, animate=small)
 if big_group.is_big(source.scenario):
     # Past what a browser can draw per partition: aggregates, worked out in stoppable workers.
     big_group.render(source.scenario, picked)

@@ -158,7 +158,7 @@ def reconciliation_figure(
     (member id -> label, :func:`member_names`) defaults to short member ids."""
     shown = _shown(progress)
     labels = dict(names) if names is not None else short_labels([p.member_id for p in shown], 18)
-    palette = dict(colours) if colours is not None else charts.member_colours(list(labels))
+    palette = dict(colours) if colours else charts.member_colours([p.member_id for p in shown])
     rows = [labels[p.member_id] for p in shown]
     parts = {
         "kept": [tuple(sorted(set(p.current) & set(p.target))) for p in shown],
@@ -260,8 +260,15 @@ def target_animation(
     return charts.assignment_animation(phases, order=names, colours=palette)
 
 
-def render(scenario: Scenario, order: Sequence[str], colours: Mapping[str, str]) -> None:
-    """Steps 1-4 of the module docstring, for a scenario that carries a reconciliation."""
+def render(
+    scenario: Scenario,
+    order: Sequence[str],
+    colours: Mapping[str, str],
+    *,
+    animate: bool = True,
+) -> None:
+    """Steps 1-4 of the module docstring, for a scenario that carries a reconciliation (step 4
+    only with ``animate``)."""
     reconciliation = scenario.reconciliation
     if reconciliation is None:
         return
@@ -309,7 +316,7 @@ def render(scenario: Scenario, order: Sequence[str], colours: Mapping[str, str])
             "pending assignment": st.column_config.TextColumn(width="large"),
         },
     )
-    if any(p.pending_revocation or p.pending_assignment for p in progress):
+    if animate and any(p.pending_revocation or p.pending_assignment for p in progress):
         with st.expander("Now → target, tile by tile", expanded=False):
             st.plotly_chart(
                 target_animation(scenario, order, colours), width="stretch", key="reconcile.moves"

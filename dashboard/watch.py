@@ -299,9 +299,11 @@ def change_animation(
     return charts.assignment_animation(phases, order=names, colours=palette)
 
 
-def render_changes(order: Sequence[str], colours: Mapping[str, str]) -> None:
+def render_changes(
+    order: Sequence[str], colours: Mapping[str, str], *, animate: bool = True
+) -> None:
     """Step 3 of the module docstring (nothing when the last two readings are not of the
-    current source's group, or nothing changed)."""
+    current source's group; the animation only with ``animate``)."""
     loaded = cluster_source.loaded_group()
     shown: ChangeShown | None = st.session_state.get(_CHANGES)
     if shown is None or loaded is None or shown.family != loaded.family:
@@ -312,7 +314,8 @@ def render_changes(order: Sequence[str], colours: Mapping[str, str]) -> None:
         f"**Since the reading at {shown.before_at}:** "
         + (" ".join(badges) if badges else "no member or epoch changed (offsets or lag did).")
     )
-    if shown.changes.gained or shown.changes.lost or shown.changes.joined or shown.changes.left:
+    changes = shown.changes
+    if animate and (changes.gained or changes.lost or changes.joined or changes.left):
         all_members = list(dict.fromkeys([*order, *shown.changes.left]))
         st.plotly_chart(
             change_animation(shown, all_members, colours),
