@@ -118,6 +118,12 @@ def _expander(page: Any, label: str) -> Any:
     return page.locator('[data-testid="stExpander"]').filter(has_text=label).first
 
 
+def expander_open(page: Any, label: str) -> bool:
+    """Whether the expander whose summary starts with ``label`` is on the page and open."""
+    details = _expander(page, label).locator("details")
+    return bool(details.count()) and details.first.get_attribute("open") is not None
+
+
 def open_expander(page: Any, label: str) -> Any:
     """Open the expander whose summary starts with ``label`` (if closed); return it."""
     expander = _expander(page, label)
