@@ -138,5 +138,4 @@ with st.expander(
 
 results_panel.render(key, plan, current, outcomes, colours, order)
 
-with st.expander("Share and export", key="panel.export"):
-    export_panel.render(plan, current, outcomes, key, colours, order)
+export_panel.render(plan, current, outcomes, key, colours, order)

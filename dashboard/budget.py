@@ -204,6 +204,16 @@ class ByteBudgetCache:
             value = entry.value
         self.put(key, value, estimate_bytes(value))
 
+    def grow(self, key: Hashable, nbytes: int) -> None:
+        """Count ``nbytes`` more for the entry under ``key`` (a value that kept an answer of that
+        size), without re-walking it; evict others, or it, to stay within the budget."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return
+            value, size = entry.value, entry.nbytes + max(0, nbytes)
+        self.put(key, value, size)
+
     def get_or_build(
         self, key: Hashable, build: Callable[[], T], nbytes: Callable[[T], int] | None = None
     ) -> T:

@@ -85,7 +85,12 @@ def render(source: state.Source) -> list[str]:
 @st.fragment
 def _details(picked: list[str]) -> None:
     known = compute.partition_strategies()
-    with st.expander("About the strategies", expanded=False):
+    # Built only while open (opening reruns this fragment): closed, the browser draws none of
+    # its thirteen code blocks on a first visit or a rerun.
+    panel = st.expander("About the strategies", key="panel.about", on_change="rerun")
+    if not panel.open:
+        return
+    with panel:
         for name, strategy in known.items():
             mark = "✔ " if name in picked else ""
             st.markdown(f"**{mark}{name}** · {strategy.protocol} protocol")

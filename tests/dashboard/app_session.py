@@ -25,3 +25,11 @@ def start_app(**query: str) -> AppTest:
 def assert_no_exception(app: AppTest) -> None:
     """Fail with the messages of every exception the last run showed."""
     assert not app.exception, [e.message for e in app.exception]
+
+
+def open_panel(app: AppTest, key: str) -> AppTest:
+    """Open the lazily built panel (expander) ``key`` as a click on its title does, and rerun."""
+    app.session_state[key] = True
+    app.run()
+    assert_no_exception(app)
+    return app
