@@ -131,10 +131,7 @@ sync_address_bar(source_panel.link_params(source))
 
 results_panel.headline(plan, outcomes)
 teach_panel.render(source)
-with st.expander(
-    "Shape the what-if: add, remove or restart members, topics, lag", key="panel.shape"
-):
-    shape_panel.render(source.scenario, plan.before, plan.after)
+shape_panel.panel(source.scenario, plan.before, plan.after)
 
 results_panel.render(key, plan, current, outcomes, colours, order)
 

@@ -310,10 +310,7 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
         "Shown here: each assignment's numbers and how the members share the partitions and "
         "the lag."
     )
-    with st.expander(
-        "Shape the what-if: add, remove or restart members, topics, lag", key="panel.shape"
-    ):
-        shape_panel.render(source, before, after)
+    shape_panel.panel(source, before, after)
     known = [name for name in picked if name in registry.partition_strategies()]
     area = st.empty()
     drawn = [0]

@@ -133,6 +133,12 @@ def scope_widgets(values: dict[str, Any]) -> str:
     return scope
 
 
+def unscope_widgets() -> None:
+    """The scenario's widgets were not drawn (their panel is closed), so Streamlit forgets their
+    values: the next drawing starts from the scenario's values again (:func:`scope_widgets`)."""
+    st.session_state.pop(_WIDGET_SCOPE, None)
+
+
 def edits() -> tuple[Edit, ...]:
     """The what-if edits, oldest first."""
     return tuple(st.session_state.get(_EDITS, []))
