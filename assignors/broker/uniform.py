@@ -684,4 +684,13 @@ STRATEGY = PartitionStrategy(
     consumer_config="group.protocol=consumer\ngroup.remote.assignor=uniform",
     protocol="consumer",
     compute=compute,
+    older_kafka=(
+        (
+            "3.9",
+            "members with different subscriptions: Kafka 3.9's first heterogeneous builder "
+            "(fewest partitions first, then a balancing pass that can stop early and throws "
+            "on some groups with current owners); an even split gives its extra partitions to "
+            "the first members in member-map order",
+        ),
+    ),
 )

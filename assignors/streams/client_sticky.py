@@ -264,4 +264,11 @@ STRATEGY = TaskStrategy(
     parse=parse_streams_scenario,
     compute=assign_streams_sticky,
     to_json=streams_assignment_to_json,
+    older_kafka=(
+        (
+            "3.9",
+            "a client's quota of active tasks is its threads x (tasks // all threads), rounded "
+            "down (Kafka 4.4: ceil(tasks x its threads / all threads))",
+        ),
+    ),
 )

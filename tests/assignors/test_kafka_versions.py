@@ -7,6 +7,7 @@ The worked examples were answered by Kafka's own classes (the oracle, Kafka 3.9.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -166,3 +167,66 @@ def test_streams_sticky_quota_by_version() -> None:
 def test_strategies_without_version_changes_ignore_the_option() -> None:
     for strategy in ("range", "roundrobin", "sticky", "cooperative-sticky", "server-range"):
         assert answer(strategy, HOMOGENEOUS, "3.9") == answer(strategy, HOMOGENEOUS)
+
+
+def test_cli_kafka_version_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from assignors.__main__ import main
+
+    group = tmp_path / "group.json"
+    group.write_text(json.dumps(HOMOGENEOUS), encoding="utf-8")
+    for version, expected in (("4.4", {"A": 1, "B": 2}), ("3.9", {"A": 2, "B": 1})):
+        assert (
+            main(
+                [
+                    "assign",
+                    str(group),
+                    "--strategy",
+                    "uniform",
+                    "--json",
+                    "--kafka-version",
+                    version,
+                ]
+            )
+            == 0
+        )
+        answer = json.loads(capsys.readouterr().out)["assignment"]
+        assert {member: len(partitions) for member, partitions in answer.items()} == expected
+    streams = tmp_path / "streams.json"
+    streams.write_text(json.dumps(STREAMS), encoding="utf-8")
+    assert (
+        main(
+            [
+                "assign",
+                str(streams),
+                "--strategy",
+                "streams-sticky",
+                "--json",
+                "--kafka-version",
+                "3.9",
+            ]
+        )
+        == 0
+    )
+    clients = json.loads(capsys.readouterr().out)["clients"]
+    assert clients["00000000-0000-0000-0000-00000000000a"]["active"] == ["0_0"]
+    with pytest.raises(SystemExit) as refused:
+        main(["assign", str(group), "--strategy", "uniform", "--kafka-version", "3.8"])
+    assert refused.value.code == 2
+    assert "3.9" in capsys.readouterr().err
+    for version, moved in (("4.4", 0), ("3.9", 1)):
+        assert (
+            main(
+                [
+                    "compare",
+                    str(group),
+                    "--strategy",
+                    "uniform",
+                    "--json",
+                    "--kafka-version",
+                    version,
+                ]
+            )
+            == 0
+        )
+        entry = json.loads(capsys.readouterr().out)["strategies"][0]
+        assert entry["moved"] == moved

@@ -1,0 +1,40 @@
+"""The dashboard's Kafka version selector: shown for a version-dependent strategy, default the
+newest, and the comparison follows the picked release (the core answers, through evaluate)."""
+
+from __future__ import annotations
+
+from assignors import NEWEST_KAFKA_VERSION, evaluate
+from sample_data import load_sample
+from tests.dashboard import plotly_spec
+from tests.dashboard.app_session import assert_no_exception, start_app
+
+SAMPLE = "lag-aware-worked-example"
+SELECTOR = "strategies.kafka_version"
+
+
+def _moved(version: str | None) -> int:
+    scenario = load_sample(SAMPLE).scenario
+    assert scenario is not None
+    outcome = evaluate(scenario, [], ["uniform"], kafka_version=version).strategies[0]
+    return outcome.metrics.movement.moved_count
+
+
+def test_selector_follows_the_strategies_and_changes_the_answer() -> None:
+    # The sample's group answers apart under the two releases (3.9 moves a partition).
+    assert _moved(None) != _moved("3.9")
+    app = start_app(sample=SAMPLE)
+    app.multiselect(key="strategies.pick").set_value(["range"]).run()
+    assert_no_exception(app)
+    assert not [box for box in app.selectbox if box.key == SELECTOR]
+
+    app.multiselect(key="strategies.pick").set_value(["range", "uniform"]).run()
+    assert_no_exception(app)
+    selector = app.selectbox(key=SELECTOR)
+    assert selector.value == NEWEST_KAFKA_VERSION and selector.options == ["4.4", "3.9"]
+    newest = plotly_spec.comparison(app)["uniform"]["partitions moved"]
+    assert newest == str(_moved(None))
+
+    app.selectbox(key=SELECTOR).set_value("3.9").run()
+    assert_no_exception(app)
+    assert plotly_spec.comparison(app)["uniform"]["partitions moved"] == str(_moved("3.9"))
+    assert app.selectbox(key=SELECTOR).value == "3.9"
