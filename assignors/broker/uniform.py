@@ -47,7 +47,11 @@ Invariants: every partition of every subscribed topic is assigned exactly once; 
 by at most one; a member never loses a partition it holds unless it is above its quota (or the
 topic left the subscription).
 
-Heterogeneous groups (Kafka's ``UniformHeterogeneousAssignmentBuilder``); members are numbered
+Kafka version (the scenario's ``kafka_version``): the default reproduces Kafka 4.4; with 3.9 the
+even split gives its extra slots to the first members (step 1) and heterogeneous groups go to
+Kafka 3.9's first builder (:mod:`assignors.broker.uniform_kafka39`).
+
+Heterogeneous groups (Kafka 4's ``UniformHeterogeneousAssignmentBuilder``); members are numbered
 0..M-1 in member-map order, "lighter" means fewer partitions, then the smaller number:
 
 1. Each member keeps every currently held partition of a topic it still subscribes to.

@@ -1,6 +1,6 @@
 """Kafka 3.9's heterogeneous ``UniformAssignor`` builder (``uniform`` with ``kafka_version`` 3.9).
 
-Kafka 3.9 (and 3.7, 3.8) built the target assignment of a group whose members subscribe to
+Kafka 3.9 built the target assignment of a group whose members subscribe to
 different topics with a first ``UniformHeterogeneousAssignmentBuilder``, replaced in Kafka 4.0 by
 the load-tier builder of :mod:`assignors.broker.uniform`. This module reproduces the old one,
 checked against Kafka 3.9.2's own class by the differential tests; the group is read as
