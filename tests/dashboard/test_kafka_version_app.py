@@ -3,6 +3,10 @@ newest, and the comparison follows the picked release (the core answers, through
 
 from __future__ import annotations
 
+import json
+
+from streamlit.testing.v1 import AppTest
+
 from assignors import NEWEST_KAFKA_VERSION, evaluate
 from sample_data import load_sample
 from tests.dashboard import plotly_spec
@@ -10,6 +14,7 @@ from tests.dashboard.app_session import assert_no_exception, start_app
 
 SAMPLE = "lag-aware-worked-example"
 SELECTOR = "strategies.kafka_version"
+STREAMS_SELECTOR = "streams.kafka_version"
 
 
 def _moved(version: str | None) -> int:
@@ -38,3 +43,38 @@ def test_selector_follows_the_strategies_and_changes_the_answer() -> None:
     assert_no_exception(app)
     assert plotly_spec.comparison(app)["uniform"]["partitions moved"] == str(_moved("3.9"))
     assert app.selectbox(key=SELECTOR).value == "3.9"
+
+
+#: Answered by Kafka's StickyTaskAssignor: 4.4.0 moves one active task (0_0 to c), 3.9.2 two
+#: (its quota of 1 x (3 // 4) = 0 keeps nothing back: 0_1 to b, 0_2 to c).
+STREAMS = {
+    "name": "Three tasks, four threads",
+    "tasks": [{"id": "0_0"}, {"id": "0_1"}, {"id": "0_2"}],
+    "clients": [
+        {
+            "process_id": f"00000000-0000-0000-0000-00000000000{name}",
+            "capacity": threads,
+            "prev_active": ran,
+        }
+        for name, threads, ran in (("a", 1, ["0_0", "0_1"]), ("b", 1, ["0_2"]), ("c", 2, []))
+    ],
+}
+
+
+def _sticky_moves(app: AppTest) -> int:
+    table = app.dataframe[1].value
+    return int(table.loc[table["assignor"] == "streams-sticky", "active tasks moved"].iloc[0])
+
+
+def test_streams_view_selector_reproduces_kafka_39() -> None:
+    app = start_app()
+    app.radio(key="source.kind").set_value("Upload").run()
+    app.file_uploader(key="source.upload").upload(
+        "streams.json", json.dumps(STREAMS).encode(), "application/json"
+    ).run()
+    assert_no_exception(app)
+    assert app.selectbox(key=STREAMS_SELECTOR).value == NEWEST_KAFKA_VERSION
+    assert _sticky_moves(app) == 1
+    app.selectbox(key=STREAMS_SELECTOR).set_value("3.9").run()
+    assert_no_exception(app)
+    assert _sticky_moves(app) == 2
