@@ -45,6 +45,21 @@ def test_selector_follows_the_strategies_and_changes_the_answer() -> None:
     assert app.selectbox(key=SELECTOR).value == "3.9"
 
 
+def test_a_link_carries_the_kafka_version() -> None:
+    app = start_app(sample=SAMPLE, strategies="range,uniform", kafka="3.9")
+    assert app.selectbox(key=SELECTOR).value == "3.9"
+    assert plotly_spec.comparison(app)["uniform"]["partitions moved"] == str(_moved("3.9"))
+    app.selectbox(key=SELECTOR).set_value(NEWEST_KAFKA_VERSION).run()
+    assert_no_exception(app)
+    assert "kafka" not in app.query_params  # the newest is the default: no parameter
+    app.selectbox(key=SELECTOR).set_value("3.9").run()
+    assert_no_exception(app)
+    assert app.query_params["kafka"] == "3.9"  # the address bar carries the pick
+    refused = start_app(sample=SAMPLE, strategies="uniform", kafka="2.8")
+    assert "Kafka version was not restored" in " ".join(e.value for e in refused.error)
+    assert refused.selectbox(key=SELECTOR).value == NEWEST_KAFKA_VERSION
+
+
 #: Answered by Kafka's StickyTaskAssignor: 4.4.0 moves one active task (0_0 to c), 3.9.2 two
 #: (its quota of 1 x (3 // 4) = 0 keeps nothing back: 0_1 to b, 0_2 to c).
 STREAMS = {
