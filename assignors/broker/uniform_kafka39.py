@@ -40,6 +40,7 @@ subscriber. Balance is not guaranteed (Kafka 3.9's builder stops early).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -214,13 +215,24 @@ class _Builder:
                         )
 
     def place_the_rest(self) -> None:
-        """Step 2."""
+        """Step 2. Per topic a heap of its open subscribers by (size, member id); an entry whose
+        member has grown or filled up since is dropped when it comes to the top."""
+        heaps: dict[str, list[tuple[int, str, str]]] = {}
+        for topic, members in self.subscribers.items():
+            heaps[topic] = [(self.size[m], self.id_key[m], m) for m in members if m in self.open]
+            heapq.heapify(heaps[topic])
         for partition in self.sorted_partitions(list(self.unassigned)):
-            candidates = [m for m in self.subscribers[partition.topic] if m in self.open]
-            if not candidates:
+            heap = heaps[partition.topic]
+            while heap and (heap[0][2] not in self.open or heap[0][0] != self.size[heap[0][2]]):
+                heapq.heappop(heap)
+            if not heap:
                 continue
-            member_id = min(candidates, key=self.rank)
+            member_id = heap[0][2]
             self.add(partition, member_id)
+            if member_id in self.open:
+                entry = (self.size[member_id], self.id_key[member_id], member_id)
+                for topic in self.topics_of[member_id]:
+                    heapq.heappush(heaps[topic], entry)
             if self.trace is not None:
                 self.trace.place(
                     partition,
@@ -231,13 +243,14 @@ class _Builder:
 
 
 def _is_balanced(state: _Builder) -> bool:
-    """Kafka 3.9's ``isBalanced``."""
-    ordered = sorted(state.open, key=state.rank)
-    if not ordered:
+    """Kafka 3.9's ``isBalanced``: the lightest open members first (the answer does not depend
+    on the order, but the lightest find a reason to go on soonest)."""
+    sizes = [state.size[m] for m in state.open]
+    if not sizes:
         raise UniformAssignorError("NoSuchElementException: no member left to balance")
-    if state.size[ordered[0]] >= state.size[ordered[-1]] - 1:
+    if min(sizes) >= max(sizes) - 1:
         return True
-    for member_id in ordered:
+    for _, member_id in sorted((state.size[m], m) for m in state.open):
         count = state.size[member_id]
         if count == state.maximum[member_id]:
             continue
@@ -253,10 +266,9 @@ def _is_balanced(state: _Builder) -> bool:
 
 def _reassign(state: _Builder, partition: TopicPartition) -> None:
     """Kafka 3.9's ``reassignPartition``: to the first open subscriber, or a partition back."""
-    receiver = next(
-        (m for m in sorted(state.open, key=state.rank) if partition.topic in state.topics_of[m]),
-        None,
-    )
+    topic, size, id_key, topics_of = partition.topic, state.size, state.id_key, state.topics_of
+    candidates = [(size[m], id_key[m], m) for m in state.open if topic in topics_of[m]]
+    receiver = min(candidates)[2] if candidates else None
     if receiver is None:
         raise UniformAssignorError(f"No suitable new owner was found for the partition {partition}")
     moved = state.movements.actual(partition, state.owner[partition], receiver)
