@@ -173,9 +173,6 @@ class _Builder:
 
         return sorted(partitions, key=key)
 
-    def rank(self, member_id: str) -> tuple[int, str]:
-        return (self.size[member_id], self.id_key[member_id])
-
     def add(self, partition: TopicPartition, member_id: str) -> None:
         """Kafka's ``addPartitionToTargetAssignment``."""
         self.target[member_id].setdefault(partition.topic, set()).add(partition.partition)
