@@ -12,19 +12,23 @@ release (``"3.9.2"``) is read as its line (``"3.9"``).
 
 from __future__ import annotations
 
+import re
+
 from assignors.errors import ScenarioError
 
 #: The release lines a strategy can be asked to reproduce, oldest first.
 KAFKA_VERSIONS: tuple[str, ...] = ("3.9", "4.4")
 #: The default: the newest release line.
 NEWEST_KAFKA_VERSION = KAFKA_VERSIONS[-1]
+#: ``major.minor`` or ``major.minor.patch``.
+_VERSION = re.compile(r"[0-9]+\.[0-9]+(\.[0-9]+)?")
 
 
 def kafka_version_problem(value: object) -> str | None:
     """Why ``value`` is not a Kafka version this project reproduces, else ``None``."""
     if not isinstance(value, str):
         return f"expected a Kafka version as text ({', '.join(KAFKA_VERSIONS)}), got {value!r:.40}"
-    if release_line(value) not in KAFKA_VERSIONS:
+    if _VERSION.fullmatch(value) is None or release_line(value) not in KAFKA_VERSIONS:
         return (
             f"Kafka version {value!r:.40} is not one of {', '.join(KAFKA_VERSIONS)} "
             "(the releases whose assignors are reproduced and checked)"

@@ -230,3 +230,19 @@ def test_cli_kafka_version_flag(tmp_path: Path, capsys: pytest.CaptureFixture[st
         )
         entry = json.loads(capsys.readouterr().out)["strategies"][0]
         assert entry["moved"] == moved
+
+
+def test_schema_accepts_what_the_loader_accepts() -> None:
+    import jsonschema
+
+    from assignors.io.scenario import schema
+
+    validator = jsonschema.Draft202012Validator(schema())
+    base = {"topics": [{"name": "t", "partitions": 1}], "members": []}
+    for version in ("3.9", "3.9.2", "4.4", "4.4.0"):
+        assert not list(validator.iter_errors({**base, "kafka_version": version}))
+        parse_scenario({**base, "kafka_version": version})
+    for wrong in ("3.8", "4.40", "x", "3.9.2.1", " 3.9"):
+        assert list(validator.iter_errors({**base, "kafka_version": wrong}))
+        with pytest.raises(ScenarioError):
+            parse_scenario({**base, "kafka_version": wrong})
