@@ -11,6 +11,10 @@ librdkafka) and ours ``p1``, ``p2``, ...:
 2. x1 leaves: only ours remain, so one of ours leads from then on; x3 joins and the other
    member of ours leaves: ours assigns, reading the other client's claims.
 
+A fourth group has all three in one ``cooperative-sticky`` group, and hands leadership from
+librdkafka to Java to ours by shrinking the group to one member of the next side; each leads
+joins with members of both other sides present.
+
 Who led is not assumed: every change records the members that ran their assignor, and the test
 asserts the side. After every change (see :mod:`tests.kafka_cluster.mixed_group` for how a state
 counts as settled): when a member leaves, every member that stays keeps every partition it had;
@@ -132,7 +136,29 @@ def test_a_mixed_group_stays_sticky_whichever_client_leads(
     after = left(group, follower)
     assert_led_by(after, "ours", f"{follower} leaves")
     assert set(after.owned) == {leader, f"{other}3"}
+    assert_never_owned_twice(group)
 
+
+def test_java_librdkafka_and_our_adapter_take_turns_leading_one_group(
+    make_group: Callable[[str], MixedGroup],
+) -> None:
+    # Leadership is handed on by shrinking the group to one member, which then leads.
+    group = make_group("cooperative-sticky")
+    for member in ("r1", "p1", "j1"):  # librdkafka's r1 joined first
+        assert_led_by(joined(group, member), "librdkafka", f"{member} joins")
+    left(group, "r1")
+    left(group, "p1")  # only j1 is left: Java leads
+    for member in ("r2", "p2"):
+        assert_led_by(joined(group, member), "Java", f"{member} joins")
+    left(group, "j1")
+    left(group, "r2")  # only p2 is left: ours leads
+    for member in ("j2", "r3"):
+        assert_led_by(joined(group, member), "ours", f"{member} joins")
+    assert_led_by(left(group, "j2"), "ours", "j2 leaves")
+    assert_never_owned_twice(group)
+
+
+def assert_never_owned_twice(group: MixedGroup) -> None:
     group.watch.stop()
     assert group.watch.readings > 10
     assert not group.watch.doubles, f"partitions owned twice at once: {group.watch.doubles}"
