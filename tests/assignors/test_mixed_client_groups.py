@@ -158,6 +158,48 @@ def test_java_librdkafka_and_our_adapter_take_turns_leading_one_group(
     assert_never_owned_twice(group)
 
 
+#: Brokers 1, 2, 3 sit in zone-a, zone-b, zone-c. Four of six partitions live in zone-b only.
+ZONE_B_HEAVY = {0: [2], 1: [2], 2: [2], 3: [2], 4: [1], 5: [3]}
+
+
+def test_our_adapter_leading_a_rack_aware_group_with_librdkafka_members_settles(
+    kafka_cluster: KafkaCluster, tmp_path: Path
+) -> None:
+    # The setting in which librdkafka's own cooperative-sticky leader was seen rebalancing
+    # without end (docs/mixed-client-groups.md): partitions on one rack each, zone-b members
+    # among members without a rack, and more zone-b partitions than their share. With our
+    # adapter leading (Kafka's algorithm), every change settles, balanced. (Rack-aware, Kafka's
+    # sticky assignors move partitions for locality too: the zone-b member gives up its
+    # off-rack partitions once there is room elsewhere, so the join and leave rules of the
+    # other tests do not apply.)
+    from kafka.admin import NewTopic
+
+    topic = unique_name("zoned")
+    admin = kafka_cluster.admin()
+    try:
+        admin.create_topics([NewTopic(topic, replica_assignments=ZONE_B_HEAVY)])
+    finally:
+        admin.close()
+    group = MixedGroup(
+        kafka_cluster, "cooperative-sticky", adapters.CooperativeStickyAssignor,
+        unique_name("ae-mixed-racks"), {topic: len(ZONE_B_HEAVY)}, tmp_path,
+        racks={"r1": "zone-b", "r3": "zone-b"},
+    )  # fmt: skip
+    try:
+        zone_b = {(topic, p) for p, brokers in ZONE_B_HEAVY.items() if brokers == [2]}
+        steps = [("p1", group.join), ("r1", group.join), ("r2", group.join), ("r3", group.join),
+                 ("r1", group.leave), ("r2", group.leave)]  # fmt: skip
+        for client_id, action in steps:  # ours joined first and leads throughout
+            after = group.change(functools.partial(action, client_id))
+            assert_led_by(after, "ours", f"{client_id} {action.__name__}s")
+            _assert_balanced(after.owned)
+            if (client_id, action) == ("r2", group.join):  # room for r1's share in zone-b
+                assert after.owned["r1"] <= zone_b, f"r1 is off its rack: {after.owned}"
+        assert_never_owned_twice(group)
+    finally:
+        group.close()
+
+
 def assert_never_owned_twice(group: MixedGroup) -> None:
     group.watch.stop()
     assert group.watch.readings > 10

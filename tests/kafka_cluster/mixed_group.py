@@ -55,7 +55,7 @@ def side(client_id: str) -> str:
     return SIDES[client_id[0]]
 
 
-def _recording(adapter: type[Any], client_id: str, leads: list[str]) -> Any:
+def _recording(adapter: type[Any], client_id: str, leads: list[str], rack: str | None) -> Any:
     """An instance of our adapter ``adapter`` that appends ``client_id`` to ``leads`` on assign."""
 
     class Recording(adapter):  # type: ignore[misc]
@@ -63,7 +63,7 @@ def _recording(adapter: type[Any], client_id: str, leads: list[str]) -> Any:
             leads.append(client_id)
             return super().assign(cluster, members)
 
-    return Recording()
+    return Recording(client_rack=rack)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +127,7 @@ class MixedGroup:
     group_id: str
     topics: dict[str, int]  # name -> partitions
     log_dir: Path
+    racks: dict[str, str] = field(default_factory=dict)  # client id -> client.rack, if any
     java: JavaGroup | None = None
     python: dict[str, PolledConsumer] = field(default_factory=dict)
     librdkafka: dict[str, LibrdkafkaMember] = field(default_factory=dict)
@@ -143,14 +144,16 @@ class MixedGroup:
 
     def join(self, client_id: str) -> None:
         kind = side(client_id)
+        rack = self.racks.get(client_id)
         if kind == "Java":
+            spec = f"{client_id}:{rack}" if rack else client_id
             if self.java is None:
                 self.java = JavaGroup(
                     self.cluster, self.group_id, f"classic:{self.protocol}",
-                    ",".join(self.topics), [client_id], self.log_dir,
+                    ",".join(self.topics), [spec], self.log_dir,
                 )  # fmt: skip
             else:
-                self.java.join(client_id)
+                self.java.join(spec)
             self.java_members.add(client_id)
         elif kind == "ours":
             from kafka import KafkaConsumer
@@ -164,7 +167,7 @@ class MixedGroup:
                 fetch_max_wait_ms=100,
                 **CONSUMER_TEST_CONFIG,
                 partition_assignment_strategy=[
-                    _recording(self.adapter, client_id, self.python_leads)
+                    _recording(self.adapter, client_id, self.python_leads, rack)
                 ],
             )
             consumer.subscribe(list(self.topics))
@@ -172,7 +175,7 @@ class MixedGroup:
         else:
             self.librdkafka[client_id] = LibrdkafkaMember(
                 self.cluster, self.group_id, list(self.topics), client_id,
-                self.protocol, leads=self.librdkafka_leads,
+                self.protocol, rack=rack, leads=self.librdkafka_leads,
             )  # fmt: skip
 
     def leave(self, client_id: str) -> None:
