@@ -202,5 +202,5 @@ def test_our_adapter_leading_a_rack_aware_group_with_librdkafka_members_settles(
 
 def assert_never_owned_twice(group: MixedGroup) -> None:
     group.watch.stop()
-    assert group.watch.readings > 10
+    assert group.watch.readings > 10, f"the watch read too little: {group.watch.errors[-3:]}"
     assert not group.watch.doubles, f"partitions owned twice at once: {group.watch.doubles}"

@@ -82,13 +82,18 @@ class OwnershipWatch:
         self._readers = readers
         self.readings = 0
         self.doubles: list[Double] = []
+        self.errors: list[str] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ownership-watch", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.wait(WATCH_INTERVAL_S):
-            self.doubles.extend(read_once(self._readers()))
+            try:
+                self.doubles.extend(read_once(self._readers()))
+            except Exception as error:  # a member closing under the reading: read on
+                self.errors.append(repr(error))
+                continue
             self.readings += 1
 
     def stop(self) -> None:
