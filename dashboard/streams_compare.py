@@ -70,28 +70,22 @@ def _kafka_version(streams: StreamsScenario) -> str:
     return version
 
 
-def _client_tasks(client: str, held: ClientAssignment) -> charts.ClientTasks:
-    return charts.ClientTasks(
-        client=client,
-        active=tuple(str(task) for task in held.active),
-        standby=tuple(str(task) for task in held.standby),
-        warmup=tuple(str(task) for task in held.warmup),
-    )
-
-
 def phases(
     streams: StreamsScenario, results: Sequence[TaskComparison]
 ) -> list[tuple[str, list[charts.ClientTasks]]]:
     """The figure's frames: ``before``, then one per assignor that could run."""
     before = [
-        _client_tasks(c.process_id, ClientAssignment.of(c.prev_active, c.prev_standby))
+        charts.ClientTasks.of(c.process_id, ClientAssignment.of(c.prev_active, c.prev_standby))
         for c in streams.clients
     ]
     frames = [("before", before)]
     for result in results:
         if result.error is None:
             frames.append(
-                (result.strategy, [_client_tasks(p, held) for p, held in result.clients.items()])
+                (
+                    result.strategy,
+                    [charts.ClientTasks.of(p, held) for p, held in result.clients.items()],
+                )
             )
     return frames
 
