@@ -48,6 +48,7 @@ from assignors.io.scenario import (
     scenario_to_json,
 )
 from assignors.io.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
+from assignors.kafka_versions import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION, parse_kafka_version
 from assignors.limits import (
     MAX_MEMBERS,
     MAX_NAME_LENGTH,
@@ -113,6 +114,7 @@ from assignors.simulate.metrics import AssignmentMetrics, Movement, PartitionMov
 from assignors.simulate.rebalance import Phase, RebalanceSimulation, Timings
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
 from assignors.streams.client_sticky import assign_streams_sticky
+from assignors.streams.compare import TaskComparison, compare_task_strategies
 from assignors.streams.convergence import Convergence, simulate_convergence
 from assignors.streams.group_sticky import (
     MemberTasks,
@@ -138,6 +140,7 @@ __all__ = [
     "DEFAULT_ASSIGNOR",
     "DEFAULT_CONSUME_RATE",
     "DEFAULT_HORIZON_S",
+    "KAFKA_VERSIONS",
     "LATEST_OFFSET",
     "LOWEST_PRIORITY",
     "MAX_CHANGES",
@@ -148,6 +151,7 @@ __all__ = [
     "MAX_TOPICS",
     "MAX_TOTAL_PARTITIONS",
     "MIN_PROBING_REBALANCE_INTERVAL_MS",
+    "NEWEST_KAFKA_VERSION",
     "PROTOCOLS",
     "SKEW_FACTOR",
     "SKEW_FLOOR",
@@ -205,6 +209,7 @@ __all__ = [
     "StreamsMember",
     "StreamsScenario",
     "Subscribe",
+    "TaskComparison",
     "TaskStrategy",
     "Timings",
     "Topic",
@@ -219,6 +224,7 @@ __all__ = [
     "change_from_text",
     "change_to_json",
     "check_json_value",
+    "compare_task_strategies",
     "current_assignment",
     "decode_json",
     "decode_scenario_text",
@@ -234,6 +240,7 @@ __all__ = [
     "parse_change",
     "parse_change_text",
     "parse_changes",
+    "parse_kafka_version",
     "parse_partition_counts",
     "parse_scenario",
     "parse_scenario_text",

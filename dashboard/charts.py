@@ -25,7 +25,7 @@ from operator import itemgetter
 import numpy as np
 import plotly.graph_objects as go
 
-from assignors import TopicPartition
+from assignors import ClientAssignment, TopicPartition
 
 # Re-exported: the figures' shared names live in charts for the panels and tests.
 from dashboard.animation_chart import (
@@ -408,13 +408,25 @@ class ClientTasks:
     standby: tuple[str, ...]
     warmup: tuple[str, ...]
 
+    @staticmethod
+    def of(client: str, held: ClientAssignment) -> ClientTasks:
+        """What ``client`` holds in the core's terms, as the figure's task ids."""
+        return ClientTasks(
+            client=client,
+            active=tuple(str(task) for task in held.active),
+            standby=tuple(str(task) for task in held.standby),
+            warmup=tuple(str(task) for task in held.warmup),
+        )
+
 
 def streams_tasks_figure(
     phases: Sequence[tuple[str, Sequence[ClientTasks]]],
     *,
     colours: Mapping[str, str] | None = None,
+    slider_prefix: str = "Phase",
 ) -> go.Figure:
-    """Tasks per Streams client, one frame per phase (the probing-rebalance sequence).
+    """Tasks per Streams client, one frame per phase (the probing-rebalance sequence, or one
+    assignor after another; the slider shows ``slider_prefix: phase``).
 
     Stacked bars per client: active, standby (not warm-up) and warm-up counts; hover lists the
     task ids.
@@ -469,7 +481,7 @@ def streams_tasks_figure(
         height=420,
         margin={"l": 40, "r": 10, "t": 40, "b": 120},
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
-        **play_controls(labels, 1500),
+        **play_controls(labels, 1500, slider_prefix),
     )
     figure.update_xaxes(
         tickvals=[_short(client, 14) for client in clients],

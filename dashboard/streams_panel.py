@@ -12,6 +12,7 @@ registry's ``streams-ha`` assignor rebalance after rebalance; this module lays i
 3. In words: how many probing rebalances until the warm-ups caught up (and how long), or that
    they never do (restore speed not above the input rate).
 4. A table per rebalance: time, warm-ups handed out, tasks per client.
+5. Every task assignor Kafka has on the same application (:mod:`dashboard.streams_compare`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from assignors import (
     StreamsScenario,
     simulate_convergence,
 )
-from dashboard import charts, compute
+from dashboard import charts, compute, streams_compare
 
 #: Records/s one warm-up or standby restores, before the user changes it.
 DEFAULT_RESTORE_SPEED = 1_000.0
@@ -54,15 +55,6 @@ def convergence(
     )
 
 
-def _client_tasks(client: str, held: ClientAssignment) -> charts.ClientTasks:
-    return charts.ClientTasks(
-        client=client,
-        active=tuple(str(task) for task in held.active),
-        standby=tuple(str(task) for task in held.standby),
-        warmup=tuple(str(task) for task in held.warmup),
-    )
-
-
 def step_label(index: int, time_ms: int) -> str:
     """``rebalance`` for the scenario's own, ``probing k (+m min)`` for the later ones."""
     if index == 0:
@@ -78,7 +70,7 @@ def phases(
         (
             "before",
             [
-                _client_tasks(
+                charts.ClientTasks.of(
                     client.process_id, ClientAssignment.of(client.prev_active, client.prev_standby)
                 )
                 for client in streams.clients
@@ -89,7 +81,10 @@ def phases(
         frames.append(
             (
                 step_label(step.index, step.time_ms),
-                [_client_tasks(client, held) for client, held in step.assignment.clients.items()],
+                [
+                    charts.ClientTasks.of(client, held)
+                    for client, held in step.assignment.clients.items()
+                ],
             )
         )
     return frames
@@ -194,3 +189,4 @@ def render(key: str, streams: StreamsScenario) -> None:
         key="streams.figure",
     )
     st.dataframe(step_table(result), hide_index=True, width="stretch")
+    streams_compare.render(key, streams)
