@@ -113,6 +113,7 @@ from assignors.simulate.metrics import AssignmentMetrics, Movement, PartitionMov
 from assignors.simulate.rebalance import Phase, RebalanceSimulation, Timings
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
 from assignors.streams.client_sticky import assign_streams_sticky
+from assignors.streams.compare import TaskComparison, compare_task_strategies
 from assignors.streams.convergence import Convergence, simulate_convergence
 from assignors.streams.group_sticky import (
     MemberTasks,
@@ -205,6 +206,7 @@ __all__ = [
     "StreamsMember",
     "StreamsScenario",
     "Subscribe",
+    "TaskComparison",
     "TaskStrategy",
     "Timings",
     "Topic",
@@ -219,6 +221,7 @@ __all__ = [
     "change_from_text",
     "change_to_json",
     "check_json_value",
+    "compare_task_strategies",
     "current_assignment",
     "decode_json",
     "decode_scenario_text",

@@ -70,8 +70,11 @@ def columns_for(
     return columns
 
 
-def play_controls(labels: Sequence[str], duration_ms: int) -> dict[str, object]:
-    """Play/pause buttons and a phase slider, both under the plot area."""
+def play_controls(
+    labels: Sequence[str], duration_ms: int, prefix: str = "Phase"
+) -> dict[str, object]:
+    """Play/pause buttons and a slider over ``labels``, both under the plot area; the slider
+    shows ``prefix: label``."""
     frame_args = {
         "frame": {"duration": duration_ms, "redraw": True},
         "transition": {"duration": int(duration_ms * 0.6), "easing": "cubic-in-out"},
@@ -110,7 +113,7 @@ def play_controls(labels: Sequence[str], duration_ms: int) -> dict[str, object]:
                 "y": 0.0,
                 "yanchor": "top",
                 "pad": {"t": 20},
-                "currentvalue": {"prefix": "Phase: ", "font": {"size": 14}},
+                "currentvalue": {"prefix": f"{prefix}: ", "font": {"size": 14}},
                 "steps": [
                     {
                         "label": label,

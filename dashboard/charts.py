@@ -413,8 +413,10 @@ def streams_tasks_figure(
     phases: Sequence[tuple[str, Sequence[ClientTasks]]],
     *,
     colours: Mapping[str, str] | None = None,
+    slider_prefix: str = "Phase",
 ) -> go.Figure:
-    """Tasks per Streams client, one frame per phase (the probing-rebalance sequence).
+    """Tasks per Streams client, one frame per phase (the probing-rebalance sequence, or one
+    assignor after another; the slider shows ``slider_prefix: phase``).
 
     Stacked bars per client: active, standby (not warm-up) and warm-up counts; hover lists the
     task ids.
@@ -469,7 +471,7 @@ def streams_tasks_figure(
         height=420,
         margin={"l": 40, "r": 10, "t": 40, "b": 120},
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
-        **play_controls(labels, 1500),
+        **play_controls(labels, 1500, slider_prefix),
     )
     figure.update_xaxes(
         tickvals=[_short(client, 14) for client in clients],

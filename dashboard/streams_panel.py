@@ -12,6 +12,7 @@ registry's ``streams-ha`` assignor rebalance after rebalance; this module lays i
 3. In words: how many probing rebalances until the warm-ups caught up (and how long), or that
    they never do (restore speed not above the input rate).
 4. A table per rebalance: time, warm-ups handed out, tasks per client.
+5. Every task assignor Kafka has on the same application (:mod:`dashboard.streams_compare`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from assignors import (
     StreamsScenario,
     simulate_convergence,
 )
-from dashboard import charts, compute
+from dashboard import charts, compute, streams_compare
 
 #: Records/s one warm-up or standby restores, before the user changes it.
 DEFAULT_RESTORE_SPEED = 1_000.0
@@ -194,3 +195,4 @@ def render(key: str, streams: StreamsScenario) -> None:
         key="streams.figure",
     )
     st.dataframe(step_table(result), hide_index=True, width="stretch")
+    streams_compare.render(key, streams)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -34,11 +35,30 @@ from tests.kafka_broker import free_port
 from tests.kafka_cluster.cluster import KafkaCluster
 
 
+def _answer_like_a_scram_impostor(connection: socket.socket) -> None:
+    """Kafka framing, a SaslHandshake that accepts SCRAM, then a server-first SCRAM message whose
+    nonce is not the client's (a server that is not the broker it claims to be)."""
+    answers = [
+        struct.pack(">hi", 0, 0),  # ApiVersions v0: no error, no API listed
+        struct.pack(">hih", 0, 1, 13) + b"SCRAM-SHA-256",  # SaslHandshake v1: accepted
+        struct.pack(">hhi", 0, -1, 30) + b"r=not-your-nonce,s=c2FsdA==,i=1" + struct.pack(">q", 0),
+    ]
+    for answer in answers:
+        size = struct.unpack(">i", connection.recv(4))[0]
+        request = b""
+        while len(request) < size:
+            request += connection.recv(size - len(request))
+        body = request[4:8] + answer  # the request's correlation id, then the answer
+        connection.sendall(struct.pack(">i", len(body)) + body)
+
+
 @pytest.fixture
 def fake_server() -> Iterator[dict[str, str]]:
-    """Two loopback servers: ``silent`` accepts and never answers, ``http`` answers garbage."""
+    """Loopback servers: ``silent`` accepts and never answers, ``http`` answers garbage,
+    ``impostor`` speaks Kafka up to a SCRAM answer no broker gives."""
     servers = {"silent": socket.create_server(("127.0.0.1", 0)),
-               "http": socket.create_server(("127.0.0.1", 0))}  # fmt: skip
+               "http": socket.create_server(("127.0.0.1", 0)),
+               "impostor": socket.create_server(("127.0.0.1", 0))}  # fmt: skip
     stop = threading.Event()
     held: list[socket.socket] = []
 
@@ -53,6 +73,8 @@ def fake_server() -> Iterator[dict[str, str]]:
             if name == "http":
                 connection.recv(4096)
                 connection.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            if name == "impostor":
+                _answer_like_a_scram_impostor(connection)
 
     threads = [threading.Thread(target=serve, args=item, daemon=True) for item in servers.items()]
     for thread in threads:
@@ -124,6 +146,21 @@ def test_a_server_that_does_not_speak_kafka(fake_server: dict[str, str]) -> None
         " host and port."
     )
     assert elapsed < 1.0
+
+
+def test_a_scram_answer_no_broker_gives_is_named(fake_server: dict[str, str]) -> None:
+    settings = ConnectionSettings(
+        fake_server["impostor"], security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism="SCRAM-SHA-256", sasl_username="u", sasl_password=Secret("p"),
+    )  # fmt: skip
+    error, elapsed = _fails(settings)
+    assert isinstance(error, AuthenticationFailedError)
+    assert str(error) == (
+        f"the SCRAM exchange with {fake_server['impostor']} broke off (Server nonce, did not start"
+        " with client nonce!): the broker's answer is not one a Kafka SCRAM login gives; check the"
+        " bootstrap servers."
+    )
+    assert elapsed < 2.0
 
 
 def test_tls_to_a_plaintext_listener(kafka_cluster: KafkaCluster) -> None:

@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import sample_data
+from assignors import compare_task_strategies, registry
 from assignors.streams.convergence import simulate_convergence
 from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import assert_no_exception, start_app
@@ -132,3 +133,28 @@ def test_every_streams_sample_renders(key: str) -> None:
 def _compares(app: AppTest) -> bool:
     """Whether the explorer's comparison table is on the page."""
     return any("partitions moved" in table.value.columns for table in app.table)
+
+
+def test_every_task_assignor_is_shown_on_the_same_application() -> None:
+    app = start_app(sample=SAMPLE)
+    assert_no_exception(app)
+    streams = sample_data.load_sample(SAMPLE).streams
+    assert streams is not None
+    figures = [
+        spec
+        for spec in plotly_spec.specs(app)
+        if [trace.get("name") for trace in spec["data"]] == ["active", "standby", "warm-up"]
+    ]
+    assert len(figures) == 2  # the probing sequence, then the comparison
+    compared = figures[1]
+    expected = compare_task_strategies(streams, registry.task_strategies())
+    assert [frame["name"] for frame in compared["frames"]] == [
+        "before", "streams-ha", "streams-sticky", "streams-group-sticky",
+    ]  # fmt: skip
+    for frame, result in zip(compared["frames"][1:], expected, strict=True):
+        assert _counts(frame)["active"] == len(streams.tasks)
+        assert _counts(frame)["warm-up"] == result.warmups
+    table = app.dataframe[1].value
+    assert list(table["assignor"]) == [r.strategy for r in expected]
+    assert list(table["active tasks moved"]) == [r.moved_active for r in expected]
+    assert "How an application chooses its assignor" in [e.label for e in app.expander]

@@ -1,0 +1,101 @@
+"""The Streams view's comparison: every task assignor Kafka has, on the same application.
+
+Kafka Streams assigns tasks with one of three assignors, chosen by how the application joins:
+``streams-ha`` (the classic protocol's default, KIP-441), ``streams-sticky`` (the classic
+protocol's ``task.assignor.class`` alternative, KIP-924) and ``streams-group-sticky`` (the
+broker's assignor of a Streams group, ``group.protocol=streams``, KIP-1071). The core runs them
+(:func:`assignors.compare_task_strategies`); this module shows:
+
+1. A figure with a frame per assignor (and one for what the clients held before): tasks per
+   client, active, standby and warm-up, the slider switching between assignors.
+2. A table: per assignor, the active tasks that change client, the warm-ups handed out, whether
+   a probing rebalance follows, and each client's active/standby counts; or why it cannot run.
+3. How an application selects each one (the registry's configuration text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from assignors import (
+    ClientAssignment,
+    StreamsScenario,
+    TaskComparison,
+    compare_task_strategies,
+    registry,
+)
+from dashboard import charts, compute
+
+
+@st.cache_resource(max_entries=compute.CACHE_ENTRIES, show_spinner=False)
+def comparison(key: str, _streams: StreamsScenario) -> tuple[TaskComparison, ...]:
+    """Every registered task strategy on source ``key`` (cached per source)."""
+    return compare_task_strategies(_streams, registry.task_strategies())
+
+
+def _client_tasks(client: str, held: ClientAssignment) -> charts.ClientTasks:
+    return charts.ClientTasks(
+        client=client,
+        active=tuple(str(task) for task in held.active),
+        standby=tuple(str(task) for task in held.standby),
+        warmup=tuple(str(task) for task in held.warmup),
+    )
+
+
+def phases(
+    streams: StreamsScenario, results: Sequence[TaskComparison]
+) -> list[tuple[str, list[charts.ClientTasks]]]:
+    """The figure's frames: ``before``, then one per assignor that could run."""
+    before = [
+        _client_tasks(c.process_id, ClientAssignment.of(c.prev_active, c.prev_standby))
+        for c in streams.clients
+    ]
+    frames = [("before", before)]
+    for result in results:
+        if result.error is None:
+            frames.append(
+                (result.strategy, [_client_tasks(p, held) for p, held in result.clients.items()])
+            )
+    return frames
+
+
+def table(streams: StreamsScenario, results: Sequence[TaskComparison]) -> pd.DataFrame:
+    """One row per assignor: moves, warm-ups, probing, and active/standby per client."""
+    rows = []
+    for result in results:
+        row: dict[str, object] = {"assignor": result.strategy}
+        if result.error is not None:
+            row["active tasks moved"] = None
+            row["note"] = result.error
+        else:
+            row["active tasks moved"] = result.moved_active
+            row["warm-ups"] = result.warmups
+            row["probing rebalance follows"] = "yes" if result.probing_rebalance_needed else "no"
+            for client in streams.clients:
+                held = result.clients[client.process_id]
+                label = f"{charts.short_label(client.process_id, 14)} active/standby"
+                row[label] = f"{len(held.active)}/{len(held.standby)}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def render(key: str, streams: StreamsScenario) -> None:
+    """The comparison section of the Streams view."""
+    st.subheader("Every Streams task assignor on this application")
+    results = comparison(key, streams)
+    st.caption(
+        "The same clients, tasks and lags under each of Kafka's task assignors. Drag the slider "
+        "to switch assignor; 'before' is what the clients held."
+    )
+    st.plotly_chart(
+        charts.streams_tasks_figure(phases(streams, results), slider_prefix="Assignor"),
+        width="stretch",
+        key="streams.compare_figure",
+    )
+    st.dataframe(table(streams, results), hide_index=True, width="stretch")
+    with st.expander("How an application chooses its assignor"):
+        for name, strategy in registry.task_strategies().items():
+            st.markdown(f"**`{name}`**: {strategy.summary}  \n{strategy.consumer_config}")
