@@ -29,8 +29,11 @@ built afresh from the parsed request, garbage collected before the call. Ours: o
 (strategy, size, kind) parses the request (untimed), then times ``--warmup`` + ``--runs`` calls
 of the strategy (``assign``, building the sorted ``Assignment``; tasks: ``compute``) with
 ``time.perf_counter``. Figures: best and median of the timed runs; ratio = our median / Java's
-median (target: at most 1). Sides run one after the other, never at once. Output: a table on
-stdout, ``benchmarks/results/versus_java.json`` and ``benchmarks/results/versus_java.md``.
+median (target: at most 1), and the same for CPU time (Java: the whole JVM's process CPU, the
+collector's and compiler's threads included; ours: ``time.process_time``), steadier than the wall
+clock on a shared machine. Sides run one after the other, never at once. Output, rewritten after
+every row (a stopped run keeps its rows): ``benchmarks/results/versus_java.json`` and
+``benchmarks/results/versus_java.md``.
 """
 
 from __future__ import annotations
@@ -386,7 +389,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(run_worker(args.worker, args.warmup, args.runs, args.answer)))
         return
 
-    results = []
+    results: list[dict[str, Any]] = []
     load_at_start = os.getloadavg()[0]
     java = JavaBench(args.java_heap)
     try:
@@ -394,19 +397,25 @@ def main(argv: list[str] | None = None) -> None:
             result = run_one(strategy, size, kind, java, args)
             results.append(result)
             print("  ".join(cells(result)), file=sys.stderr, flush=True)
+            # Saved after every row: a run stopped part-way keeps what it measured.
+            save(args, results, load_at_start)
             if result.get("difference"):
                 sys.exit(f"{strategy} {size} {kind}: answers differ: {result['difference']}")
     finally:
         java.close()
+    print(args.output.with_suffix(".md").read_text(encoding="utf-8"))
+
+
+def save(args: argparse.Namespace, results: list[dict[str, Any]], load_at_start: float) -> None:
+    """Write this run's rows (merged into earlier ones) to the JSON file and its table."""
     java_version = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
     machine = (
         f"Generated {datetime.now(UTC).isoformat(timespec='seconds')} by "
         f"`benchmarks/versus_java.py` (warm-up {args.warmup}, timed runs {args.runs}); "
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load average "
-        f"{load_at_start:.1f} at the start and {os.getloadavg()[0]:.1f} at the end; "
+        f"{load_at_start:.1f} at the start and {os.getloadavg()[0]:.1f} at the last row; "
         f"Kafka 4.4.0 on {java_version.splitlines()[0]}."
     )
-    print(markdown(results, machine))
     args.output.parent.mkdir(parents=True, exist_ok=True)
     document = {"machine": machine, "results": merged(args.output, results)}
     args.output.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
