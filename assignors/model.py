@@ -97,7 +97,9 @@ class Scenario:
 
     Member ids and topic names are unique (the loader enforces it). For the client-side
     strategies the order of ``members`` carries no meaning; for the server-side ones it is the
-    order in which members joined the coordinator's member map.
+    order in which members joined the coordinator's member map. ``kafka_version``: the Kafka
+    release line (:data:`assignors.kafka_versions.KAFKA_VERSIONS`) whose assignors a
+    version-dependent strategy reproduces; ``None`` is the newest.
     """
 
     topics: tuple[Topic, ...]
@@ -107,6 +109,7 @@ class Scenario:
     description: str | None = None
     group_id: str | None = None
     assignor: str | None = None
+    kafka_version: str | None = None
 
     def topic_by_name(self) -> dict[str, Topic]:
         """Topics keyed by name."""

@@ -33,7 +33,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kafka.admin import NewTopic
 
 from cluster.errors import ClusterError
 from cluster.reader import ClusterReader
@@ -75,12 +74,7 @@ def settles(reader: ClusterReader, group_id: str, members: int, wait_s: float) -
 
 
 def run(cluster: KafkaCluster, variant: str, wait_s: float, log_dir: Path) -> str:
-    topic = unique_name("zoned")
-    admin = cluster.admin()
-    try:
-        admin.create_topics([NewTopic(topic, replica_assignments=PLACEMENT)])
-    finally:
-        admin.close()
+    topic = cluster.create_placed_topic(unique_name("zoned"), PLACEMENT)
     order, racks = VARIANTS[variant]
     from adapters.kafka_python import CooperativeStickyAssignor
 

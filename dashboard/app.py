@@ -114,13 +114,15 @@ st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
 if source.scenario.description:
     st.caption(source.scenario.description)
 show_messages(source)
-if big_group.is_big(source.scenario):
+# The Kafka release picked in the sidebar (uniform answered differently before 4.0 and 4.1).
+scenario = state.versioned(source.scenario)
+if big_group.is_big(scenario):
     # Past what a browser can draw per partition: aggregates, worked out in stoppable workers.
-    big_group.render(source.scenario, picked)
+    big_group.render(scenario, picked)
     st.stop()
 
-key = state.scenario_key()
-plan = resolve_plan(key, source.scenario)
+key = state.plan_key()
+plan = resolve_plan(key, scenario)
 if plan is None:
     st.stop()
 # The "before" depends only on the shaping edits: adding a member does not recompute it.

@@ -300,7 +300,7 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
     if shaped is None:
         return
     before, after = shaped
-    key = state.scenario_key()  # the outline may have undone an edit that no longer fits
+    key = state.plan_key()  # the outline may have undone an edit that no longer fits
     partitions = sum(topic.partitions for topic in after.topics)
     st.info(
         f"This group has {partitions:,} partitions, {len(after.members):,} members and "

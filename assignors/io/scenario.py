@@ -24,7 +24,10 @@ How a scenario is checked, in order:
    ``owned_partitions`` and ``generation``. A claim on a topic or partition that does not exist
    is not an error: Kafka ignores it, and so do the strategies; the loader returns a warning
    with the claim's path.
-5. The optional ``walkthrough`` (teaching steps) is left as it is: :mod:`assignors.io.walkthrough`
+5. The optional ``kafka_version``: a release line of
+   :data:`assignors.kafka_versions.KAFKA_VERSIONS` (a patch release reads as its line); the
+   version-dependent strategies reproduce that release, the others ignore it.
+6. The optional ``walkthrough`` (teaching steps) is left as it is: :mod:`assignors.io.walkthrough`
    reads and checks it (it needs the parsed scenario and the changes of
    :mod:`assignors.simulate.changes`, which this module does not depend on).
 
@@ -54,6 +57,7 @@ from typing import Any, TypeVar, cast
 from assignors.errors import ScenarioError
 from assignors.io.json_checks import Problems, is_int, is_number, type_name
 from assignors.io.json_safe import check_json_value, decode_json, too_large_message
+from assignors.kafka_versions import kafka_version_problem, release_line
 from assignors.limits import (
     MAX_MEMBERS,
     MAX_NAME_LENGTH,
@@ -76,6 +80,7 @@ SCENARIO_FIELDS = frozenset(
         "description",
         "group_id",
         "assignor",
+        "kafka_version",
         "auto_offset_reset",
         "topics",
         "members",
@@ -483,12 +488,18 @@ def parse_scenario(
         key: parse_optional_string(raw, key, path, problems)
         for key in ("name", "description", "group_id", "assignor")
     }
+    kafka_version = raw.get("kafka_version")
+    if kafka_version is not None:
+        problem = kafka_version_problem(kafka_version)
+        if problem is not None:
+            problems.error(f"{prefix}kafka_version", problem)
     if problems.errors:
         raise ScenarioError(problems.errors)
     scenario = Scenario(
         topics=tuple(topics),
         members=tuple(members),
         auto_offset_reset=cast(AutoOffsetReset, reset),
+        kafka_version=None if kafka_version is None else release_line(kafka_version),
         **texts,
     )
     return scenario, tuple(problems.warnings)
@@ -515,6 +526,8 @@ def scenario_to_json(scenario: Scenario) -> dict[str, Any]:
     result["members"] = [member_to_json(member) for member in scenario.members]
     if scenario.auto_offset_reset != "latest":
         result["auto_offset_reset"] = scenario.auto_offset_reset
+    if scenario.kafka_version is not None:
+        result["kafka_version"] = scenario.kafka_version
     return result
 
 

@@ -30,7 +30,9 @@ How :func:`parse_streams_scenario` checks a scenario (every problem is reported 
    task.
 4. ``config``: ``num_standby_replicas >= 0``, ``acceptable_recovery_lag >= 0``,
    ``max_warmup_replicas >= 1``, ``probing_rebalance_interval_ms >= 60000`` (Kafka's own bounds).
-5. Sizes are bounded (:data:`MAX_TASKS`, :data:`MAX_CLIENTS`, :data:`MAX_CAPACITY`) so that a
+5. ``kafka_version`` (optional): the Kafka release line a version-dependent task strategy
+   reproduces (:data:`assignors.kafka_versions.KAFKA_VERSIONS`; default the newest).
+6. Sizes are bounded (:data:`MAX_TASKS`, :data:`MAX_CLIENTS`, :data:`MAX_CAPACITY`) so that a
    mistaken input is refused with a message rather than exhausting memory.
 
 Invariants the types keep: task ids order numerically (subtopology, then partition: ``0_2``
@@ -50,6 +52,7 @@ from typing import Any, NamedTuple
 from assignors.errors import ScenarioError
 from assignors.io.json_checks import Problems, type_name
 from assignors.io.json_safe import check_json_value
+from assignors.kafka_versions import kafka_version_problem, release_line
 
 #: Lag marker: the client ran this task as active in the previous generation (caught up).
 LATEST_OFFSET = -2
@@ -72,7 +75,7 @@ _TASK_ID = re.compile(r"^(0|[1-9][0-9]{0,9})_(0|[1-9][0-9]{0,9})$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _UUID_ANY_CASE = re.compile(r"^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$")
 
-_TOP_FIELDS = ("tasks", "clients", "config", "name", "description")
+_TOP_FIELDS = ("tasks", "clients", "config", "name", "description", "kafka_version")
 _TASK_FIELDS = ("id", "stateful")
 _CLIENT_FIELDS = ("process_id", "capacity", "prev_active", "prev_standby", "task_lags", "members")
 _MEMBER_FIELDS = ("member_id", "prev_active", "prev_standby", "task_offsets")
@@ -163,7 +166,8 @@ class StreamsScenario:
     """A Kafka Streams application at a rebalance: its tasks, its clients and its settings.
 
     ``tasks`` is sorted by task id; ``clients`` keeps the input order (the assignor orders them
-    itself). ``warnings`` lists unknown fields the parser ignored.
+    itself). ``warnings`` lists unknown fields the parser ignored. ``kafka_version``: the Kafka
+    release line a version-dependent strategy reproduces (``None``: the newest).
     """
 
     tasks: tuple[StreamsTask, ...]
@@ -172,6 +176,7 @@ class StreamsScenario:
     name: str | None = None
     description: str | None = None
     warnings: tuple[str, ...] = ()
+    kafka_version: str | None = None
 
     @property
     def stateful_tasks(self) -> tuple[TaskId, ...]:
@@ -259,6 +264,8 @@ def streams_scenario_to_json(scenario: StreamsScenario) -> dict[str, Any]:
         result["name"] = scenario.name
     if scenario.description is not None:
         result["description"] = scenario.description
+    if scenario.kafka_version is not None:
+        result["kafka_version"] = scenario.kafka_version
     return result
 
 
@@ -700,6 +707,9 @@ def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenar
             check.error(f"{path}.{key}", f"expected a string, got {type_name(value)}")
         elif isinstance(value, str) and len(value) > MAX_TEXT_LENGTH:
             check.error(f"{path}.{key}", f"longer than {MAX_TEXT_LENGTH:,} characters")
+    kafka_version = raw.get("kafka_version")
+    if kafka_version is not None and (problem := kafka_version_problem(kafka_version)):
+        check.error(f"{path}.kafka_version", problem)
     if check.errors:
         raise ScenarioError(check.errors)
     return StreamsScenario(
@@ -709,4 +719,5 @@ def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenar
         name=name if isinstance(name, str) else None,
         description=description if isinstance(description, str) else None,
         warnings=tuple(check.warnings),
+        kafka_version=None if not isinstance(kafka_version, str) else release_line(kafka_version),
     )

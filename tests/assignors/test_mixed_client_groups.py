@@ -172,14 +172,8 @@ def test_our_adapter_leading_a_rack_aware_group_with_librdkafka_members_settles(
     # sticky assignors move partitions for locality too: the zone-b member gives up its
     # off-rack partitions once there is room elsewhere, so the join and leave rules of the
     # other tests do not apply.)
-    from kafka.admin import NewTopic
 
-    topic = unique_name("zoned")
-    admin = kafka_cluster.admin()
-    try:
-        admin.create_topics([NewTopic(topic, replica_assignments=ZONE_B_HEAVY)])
-    finally:
-        admin.close()
+    topic = kafka_cluster.create_placed_topic(unique_name("zoned"), ZONE_B_HEAVY)
     group = MixedGroup(
         kafka_cluster, "cooperative-sticky", adapters.CooperativeStickyAssignor,
         unique_name("ae-mixed-racks"), {topic: len(ZONE_B_HEAVY)}, tmp_path,
