@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from assignors.gc_pause import paused_gc
 from assignors.kafka_versions import NEWEST_KAFKA_VERSION
 from assignors.model import Assignment, Scenario, TopicPartition
 from assignors.trace import DecisionTrace, Explanation
@@ -63,10 +64,15 @@ class PartitionStrategy:
         return kafka_versions(self.older_kafka)
 
     def assign(self, scenario: Scenario, warnings: Iterable[str] = ()) -> Assignment:
-        """Run the strategy; the answer lists every member of ``scenario``."""
-        return Assignment.of(
-            (member.member_id for member in scenario.members), self.compute(scenario), warnings
-        )
+        """Run the strategy; the answer lists every member of ``scenario``.
+
+        The cyclic collector is paused meanwhile (:func:`assignors.gc_pause.paused_gc`): a
+        strategy builds up to millions of tuples and no reference cycles.
+        """
+        with paused_gc():
+            return Assignment.of(
+                (member.member_id for member in scenario.members), self.compute(scenario), warnings
+            )
 
     def explain(self, scenario: Scenario, warnings: Iterable[str] = ()) -> Explanation:
         """Run the strategy with a recorder: the same answer as :meth:`assign`, with its trace."""
