@@ -48,6 +48,7 @@ from assignors.io.scenario import (
     scenario_to_json,
 )
 from assignors.io.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
+from assignors.kafka_versions import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION, parse_kafka_version
 from assignors.limits import (
     MAX_MEMBERS,
     MAX_NAME_LENGTH,
@@ -153,6 +154,7 @@ __all__ = [
     "DEFAULT_ASSIGNOR",
     "DEFAULT_CONSUME_RATE",
     "DEFAULT_HORIZON_S",
+    "KAFKA_VERSIONS",
     "LATEST_OFFSET",
     "LOWEST_PRIORITY",
     "MAX_CHANGES",
@@ -163,6 +165,7 @@ __all__ = [
     "MAX_TOPICS",
     "MAX_TOTAL_PARTITIONS",
     "MIN_PROBING_REBALANCE_INTERVAL_MS",
+    "NEWEST_KAFKA_VERSION",
     "PROTOCOLS",
     "SKEW_FACTOR",
     "SKEW_FLOOR",
@@ -260,6 +263,7 @@ __all__ = [
     "parse_change",
     "parse_change_text",
     "parse_changes",
+    "parse_kafka_version",
     "parse_partition_counts",
     "parse_scenario",
     "parse_scenario_text",

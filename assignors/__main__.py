@@ -3,7 +3,8 @@
 * ``batch``: JSON lines in, JSON lines out (see :mod:`assignors.cli.batch`).
 * ``assign FILE --strategy NAME``: one assignment of a scenario file, as a table (``--json``);
   ``--explain TOPIC:PARTITION`` (repeatable) prints why that partition went where it did (see
-  :mod:`assignors.cli.explain`).
+  :mod:`assignors.cli.explain`); ``--kafka-version 3.9`` reproduces that Kafka release (for the
+  strategies whose answers changed between releases; default the scenario's, else the newest).
 * ``list``: the registered strategies with what they do.
 * ``from-describe FILE``: ``kafka-consumer-groups.sh --describe`` output -> a scenario (see
   :mod:`assignors.cli.from_describe`).
@@ -20,6 +21,7 @@ import argparse
 import json
 import sys
 import textwrap
+from dataclasses import replace
 
 from assignors import registry
 from assignors.cli.batch import run_batch
@@ -27,8 +29,10 @@ from assignors.cli.explain import ExplainRequestError, requested_partitions, tra
 from assignors.cli.formatting import assignment_table, one_line
 from assignors.cli.from_describe import add_arguments as add_from_describe_arguments
 from assignors.cli.from_describe import run as run_from_describe
+from assignors.cli.options import add_kafka_version_argument
 from assignors.errors import AssignmentExplorerError
 from assignors.io.scenario import load_scenario_file
+from assignors.kafka_versions import parse_kafka_version
 from assignors.model import Scenario
 from assignors.strategy import PartitionStrategy
 
@@ -59,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="TOPIC:PARTITION",
         help="print the decisions that placed this partition (repeatable)",
     )
+    add_kafka_version_argument(assign)
     commands.add_parser("list", help="list the registered strategies")
     commands.add_parser("compare", help="compare strategies for a change", add_help=False)
     commands.add_parser("deploy", help="what a rolling deploy costs, step by step", add_help=False)
@@ -70,10 +75,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _assign(file: str, strategy_name: str, as_json: bool, explain: list[str]) -> int:
+def _assign(
+    file: str, strategy_name: str, as_json: bool, explain: list[str], version: str | None
+) -> int:
     strategy = registry.get(strategy_name)
     if isinstance(strategy, PartitionStrategy):
         scenario, warnings = load_scenario_file(file)
+        if version is not None:
+            scenario = replace(scenario, kafka_version=parse_kafka_version(version))
         if explain:
             return _explain(strategy, scenario, warnings, as_json, explain)
         assignment = strategy.assign(scenario, warnings)
@@ -90,7 +99,10 @@ def _assign(file: str, strategy_name: str, as_json: bool, explain: list[str]) ->
         )
     from assignors.io.scenario import read_json_file
 
-    answer = strategy.to_json(strategy.compute(strategy.parse(read_json_file(file))))
+    parsed = strategy.parse(read_json_file(file))
+    if version is not None:
+        parsed = replace(parsed, kafka_version=parse_kafka_version(version))
+    answer = strategy.to_json(strategy.compute(parsed))
     print(json.dumps(answer, indent=None if as_json else 2))
     return 0
 
@@ -122,7 +134,11 @@ def _list() -> int:
     for name, strategy in registry.strategies().items():
         print(f"{name}  ({strategy.kind}, {strategy.protocol} rebalancing)")
         print(textwrap.indent(textwrap.fill(strategy.summary, 96), "    "))
-        print(f"    select it with: {strategy.consumer_config}\n")
+        print(f"    select it with: {strategy.consumer_config}")
+        for version, change in strategy.older_kafka:
+            line = f"--kafka-version {version}: {change}"
+            print(textwrap.indent(textwrap.fill(line, 96), "    "))
+        print()
     return 0
 
 
@@ -144,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         if options.command == "from-describe":
             return run_from_describe(options)
         if options.command == "assign":
-            return _assign(options.file, options.strategy, options.json, options.explain)
+            return _assign(
+                options.file, options.strategy, options.json, options.explain, options.kafka_version
+            )
         return _list()
     except AssignmentExplorerError as error:
         print(f"error: {one_line(error)}", file=sys.stderr)

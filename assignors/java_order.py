@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from operator import mul
 from typing import Any, Generic, TypeVar, cast
 
 K = TypeVar("K", bound=Hashable)
@@ -51,16 +53,32 @@ def to_int32(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
+#: Strings up to this many UTF-16 code units hash with the table below (longer ones by a loop).
+_TABLE_LENGTH = 1024
+#: ``31^(L-1), ..., 31^1, 31^0`` modulo 2^32: the code units' weights, last unit weighing 1.
+_WEIGHTS = [pow(31, _TABLE_LENGTH - 1 - k, 1 << 32) for k in range(_TABLE_LENGTH)]
+_UTF16_NATIVE = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"
+
+
 def string_hash(text: str) -> int:
-    """Java's ``String.hashCode()``: ``s[0]*31^(n-1) + ... + s[n-1]`` over UTF-16 code units."""
-    h = 0
+    """Java's ``String.hashCode()``: ``s[0]*31^(n-1) + ... + s[n-1]`` over UTF-16 code units.
+
+    The weighted sum runs in C (``sum(map(mul, ...))`` over the code units and a table of
+    powers of 31 modulo 2^32); the result is wrapped to 32 bits once, at the end, which gives
+    the same value as Java's wrapping at every step.
+    """
     if text.isascii():
-        for char in text:
-            h = (31 * h + ord(char)) & _MASK32
+        units: Iterable[int] = text.encode("ascii")
+        length = len(text)
     else:
-        data = text.encode("utf-16-be")
-        for index in range(0, len(data), 2):
-            h = (31 * h + ((data[index] << 8) | data[index + 1])) & _MASK32
+        units = memoryview(text.encode(_UTF16_NATIVE)).cast("H")
+        length = len(units)
+    if length <= _TABLE_LENGTH:
+        h = sum(map(mul, units, _WEIGHTS[_TABLE_LENGTH - length :]))
+    else:
+        h = 0
+        for unit in units:
+            h = (31 * h + unit) & _MASK32
     return to_int32(h)
 
 

@@ -131,7 +131,9 @@ class Scenario:
 
     Member ids and topic names are unique (the loader enforces it). For the client-side
     strategies the order of ``members`` carries no meaning; for the server-side ones it is the
-    order in which members joined the coordinator's member map.
+    order in which members joined the coordinator's member map. ``kafka_version``: the Kafka
+    release line (:data:`assignors.kafka_versions.KAFKA_VERSIONS`) whose assignors a
+    version-dependent strategy reproduces; ``None`` is the newest.
     """
 
     topics: tuple[Topic, ...]
@@ -144,6 +146,7 @@ class Scenario:
     reconciliation: Reconciliation | None = None
     """Set for a KIP-848 group read live: epochs and, per member, what it owns now where that is
     not yet its target (see :class:`Reconciliation`)."""
+    kafka_version: str | None = None
 
     def topic_by_name(self) -> dict[str, Topic]:
         """Topics keyed by name."""

@@ -4,6 +4,11 @@ Partition strategies map a :class:`~assignors.model.Scenario` to an
 :class:`~assignors.model.Assignment`; task strategies (Kafka Streams) have their own input and
 answer types, declared by the module that implements them. Both kinds carry the same
 descriptive fields so that the CLI and the dashboard can list every registered strategy.
+
+``older_kafka`` lists, for a strategy that reproduces a Kafka assignor whose answers changed
+between the releases of :data:`assignors.kafka_versions.KAFKA_VERSIONS`, each older release line
+with what that release does differently (the strategy reads the scenario's ``kafka_version``);
+empty for every other strategy.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from assignors.gc_pause import paused_gc
+from assignors.kafka_versions import NEWEST_KAFKA_VERSION
 from assignors.model import Assignment, Scenario, TopicPartition
 from assignors.trace import DecisionTrace, Explanation
 
@@ -49,12 +56,23 @@ class PartitionStrategy:
     compute: PartitionCompute
 
     kind: Literal["partitions"] = "partitions"
+    older_kafka: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def kafka_versions(self) -> tuple[str, ...]:
+        """The release lines this strategy answers differently for (empty: it does not)."""
+        return kafka_versions(self.older_kafka)
 
     def assign(self, scenario: Scenario, warnings: Iterable[str] = ()) -> Assignment:
-        """Run the strategy; the answer lists every member of ``scenario``."""
-        return Assignment.of(
-            (member.member_id for member in scenario.members), self.compute(scenario), warnings
-        )
+        """Run the strategy; the answer lists every member of ``scenario``.
+
+        The cyclic collector is paused meanwhile (:func:`assignors.gc_pause.paused_gc`): a
+        strategy builds up to millions of tuples and no reference cycles.
+        """
+        with paused_gc():
+            return Assignment.of(
+                (member.member_id for member in scenario.members), self.compute(scenario), warnings
+            )
 
     def explain(self, scenario: Scenario, warnings: Iterable[str] = ()) -> Explanation:
         """Run the strategy with a recorder: the same answer as :meth:`assign`, with its trace."""
@@ -85,6 +103,19 @@ class TaskStrategy:
     to_json: Callable[[Any], dict[str, Any]]
 
     kind: Literal["tasks"] = "tasks"
+    older_kafka: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def kafka_versions(self) -> tuple[str, ...]:
+        """The release lines this strategy answers differently for (empty: it does not)."""
+        return kafka_versions(self.older_kafka)
+
+
+def kafka_versions(older_kafka: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """The older release lines of ``older_kafka`` and the newest; empty when there are none."""
+    if not older_kafka:
+        return ()
+    return (*(version for version, _ in older_kafka), NEWEST_KAFKA_VERSION)
 
 
 Strategy = PartitionStrategy | TaskStrategy

@@ -36,6 +36,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="ae-rerun-"))
     path = big_groups.write(args.group, folder)
     app = AppTest.from_file(APP, default_timeout=1800)
+    app.session_state["panel.shape"] = True  # the what-if panel, opened
     app.run()
     app.radio(key="source.kind").set_value("Upload").run()
     started = time.perf_counter()

@@ -169,6 +169,7 @@ def main() -> None:
     warm_cpu: list[float] = []
     for attempt in range(args.repeat):
         app = AppTest.from_file(APP, default_timeout=600)
+        app.session_state["panel.shape"] = True  # the what-if panel, opened
         app.run()
         app.radio(key="source.kind").set_value("Upload").run()
         app.file_uploader(key="source.upload").upload("large.json", text, "application/json")

@@ -370,8 +370,18 @@ class ClusterReader:
         """The group's members with their decoded subscription and assignment.
 
         Raises GroupNotFoundError, NotAuthorizedError, or ConsumerProtocolGroupError for a
-        KIP-848 group (which DescribeGroups cannot describe).
+        KIP-848 group (which DescribeGroups cannot describe). A classic group that DescribeGroups
+        did not know yet but ListGroups lists (it formed between the two reads) is described
+        once more.
         """
+        for attempt in (1, 2):
+            described = self._describe_classic(group_id, last_attempt=attempt == 2)
+            if described is not None:
+                return described
+        raise AssertionError("unreachable: the last attempt describes or raises")
+
+    def _describe_classic(self, group_id: str, last_attempt: bool) -> GroupDescription | None:
+        """One DescribeGroups; None when the group formed after it (the caller reads again)."""
         answer = self._call(
             f"describing group {group_id!r}", "describe_groups", [group_id], group=group_id
         )
@@ -381,13 +391,13 @@ class ClusterReader:
             text = str(error)
             if "GroupAuthorizationFailed" in text:
                 raise self._denied("group", group_id, "GROUP_AUTHORIZATION_FAILED")
-            if "GroupIdNotFound" in text or "not a classic group" in text.lower():
-                self._raise_not_found_or_kip848(group_id)
-            raise ClusterError(f"describing group {group_id!r} failed: {text}")
+            if not ("GroupIdNotFound" in text or "not a classic group" in text.lower()):
+                raise ClusterError(f"describing group {group_id!r} failed: {text}")
         state = str(_field(raw, "group_state") or "")
         members_raw = list(_field(raw, "members") or ())
-        if raw is None or (state == "Dead" and not members_raw):
-            self._raise_not_found_or_kip848(group_id)
+        unknown = bool(error) or raw is None or (state == "Dead" and not members_raw)
+        if unknown and self._unknown_group_is_forming(group_id) and not last_attempt:
+            return None
         protocol_type = str(_field(raw, "protocol_type") or "")
         if members_raw and protocol_type != "consumer":
             raise ClusterError(
@@ -402,22 +412,24 @@ class ClusterReader:
             members=tuple(_member(member) for member in members_raw),
         )
 
-    def _raise_not_found_or_kip848(self, group_id: str) -> None:
-        """A group DescribeGroups does not know: a Streams or share group, or KIP-848, as
-        ListGroups says its type; not found if ListGroups does not have it either."""
+    def _unknown_group_is_forming(self, group_id: str) -> bool:
+        """A group DescribeGroups does not know, as ListGroups says: a Streams or share group,
+        or KIP-848, raise; not found if ListGroups does not have it either. True for a classic
+        group with members (it formed after DescribeGroups answered), False for an empty one
+        (members none, offsets may exist). Before ListGroups named group types (Kafka 3.8), a
+        group DescribeGroups cannot describe that is not Dead is taken as KIP-848."""
         listed = {group.group_id: group for group in self._listing_only()}
         group = listed.get(group_id)
-        if group is not None and group.group_type == "streams":
+        if group is None:
+            raise GroupNotFoundError(group_id, known=list(listed))
+        if group.group_type == "streams":
             raise StreamsGroupError(group_id)
-        if group is not None and group.group_type == "share":
+        if group.group_type == "share":
             raise ShareGroupError(group_id)
-        if group is not None and (
-            group.group_type == "consumer" or group.state not in ("Dead", "")
-        ):
+        alive = group.state not in ("Dead", "Empty", "")
+        if group.group_type == "consumer" or (group.group_type is None and alive):
             raise ConsumerProtocolGroupError(group_id)
-        if group is not None:
-            return  # an empty classic group: members none, offsets may exist
-        raise GroupNotFoundError(group_id, known=list(listed))
+        return alive
 
     def _listing_only(self) -> list[GroupListing]:
         listed = self._call("listing groups", "list_groups")

@@ -123,23 +123,25 @@ st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
 if source.scenario.description:
     st.caption(source.scenario.description)
 show_messages(source)
+# The Kafka release picked in the sidebar (uniform answered differently before 4.0 and 4.1).
+scenario = state.versioned(source.scenario)
 if watch.is_on():
     watch.live()
-if source.scenario.reconciliation is not None or watch.is_on():
+if scenario.reconciliation is not None or watch.is_on():
     # A live group's views; a big group's members get no colour each (that alone would cost
     # minutes) and no tile animation.
-    small = not big_group.is_big(source.scenario)
-    live_order = [member.member_id for member in source.scenario.members]
+    small = not big_group.is_big(scenario)
+    live_order = [member.member_id for member in scenario.members]
     live_colours = charts.member_colours(live_order) if small else {}
     watch.render_changes(live_order, live_colours, animate=small)
-    reconciliation_view.render(source.scenario, live_order, live_colours, animate=small)
-if big_group.is_big(source.scenario):
+    reconciliation_view.render(scenario, live_order, live_colours, animate=small)
+if big_group.is_big(scenario):
     # Past what a browser can draw per partition: aggregates, worked out in stoppable workers.
-    big_group.render(source.scenario, picked)
+    big_group.render(scenario, picked)
     st.stop()
 
-key = state.scenario_key()
-plan = resolve_plan(key, source.scenario)
+key = state.plan_key()
+plan = resolve_plan(key, scenario)
 if plan is None:
     st.stop()
 # The "before" depends only on the shaping edits: adding a member does not recompute it.
@@ -150,12 +152,8 @@ sync_address_bar(source_panel.link_params(source))
 
 results_panel.headline(plan, outcomes)
 teach_panel.render(source)
-with st.expander(
-    "Shape the what-if: add, remove or restart members, topics, lag", key="panel.shape"
-):
-    shape_panel.render(source.scenario, plan.before, plan.after)
+shape_panel.panel(source.scenario, plan.before, plan.after)
 
 results_panel.render(key, plan, current, outcomes, colours, order)
 
-with st.expander("Share and export", key="panel.export"):
-    export_panel.render(plan, current, outcomes, key, colours, order)
+export_panel.render(plan, current, outcomes, key, colours, order)

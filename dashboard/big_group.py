@@ -300,7 +300,7 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
     if shaped is None:
         return
     before, after = shaped
-    key = state.scenario_key()  # the outline may have undone an edit that no longer fits
+    key = state.plan_key()  # the outline may have undone an edit that no longer fits
     partitions = sum(topic.partitions for topic in after.topics)
     st.info(
         f"This group has {partitions:,} partitions, {len(after.members):,} members and "
@@ -310,8 +310,7 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
         "Shown here: each assignment's numbers and how the members share the partitions and "
         "the lag."
     )
-    with st.expander("Shape the what-if: add, remove or restart members, topics, lag"):
-        shape_panel.render(source, before, after)
+    shape_panel.panel(source, before, after)
     known = [name for name in picked if name in registry.partition_strategies()]
     area = st.empty()
     drawn = [0]

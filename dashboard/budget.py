@@ -35,8 +35,11 @@ T = TypeVar("T")
 
 DEFAULT_BUDGET_BYTES = 1 << 30
 DEFAULT_TTL_S = 20 * 60.0
-#: Containers longer than this are sized from a sample of their items.
+#: Containers longer than this are sized from a sample of their items...
 _SAMPLE = 48
+#: ... of this many (sampling 48 at every level of a 10,000-partition answer cost ~40 ms each,
+#: 16 costs ~7 ms and estimates within a few per cent of it).
+_SAMPLED = 16
 _SUFFIXES = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
@@ -105,10 +108,10 @@ def _estimate(value: Any, depth: int, seen: set[int]) -> int:
     count = len(children)
     if count <= _SAMPLE:
         return size + sum(_estimate(child, depth + 1, seen) for child in children)
-    stride = count / _SAMPLE
-    sample = [children[int(index * stride)] for index in range(_SAMPLE)]
+    stride = count / _SAMPLED
+    sample = [children[int(index * stride)] for index in range(_SAMPLED)]
     sampled = sum(_estimate(child, depth + 1, seen) for child in sample)
-    return size + int(sampled * count / _SAMPLE)
+    return size + int(sampled * count / _SAMPLED)
 
 
 def _load_trim() -> Callable[[int], int] | None:
@@ -203,6 +206,16 @@ class ByteBudgetCache:
                 return
             value = entry.value
         self.put(key, value, estimate_bytes(value))
+
+    def grow(self, key: Hashable, nbytes: int) -> None:
+        """Count ``nbytes`` more for the entry under ``key`` (a value that kept an answer of that
+        size), without re-walking it; evict others, or it, to stay within the budget."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return
+            value, size = entry.value, entry.nbytes + max(0, nbytes)
+        self.put(key, value, size)
 
     def get_or_build(
         self, key: Hashable, build: Callable[[], T], nbytes: Callable[[T], int] | None = None

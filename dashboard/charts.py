@@ -25,7 +25,7 @@ from operator import itemgetter
 import numpy as np
 import plotly.graph_objects as go
 
-from assignors import TopicPartition
+from assignors import ClientAssignment, TopicPartition
 
 # Re-exported: the figures' shared names live in charts for the panels and tests.
 from dashboard.animation_chart import (
@@ -407,6 +407,16 @@ class ClientTasks:
     active: tuple[str, ...]
     standby: tuple[str, ...]
     warmup: tuple[str, ...]
+
+    @staticmethod
+    def of(client: str, held: ClientAssignment) -> ClientTasks:
+        """What ``client`` holds in the core's terms, as the figure's task ids."""
+        return ClientTasks(
+            client=client,
+            active=tuple(str(task) for task in held.active),
+            standby=tuple(str(task) for task in held.standby),
+            warmup=tuple(str(task) for task in held.warmup),
+        )
 
 
 def streams_tasks_figure(

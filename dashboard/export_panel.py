@@ -79,6 +79,10 @@ def _png_of(build: Callable[[], go.Figure]) -> bytes:
     return png_export.figure_png(static_figure(build()))
 
 
+#: The panel's key: its open/closed state lives in the session under it.
+PANEL = "panel.export"
+
+
 @st.fragment
 def render(
     plan: whatif.WhatIf,
@@ -88,7 +92,24 @@ def render(
     colours: Mapping[str, str],
     order: Sequence[str],
 ) -> None:
-    """Downloads, the share link and the config snippets (reruns alone)."""
+    """The *Share and export* panel (reruns alone). Its contents are built and sent only while
+    it is open: closed, as on a first visit, the browser draws none of its buttons and code
+    blocks (opening it reruns this fragment)."""
+    panel = st.expander("Share and export", key=PANEL, on_change="rerun")
+    if panel.open:
+        with panel:
+            _contents(plan, current, outcomes, key, colours, order)
+
+
+def _contents(
+    plan: whatif.WhatIf,
+    current: compute.Current,
+    outcomes: Sequence[compute.StrategyOutcome],
+    key: str,
+    colours: Mapping[str, str],
+    order: Sequence[str],
+) -> None:
+    """Downloads, the share link and the config snippets."""
     source = state.source()
     figures = chart_builders(key, plan, current, outcomes, colours, order)
     name = (plan.after.name or source.sample or "scenario").replace(" ", "-").lower()

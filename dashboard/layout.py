@@ -43,7 +43,7 @@ def resolve_plan(key: str, source: Scenario) -> whatif.WhatIf | None:
     """The what-if for the current edits; an edit that does not fit is dropped with its reason."""
     for _ in range(len(state.edits()) + 1):
         try:
-            return compute.plan(state.scenario_key(), source, state.edits())
+            return compute.plan(state.plan_key(), source, state.edits())
         except AssignmentExplorerError as error:
             dropped = state.undo()
             if dropped is None:

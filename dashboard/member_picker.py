@@ -6,9 +6,10 @@ checks each default against the options: at 100,000 members that costs minutes p
 a filter box (a substring, or a glob such as ``consumer-1*``), a choice of what to do with the
 matches, and a short list of the first matches: a handful of widgets whatever the count.
 
-Invariants: past :data:`LIMIT`, no widget holds more than :data:`SHOWN` options; the answer of
-:func:`pick_subset` is always a subset of ``options`` in their order; an empty filter matches
-nothing for "only matching" and everything is kept for "as now".
+Invariants: past :data:`LIMIT` (:data:`SUBSET_LIMIT` for a subset), no widget holds more than
+:data:`SHOWN` options; the answer of :func:`pick_subset` is always a subset of ``options`` in
+their order; an empty filter matches nothing for "only matching" and everything is kept for
+"as now".
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ import streamlit as st
 
 #: Above this many options the pickers filter instead of listing.
 LIMIT = 200
+#: Above this many options a subset is filtered too: a multiselect draws one chip per chosen
+#: option, and "every member" as 200 chips cost Chromium about as much on each rerun as the rest
+#: of the page (an added member's redraw at 200 members went from ~2-4 s to ~1.5 s at load 15).
+SUBSET_LIMIT = 50
 #: How many matches a filtered picker lists.
 SHOWN = 50
 MODES = ("as now", "only the matching", "all but the matching")
@@ -50,7 +55,7 @@ def choose(
 
 def pick_subset(label: str, options: Sequence[str], current: Sequence[str], key: str) -> list[str]:
     """A subset of ``options`` (starting from ``current``), picked at any size."""
-    if len(options) <= LIMIT:
+    if len(options) <= SUBSET_LIMIT:
         # A value the page put in the session (dashboard.state.scope_widgets) wins over
         # ``current``: Streamlit refuses a default beside a session value.
         default = None if key in st.session_state else list(current)

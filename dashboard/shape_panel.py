@@ -48,6 +48,23 @@ def scenario_values(before: Scenario, after: Scenario) -> dict[str, Any]:
     return values
 
 
+#: The panel's key: its open/closed state lives in the session under it.
+PANEL = "panel.shape"
+TITLE = "Shape the what-if: add, remove or restart members, topics, lag"
+
+
+def panel(source: Scenario, before: Scenario, after: Scenario) -> None:
+    """The *Shape the what-if* panel. Its controls are built and sent only while it is open:
+    closed, as on a first visit, the browser draws none of its forms, pickers and tables
+    (opening it reruns the page, which finds everything cached)."""
+    shape = st.expander(TITLE, key=PANEL, on_change="rerun")
+    if not shape.open:
+        state.unscope_widgets()
+        return
+    with shape:
+        render(source, before, after)
+
+
 def render(source: Scenario, before: Scenario, after: Scenario) -> None:
     """The what-if controls for the scenario as the source gave it and as edited so far.
 

@@ -6,6 +6,8 @@ query parameters:
 * ``sample``: the sample's name,
 * ``step`` (optional): how many of the sample's walkthrough steps the scenario has behind it,
 * ``strategies``: comma-separated strategy names,
+* ``kafka`` (optional): the Kafka release the version-dependent strategies reproduce (added by
+  :func:`dashboard.source_panel.link_params` when it is not the newest),
 * ``edits``: the edits as compact JSON, zlib-compressed, URL-safe base64 without padding; each
   :func:`restore_edits` checks each on the way in (:func:`dashboard.whatif.check_edit`: the
   core's one change format), so a link made before and one made now restore alike.

@@ -19,10 +19,12 @@ import streamlit as st
 
 import sample_data
 from assignors import (
+    NEWEST_KAFKA_VERSION,
     AssignmentExplorerError,
     Scenario,
     StreamsScenario,
     decode_scenario_text,
+    parse_kafka_version,
     parse_scenario,
     registry,
     with_current_ownership,
@@ -273,6 +275,11 @@ def _restore_choices(params: dict[str, Any]) -> None:
     names = share.parse_strategies(params.get("strategies"))
     if names:
         state.set_strategies(names)
+    if params.get("kafka"):
+        try:
+            state.set_kafka_version(parse_kafka_version(str(params["kafka"]), "kafka"))
+        except AssignmentExplorerError as error:
+            state.report_error(f"The link's Kafka version was not restored: {error}")
 
 
 def _restore_scenario(param: str) -> bool:
@@ -297,13 +304,18 @@ def link_params(source: state.Source) -> dict[str, str] | None:
     from dashboard import share
 
     if source.kind == "sample" and source.sample is not None:
-        return share.share_params(
+        params = share.share_params(
             source.sample, state.selected_strategies(), state.edits(), source.walkthrough_step
         )
-    encoded = _encoded(source.scenario)
-    if encoded is None:
-        return None
-    return share.scenario_params(encoded, state.selected_strategies(), state.edits())
+    else:
+        encoded = _encoded(source.scenario)
+        if encoded is None:
+            return None
+        params = share.scenario_params(encoded, state.selected_strategies(), state.edits())
+    version = state.kafka_version()
+    if version is not None and version != NEWEST_KAFKA_VERSION:
+        params["kafka"] = version  # the release picked for the version-dependent strategies
+    return params
 
 
 _ENCODED = "source.encoded"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import streamlit as st
@@ -36,6 +36,7 @@ _STRATEGIES = "ae.strategies"
 _ERROR = "ae.error"
 _NOTICE = "ae.notice"
 _SCENARIO = "ae.scenario"
+_KAFKA_VERSION = "ae.kafka_version"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +134,12 @@ def scope_widgets(values: dict[str, Any]) -> str:
     return scope
 
 
+def unscope_widgets() -> None:
+    """The scenario's widgets were not drawn (their panel is closed), so Streamlit forgets their
+    values: the next drawing starts from the scenario's values again (:func:`scope_widgets`)."""
+    st.session_state.pop(_WIDGET_SCOPE, None)
+
+
 def edits() -> tuple[Edit, ...]:
     """The what-if edits, oldest first."""
     return tuple(st.session_state.get(_EDITS, []))
@@ -168,6 +175,34 @@ def scenario_key(only: Callable[[Edit], bool] | None = None) -> str:
     chosen = [edit for edit in edits() if only is None or only(edit)]
     edits_text = json.dumps(chosen, sort_keys=True, separators=(",", ":"))
     return f"{source().key}|{content_key(edits_text)}"
+
+
+def kafka_version() -> str | None:
+    """The Kafka release picked in the sidebar; ``None`` until one is (the scenario's own)."""
+    value = st.session_state.get(_KAFKA_VERSION)
+    return value if isinstance(value, str) else None
+
+
+def set_kafka_version(version: str | None) -> None:
+    """Pick the Kafka release the version-dependent strategies reproduce (kept across sources:
+    it is the release the user's cluster runs)."""
+    st.session_state[_KAFKA_VERSION] = version
+
+
+def plan_key() -> str:
+    """:func:`scenario_key` plus the picked Kafka release: what the strategies' answers (the
+    plan and its outcomes) are cached under."""
+    version = kafka_version()
+    return scenario_key() if version is None else f"{scenario_key()}|kafka {version}"
+
+
+def versioned(scenario: Scenario) -> Scenario:
+    """``scenario`` with the picked Kafka release as its ``kafka_version`` (unchanged when none
+    is picked)."""
+    version = kafka_version()
+    if version is None or version == scenario.kafka_version:
+        return scenario
+    return replace(scenario, kafka_version=version)
 
 
 def scenario(apply: Callable[[Scenario, tuple[Edit, ...]], Scenario]) -> Scenario:

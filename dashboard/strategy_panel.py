@@ -1,7 +1,10 @@
 """Pick the strategies to compare; every registered strategy appears with its own words.
 
 The list comes from :func:`assignors.registry.partition_strategies`, so a strategy that lands in
-the registry shows here with no dashboard change.
+the registry shows here with no dashboard change. When a picked strategy reproduces a Kafka
+assignor whose answers changed between releases (``older_kafka``), a *Kafka version* selector
+follows (default: the scenario's ``kafka_version``, else the newest); the pick is kept in
+:func:`dashboard.state.kafka_version`.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from assignors import Scenario, WalkthroughStep
+from assignors import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION, Scenario, WalkthroughStep
 from dashboard import compute, state
 
 #: Tried in order when a scenario names fewer than two: one that moves little, then the rest.
@@ -19,6 +22,7 @@ PREFERRED = ("cooperative-sticky", "sticky", "uniform", "roundrobin", "range")
 #: At most this many strategies open with a scenario (more can be picked).
 MAX_DEFAULT = 3
 _PICK = "strategies.pick"
+_VERSION = "strategies.kafka_version"
 _DRAWN = "ae.strategies_drawn"
 
 
@@ -78,17 +82,49 @@ def render(source: state.Source) -> list[str]:
     if picked != state.selected_strategies():
         state.set_strategies(picked)
     st.session_state[_DRAWN] = picked
+    _kafka_version(source.scenario, picked)
     _details(picked)
     return picked
+
+
+def _kafka_version(scenario: Scenario, picked: list[str]) -> None:
+    """The Kafka version selector, shown when a picked strategy answers by Kafka release."""
+    known = compute.partition_strategies()
+    dependent = [name for name in picked if known[name].older_kafka]
+    if not dependent:
+        return
+    if _VERSION not in st.session_state:  # drawn again: from the pick kept in the state
+        chosen = state.kafka_version() or scenario.kafka_version or NEWEST_KAFKA_VERSION
+        st.session_state[_VERSION] = chosen
+    changes = "; ".join(
+        f"{name} as Kafka {version}: {change}"
+        for name in dependent
+        for version, change in known[name].older_kafka
+    )
+    version: str = st.selectbox(
+        "Kafka version",
+        list(reversed(KAFKA_VERSIONS)),
+        key=_VERSION,
+        help=f"The Kafka release {', '.join(dependent)} reproduce (default the newest); {changes}.",
+    )
+    if version != state.kafka_version():
+        state.set_kafka_version(version)
 
 
 @st.fragment
 def _details(picked: list[str]) -> None:
     known = compute.partition_strategies()
-    with st.expander("About the strategies", expanded=False):
+    # Built only while open (opening reruns this fragment): closed, the browser draws none of
+    # its thirteen code blocks on a first visit or a rerun.
+    panel = st.expander("About the strategies", key="panel.about", on_change="rerun")
+    if not panel.open:
+        return
+    with panel:
         for name, strategy in known.items():
             mark = "✔ " if name in picked else ""
             st.markdown(f"**{mark}{name}** · {strategy.protocol} protocol")
             st.caption(strategy.summary)
             st.markdown(f"*When to use:* {strategy.when_to_use}")
+            for version, change in strategy.older_kafka:
+                st.markdown(f"*As Kafka {version}:* {change}")
             st.code(strategy.consumer_config, language="properties")

@@ -11,6 +11,10 @@ broker's assignor of a Streams group, ``group.protocol=streams``, KIP-1071). The
 2. A table: per assignor, the active tasks that change client, the warm-ups handed out, whether
    a probing rebalance follows, and each client's active/standby counts; or why it cannot run.
 3. How an application selects each one (the registry's configuration text).
+
+A *Kafka version* selector (default: the one picked in the sidebar, else the application's
+``kafka_version``, else the newest) sets the release that the assignors whose answers changed
+between releases (``streams-sticky``) reproduce.
 """
 
 from __future__ import annotations
@@ -21,28 +25,49 @@ import pandas as pd
 import streamlit as st
 
 from assignors import (
+    KAFKA_VERSIONS,
+    NEWEST_KAFKA_VERSION,
     ClientAssignment,
     StreamsScenario,
     TaskComparison,
     compare_task_strategies,
     registry,
 )
-from dashboard import charts, compute
+from dashboard import charts, compute, state
+
+_VERSION = "streams.kafka_version"
 
 
 @st.cache_resource(max_entries=compute.CACHE_ENTRIES, show_spinner=False)
-def comparison(key: str, _streams: StreamsScenario) -> tuple[TaskComparison, ...]:
-    """Every registered task strategy on source ``key`` (cached per source)."""
-    return compare_task_strategies(_streams, registry.task_strategies())
-
-
-def _client_tasks(client: str, held: ClientAssignment) -> charts.ClientTasks:
-    return charts.ClientTasks(
-        client=client,
-        active=tuple(str(task) for task in held.active),
-        standby=tuple(str(task) for task in held.standby),
-        warmup=tuple(str(task) for task in held.warmup),
+def comparison(
+    key: str, _streams: StreamsScenario, kafka_version: str | None = None
+) -> tuple[TaskComparison, ...]:
+    """Every registered task strategy on source ``key`` as Kafka ``kafka_version`` (cached)."""
+    return compare_task_strategies(
+        _streams, registry.task_strategies(), kafka_version=kafka_version
     )
+
+
+def _kafka_version(streams: StreamsScenario) -> str:
+    """The Kafka version selector; the pick is kept in :func:`dashboard.state.kafka_version`."""
+    if _VERSION not in st.session_state:
+        chosen = state.kafka_version() or streams.kafka_version or NEWEST_KAFKA_VERSION
+        st.session_state[_VERSION] = chosen
+    dependent = {n: s for n, s in registry.task_strategies().items() if s.older_kafka}
+    changes = "; ".join(
+        f"{name} as Kafka {version}: {change}"
+        for name, strategy in dependent.items()
+        for version, change in strategy.older_kafka
+    )
+    version: str = st.selectbox(
+        "Kafka version",
+        list(reversed(KAFKA_VERSIONS)),
+        key=_VERSION,
+        help=f"The Kafka release {', '.join(dependent)} reproduce (default the newest); {changes}.",
+    )
+    if version != state.kafka_version():
+        state.set_kafka_version(version)
+    return version
 
 
 def phases(
@@ -50,14 +75,17 @@ def phases(
 ) -> list[tuple[str, list[charts.ClientTasks]]]:
     """The figure's frames: ``before``, then one per assignor that could run."""
     before = [
-        _client_tasks(c.process_id, ClientAssignment.of(c.prev_active, c.prev_standby))
+        charts.ClientTasks.of(c.process_id, ClientAssignment.of(c.prev_active, c.prev_standby))
         for c in streams.clients
     ]
     frames = [("before", before)]
     for result in results:
         if result.error is None:
             frames.append(
-                (result.strategy, [_client_tasks(p, held) for p, held in result.clients.items()])
+                (
+                    result.strategy,
+                    [charts.ClientTasks.of(p, held) for p, held in result.clients.items()],
+                )
             )
     return frames
 
@@ -85,7 +113,7 @@ def table(streams: StreamsScenario, results: Sequence[TaskComparison]) -> pd.Dat
 def render(key: str, streams: StreamsScenario) -> None:
     """The comparison section of the Streams view."""
     st.subheader("Every Streams task assignor on this application")
-    results = comparison(key, streams)
+    results = comparison(key, streams, _kafka_version(streams))
     st.caption(
         "The same clients, tasks and lags under each of Kafka's task assignors. Drag the slider "
         "to switch assignor; 'before' is what the clients held."

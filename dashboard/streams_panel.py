@@ -55,15 +55,6 @@ def convergence(
     )
 
 
-def _client_tasks(client: str, held: ClientAssignment) -> charts.ClientTasks:
-    return charts.ClientTasks(
-        client=client,
-        active=tuple(str(task) for task in held.active),
-        standby=tuple(str(task) for task in held.standby),
-        warmup=tuple(str(task) for task in held.warmup),
-    )
-
-
 def step_label(index: int, time_ms: int) -> str:
     """``rebalance`` for the scenario's own, ``probing k (+m min)`` for the later ones."""
     if index == 0:
@@ -79,7 +70,7 @@ def phases(
         (
             "before",
             [
-                _client_tasks(
+                charts.ClientTasks.of(
                     client.process_id, ClientAssignment.of(client.prev_active, client.prev_standby)
                 )
                 for client in streams.clients
@@ -90,7 +81,10 @@ def phases(
         frames.append(
             (
                 step_label(step.index, step.time_ms),
-                [_client_tasks(client, held) for client, held in step.assignment.clients.items()],
+                [
+                    charts.ClientTasks.of(client, held)
+                    for client, held in step.assignment.clients.items()
+                ],
             )
         )
     return frames

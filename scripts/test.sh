@@ -41,6 +41,8 @@ elif [ ! -s "$classpath" ] || [ tests/kafka_cluster/pom.xml -nt "$classpath" ] \
 fi
 
 (cd oracle && mvn -q -B -Dstyle.color=never package | sed "s/\x1b\[[0-9;]*m//g")
+# The same oracle against the newest Kafka 3.9.x (the strategies' kafka_version 3.9).
+(cd oracle && mvn -q -B -Dstyle.color=never -Pkafka-3.9 package | sed "s/\x1b\[[0-9;]*m//g")
 
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip

@@ -175,6 +175,17 @@ class BrokerClientHelpers:
             admin.close()
         return list(partitions_by_topic)
 
+    def create_placed_topic(self, name: str, replicas: dict[int, list[int]]) -> str:
+        """Create ``name`` with each partition's replicas on the given broker ids; its name."""
+        from kafka.admin import NewTopic
+
+        admin = self.admin()
+        try:
+            admin.create_topics([NewTopic(name, replica_assignments=replicas)])
+        finally:
+            admin.close()
+        return name
+
     def produce(self, topic: str, messages_by_partition: dict[int, int]) -> None:
         """Write ``count`` small records to each given partition of ``topic``."""
         from kafka import KafkaProducer

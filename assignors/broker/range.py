@@ -24,6 +24,10 @@ take the same steps (Kafka has two code paths that agree).
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterator, Mapping
+from itertools import chain, repeat
+
 from assignors.java_order import hash_order, java_string_key, string_hash
 from assignors.model import Member, Scenario, TopicPartition
 from assignors.strategy import PartitionStrategy
@@ -46,24 +50,31 @@ def compute(
 ) -> dict[str, list[TopicPartition]]:
     """Member id -> partitions, as Kafka's broker-side ``RangeAssignor`` computes them."""
     counts = scenario.partition_counts()
-    by_id = {member.member_id: member for member in scenario.members}
     ordered = member_order(scenario.members)
-    subscribers: dict[str, list[str]] = {}
-    for member_id in ordered:
-        for topic in dict.fromkeys(by_id[member_id].topics):
-            if topic in counts:
-                subscribers.setdefault(topic, []).append(member_id)
+    subscribers = _subscribers(scenario, ordered, counts)
     result: dict[str, list[TopicPartition]] = {member_id: [] for member_id in ordered}
+    lists_of: dict[int, list[list[TopicPartition]]] = {}  # id(subscribers) -> their answer lists
+    split_cache: dict[tuple[int, int], list[slice]] = {}
     if trace is not None:
         trace.note(
             "member order (static members by instance id, then the rest by member id): "
             + ", ".join(ordered)
         )
     for topic, members in subscribers.items():
-        partitions = [TopicPartition(topic, p) for p in range(counts[topic])]
+        partitions = list(
+            map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), range(counts[topic])))
+        )
         floor, extra = divmod(len(partitions), len(members))
-        if trace is not None:
-            _note_split(trace, topic, members, len(partitions), floor, extra)
+        if trace is None:
+            # The same split as the loop below, in C: one slice per subscriber in member order
+            # (an empty one for a subscriber past the last partition).
+            slices = _ranges(len(partitions), len(members), split_cache)
+            targets = lists_of.get(id(members))
+            if targets is None:
+                targets = lists_of[id(members)] = [result[member_id] for member_id in members]
+            consume(map(list.extend, targets, map(partitions.__getitem__, slices)))
+            continue
+        _note_split(trace, topic, members, len(partitions), floor, extra)
         start = 0
         for position, member_id in enumerate(members):
             if start >= len(partitions):
@@ -81,6 +92,54 @@ def compute(
                 )
             start = end
     return result
+
+
+def consume(iterator: Iterator[object]) -> None:
+    """Run ``iterator`` to its end in C, keeping nothing."""
+    deque(iterator, maxlen=0)
+
+
+def _ranges(
+    partitions: int, subscribers: int, cache: dict[tuple[int, int], list[slice]]
+) -> list[slice]:
+    """Subscriber position -> its slice of ``partitions`` numbers (step 2), cached per shape."""
+    key = (partitions, subscribers)
+    slices = cache.get(key)
+    if slices is None:
+        floor, extra = divmod(partitions, subscribers)
+        slices = [
+            slice(position * floor + min(position, extra),
+                  (position + 1) * floor + min(position + 1, extra))
+            for position in range(subscribers)
+        ]  # fmt: skip
+        cache[key] = slices
+    return slices
+
+
+def _subscribers(
+    scenario: Scenario, ordered: list[str], counts: Mapping[str, int]
+) -> dict[str, list[str]]:
+    """Existing topic -> its subscribers in member order; topics in order of first mention.
+
+    Members with the same subscription are handled as one group (a group of 2,000 members and
+    500 topics has one subscription, not a million member-topic pairs); a topic's subscribers
+    are the union of its groups' members, in member order. Topics with the same subscribers
+    share one list (callers must not change it).
+    """
+    topics_of = {member.member_id: member.topics for member in scenario.members}
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for member_id in ordered:
+        groups.setdefault(topics_of[member_id], []).append(member_id)
+    position = {member_id: index for index, member_id in enumerate(ordered)}
+    by_topic: dict[str, list[list[str]]] = {}
+    for topics, members in groups.items():
+        for topic in dict.fromkeys(topics):
+            if topic in counts:
+                by_topic.setdefault(topic, []).append(members)
+    return {
+        topic: lists[0] if len(lists) == 1 else sorted(chain(*lists), key=position.__getitem__)
+        for topic, lists in by_topic.items()
+    }
 
 
 def _note_split(

@@ -47,7 +47,11 @@ Invariants: every partition of every subscribed topic is assigned exactly once; 
 by at most one; a member never loses a partition it holds unless it is above its quota (or the
 topic left the subscription).
 
-Heterogeneous groups (Kafka's ``UniformHeterogeneousAssignmentBuilder``); members are numbered
+Kafka version (the scenario's ``kafka_version``): the default reproduces Kafka 4.4; with 3.9 the
+even split gives its extra slots to the first members (step 1) and heterogeneous groups go to
+Kafka 3.9's first builder (:mod:`assignors.broker.uniform_kafka39`).
+
+Heterogeneous groups (Kafka 4's ``UniformHeterogeneousAssignmentBuilder``); members are numbered
 0..M-1 in member-map order, "lighter" means fewer partitions, then the smaller number:
 
 1. Each member keeps every currently held partition of a topic it still subscribes to.
@@ -79,6 +83,7 @@ from itertools import compress, groupby, repeat
 from operator import itemgetter
 from typing import cast
 
+from assignors.broker.uniform_kafka39 import assign_heterogeneous_kafka39
 from assignors.errors import ScenarioError
 from assignors.gc_pause import paused_gc
 from assignors.java_order import (
@@ -90,6 +95,7 @@ from assignors.java_order import (
     string_hash,
     uuid_hash,
 )
+from assignors.kafka_versions import at_least
 from assignors.model import Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
@@ -238,9 +244,13 @@ def _int_set_order(partitions: list[TopicPartition]) -> list[TopicPartition]:
 
 
 def assign_homogeneous(
-    group: GroupSpec, trace: DecisionTrace | None = None
+    group: GroupSpec, trace: DecisionTrace | None = None, *, keep_extra_unused: bool = False
 ) -> dict[str, list[TopicPartition]]:
-    """Kafka's ``OptimizedUniformAssignmentBuilder``: steps 1-4 of the module docstring."""
+    """Kafka's ``UniformHomogeneousAssignmentBuilder``: steps 1-4 of the module docstring.
+
+    ``keep_extra_unused``: Kafka 3.9 / 4.0 (a member keeps its extra slot even when its kept
+    partitions leave it unused); Kafka 4.1 and later give it up (step 1).
+    """
     members = group.member_ids
     counts = group.partition_counts
     uuid_hash_of = {name: uuid_hash(*ids) for name, ids in group.topic_uuids.items()}
@@ -294,7 +304,7 @@ def assign_homogeneous(
             _trace_kept(trace, kept, member_id, index, floor + (1 if has_extra else 0))
         # Kafka 4: a member whose kept partitions leave its extra slot unused gives the slot up
         # while enough members remain after it to take every remaining extra partition.
-        if quota > 0 and has_extra and member_count - index > extra:
+        if not keep_extra_unused and quota > 0 and has_extra and member_count - index > extra:
             quota -= 1
             has_extra = False
         if quota > 0:
@@ -655,10 +665,13 @@ def compute(
     """Member id -> target partitions, as Kafka's ``UniformAssignor`` computes them."""
     if not scenario.members:
         return {}
+    version = scenario.kafka_version
     with paused_gc():
         group = GroupSpec.of(scenario)
         if group.homogeneous:
-            return assign_homogeneous(group, trace)
+            return assign_homogeneous(group, trace, keep_extra_unused=not at_least(version, "4.1"))
+        if not at_least(version, "4.0"):
+            return assign_heterogeneous_kafka39(group, trace)
         return assign_heterogeneous(group, trace)
 
 
@@ -675,4 +688,13 @@ STRATEGY = PartitionStrategy(
     consumer_config="group.protocol=consumer\ngroup.remote.assignor=uniform",
     protocol="consumer",
     compute=compute,
+    older_kafka=(
+        (
+            "3.9",
+            "members with different subscriptions: Kafka 3.9's first heterogeneous builder "
+            "(fewest partitions first, then a balancing pass that can stop early and throws "
+            "on some groups with current owners); an even split gives its extra partitions to "
+            "the first members in member-map order",
+        ),
+    ),
 )

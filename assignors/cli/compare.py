@@ -6,7 +6,7 @@ Usage::
         [--change add:2 | add:ID[:topic,topic] | remove:ID | restart:ID | ...] \\
         [--add-member ID[:topic,topic]] [--remove-member ID] [--restart-member ID] \\
         [--subscribe ID:topic,topic] [--partitions topic:N] [--json] \\
-        [--horizon S] [--step S] [--default-consume-rate R] [timing options]
+        [--horizon S] [--step S] [--default-consume-rate R] [--kafka-version 3.9] [timing options]
 
 Steps:
 
@@ -64,6 +64,7 @@ from typing import Any
 
 from assignors import registry
 from assignors.cli.formatting import one_line
+from assignors.cli.options import add_kafka_version_argument
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
 from assignors.io.changes import MAX_COUNT_DIGITS, TEXT_FORMS, change_from_text, parse_change
 from assignors.io.scenario import load_scenario_file
@@ -196,6 +197,7 @@ def _parser() -> argparse.ArgumentParser:
         parser.add_argument(
             option, dest=name, type=float, default=getattr(defaults, name), help=text
         )
+    add_kafka_version_argument(parser)
     parser.set_defaults(changes=[])
     return parser
 
@@ -289,8 +291,13 @@ def compare(
     horizon_s: float = 3600.0,
     step_s: float = 10.0,
     default_consume_rate: float = DEFAULT_CONSUME_RATE,
+    kafka_version: str | None = None,
 ) -> dict[str, Any]:
-    """The comparison as the JSON object documented in the module docstring (no warnings key)."""
+    """The comparison as the JSON object documented in the module docstring (no warnings key).
+
+    ``kafka_version``: the Kafka release the version-dependent strategies reproduce (default:
+    the scenario's, else the newest).
+    """
     repeated = sorted({name for name in strategies if list(strategies).count(name) > 1})
     if repeated:
         raise ChangeError(f"strategy {repeated[0]!r} is given twice")
@@ -304,6 +311,7 @@ def compare(
         horizon_s=horizon_s,
         step_s=step_s,
         default_consume_rate=default_consume_rate,
+        kafka_version=kafka_version,
     )
     current = evaluation.current
     entries = [_entry(item) for item in evaluation.strategies]
@@ -406,6 +414,7 @@ def main(argv: list[str]) -> int:
             horizon_s=options.horizon,
             step_s=options.step,
             default_consume_rate=options.default_consume_rate,
+            kafka_version=options.kafka_version,
         )
     except _UsageError as error:
         print(f"compare: {one_line(error)}", file=sys.stderr)

@@ -29,6 +29,9 @@ How a scenario is checked, in order:
    (listed once; an id not in ``members`` is a warning and the entry is dropped), its
    ``member_epoch`` and, when it does not hold its target yet, ``current`` ([topic, partition]
    pairs, checked as ``owned_partitions`` are). The member's target is its ``owned_partitions``.
+6. The optional ``kafka_version``: a release line of
+   :data:`assignors.kafka_versions.KAFKA_VERSIONS` (a patch release reads as its line); the
+   version-dependent strategies reproduce that release, the others ignore it.
 6. The optional ``walkthrough`` (teaching steps) is left as it is: :mod:`assignors.io.walkthrough`
    reads and checks it (it needs the parsed scenario and the changes of
    :mod:`assignors.simulate.changes`, which this module does not depend on).
@@ -59,6 +62,7 @@ from typing import Any, TypeVar, cast
 from assignors.errors import ScenarioError
 from assignors.io.json_checks import Problems, is_int, is_number, type_name
 from assignors.io.json_safe import check_json_value, decode_json, too_large_message
+from assignors.kafka_versions import kafka_version_problem, release_line
 from assignors.limits import (
     MAX_MEMBERS,
     MAX_NAME_LENGTH,
@@ -89,6 +93,7 @@ SCENARIO_FIELDS = frozenset(
         "description",
         "group_id",
         "assignor",
+        "kafka_version",
         "auto_offset_reset",
         "topics",
         "members",
@@ -572,6 +577,11 @@ def parse_scenario(
     reconciliation = parse_reconciliation(
         raw.get("reconciliation"), f"{prefix}reconciliation", members, counts, problems
     )
+    kafka_version = raw.get("kafka_version")
+    if kafka_version is not None:
+        problem = kafka_version_problem(kafka_version)
+        if problem is not None:
+            problems.error(f"{prefix}kafka_version", problem)
     if problems.errors:
         raise ScenarioError(problems.errors)
     scenario = Scenario(
@@ -579,6 +589,7 @@ def parse_scenario(
         members=tuple(members),
         auto_offset_reset=cast(AutoOffsetReset, reset),
         reconciliation=reconciliation,
+        kafka_version=None if kafka_version is None else release_line(kafka_version),
         **texts,
     )
     return scenario, tuple(problems.warnings)
@@ -607,6 +618,8 @@ def scenario_to_json(scenario: Scenario) -> dict[str, Any]:
         result["auto_offset_reset"] = scenario.auto_offset_reset
     if scenario.reconciliation is not None:
         result["reconciliation"] = reconciliation_to_json(scenario.reconciliation)
+    if scenario.kafka_version is not None:
+        result["kafka_version"] = scenario.kafka_version
     return result
 
 

@@ -48,10 +48,11 @@ the same inputs. Pure and deterministic.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from assignors.errors import AssignmentExplorerError
+from assignors.kafka_versions import parse_kafka_version
 from assignors.model import Assignment, Scenario, TopicPartition
 from assignors.simulate import changes as change_ops
 from assignors.simulate import deploy as deploy_ops
@@ -367,8 +368,13 @@ def evaluate(
     timings: rebalance.Timings | None = None,
     default_consume_rate: float = drain_ops.DEFAULT_CONSUME_RATE,
     deploy: DeployPlan | None = None,
+    kafka_version: str | None = None,
 ) -> Evaluation:
     """What ``changes`` do to ``scenario`` under each of ``strategies`` (steps 1-2 run now).
+
+    ``kafka_version`` (a release line of :data:`assignors.kafka_versions.KAFKA_VERSIONS`), when
+    given, replaces the scenario's own: the Kafka release the version-dependent strategies
+    reproduce (:class:`~assignors.errors.ScenarioError` for an unknown one).
 
     ``previous`` overrides the current assignment (default:
     :func:`assignors.simulate.changes.current_assignment`); ``protocols`` are those
@@ -379,6 +385,8 @@ def evaluate(
     fit and the core's errors when the current assignment cannot be computed; a strategy that
     cannot run reports it in its own ``error``.
     """
+    if kafka_version is not None:
+        scenario = replace(scenario, kafka_version=parse_kafka_version(kafka_version))
     current = change_ops.current_assignment(scenario) if previous is None else previous
     change_list = tuple(changes)
     after = change_ops.apply_changes(scenario, change_list, current)

@@ -1,4 +1,4 @@
-"""Kafka Streams' client-side ``StickyTaskAssignor`` (KIP-924), as Kafka 4.4.0 runs it.
+"""Kafka Streams' client-side ``StickyTaskAssignor`` (KIP-924), as Kafka 4.4.0 or 3.9 runs it.
 
 The assignor a Kafka Streams application on the classic protocol gets with
 ``task.assignor.class=org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor``
@@ -11,7 +11,9 @@ Definitions. A client's *load* is its tasks (active + standby) divided by its th
 order* is the ``HashMap`` order of the clients' ``ProcessId`` (``UUID.hashCode``); a *client
 set* iterates in ``HashSet`` order; tasks hash as Kafka's ``TaskId`` (``Objects.hash(subtopology,
 partition, null)``). A client's *quota* is ``ceil(tasks * its threads / all threads)`` active
-tasks (Kafka 3.8 to 4.3: ``tasks // all threads`` per thread of the client). *Pairs*: every
+tasks; with ``kafka_version`` 3.9 it is ``its threads * (tasks // all threads)``, as Kafka 3.8
+to 4.3 computed it (the only difference between the two; a quota of 0 sends every task to
+step 3). *Pairs*: every
 time a task goes to a client, it forms a pair with each task the client already holds; a
 client offers a *new pair* for a task when one of those pairs has not been formed yet (and not
 every possible pair has).
@@ -55,6 +57,7 @@ from assignors.java_order import (
     java_uuid_halves,
     to_int32,
 )
+from assignors.kafka_versions import at_least
 from assignors.strategy import TaskStrategy
 from assignors.streams.model import (
     ClientAssignment,
@@ -86,6 +89,9 @@ class _State:
         self._hash_of = hashes.__getitem__
         self.order = self.client_set(range(len(self.ids)))  # the clients map's order
         self.capacity = [client.capacity for client in scenario.clients]
+        # Kafka 4.4 rounds the quota up over the client's share of threads; 3.8-4.3 rounded the
+        # per-thread share down first.
+        self.rounded_up_quota = at_least(scenario.kafka_version, "4.4")
         self.tasks: list[dict[TaskId, bool]] = [{} for _ in self.ids]  # task -> active
         self.locations: dict[TaskId, set[int]] = {}
         self.previous_active: JavaHashMapOrder[TaskId] = JavaHashMapOrder(task_id_hash)
@@ -118,8 +124,10 @@ class _State:
         return len(self.tasks[client]) / self.capacity[client]
 
     def has_room_for_active(self, client: int, task_count: int, threads: int) -> bool:
-        """Under ``ceil(task_count * threads of the client / threads)`` active tasks (Java ints)."""
+        """Under the client's quota of active tasks (Java ints; see the module docstring)."""
         actives = sum(1 for active in self.tasks[client].values() if active)
+        if not self.rounded_up_quota:
+            return actives < to_int32(self.capacity[client] * (task_count // threads))
         limit = to_int32(to_int32(task_count * self.capacity[client]) + threads - 1)
         return actives < int(limit / threads)
 
@@ -256,4 +264,11 @@ STRATEGY = TaskStrategy(
     parse=parse_streams_scenario,
     compute=assign_streams_sticky,
     to_json=streams_assignment_to_json,
+    older_kafka=(
+        (
+            "3.9",
+            "a client's quota of active tasks is its threads x (tasks // all threads), rounded "
+            "down (Kafka 4.4: ceil(tasks x its threads / all threads))",
+        ),
+    ),
 )

@@ -16,10 +16,11 @@ nobody ran before is not a move). Pure and deterministic.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from assignors.errors import AssignmentExplorerError
+from assignors.kafka_versions import parse_kafka_version
 from assignors.strategy import TaskStrategy
 from assignors.streams.group_sticky import StreamsGroupAssignment
 from assignors.streams.model import ClientAssignment, StreamsAssignment, StreamsScenario, TaskId
@@ -68,9 +69,18 @@ def moved_active(scenario: StreamsScenario, clients: Mapping[str, ClientAssignme
 
 
 def compare_task_strategies(
-    scenario: StreamsScenario, strategies: Mapping[str, TaskStrategy]
+    scenario: StreamsScenario,
+    strategies: Mapping[str, TaskStrategy],
+    *,
+    kafka_version: str | None = None,
 ) -> tuple[TaskComparison, ...]:
-    """Each strategy of ``strategies`` on ``scenario`` (see the module's invariants)."""
+    """Each strategy of ``strategies`` on ``scenario`` (see the module's invariants).
+
+    ``kafka_version``, when given, replaces the scenario's own: the Kafka release the
+    version-dependent strategies (``streams-sticky``) reproduce.
+    """
+    if kafka_version is not None:
+        scenario = replace(scenario, kafka_version=parse_kafka_version(kafka_version))
     results = []
     for name, strategy in strategies.items():
         try:

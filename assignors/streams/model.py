@@ -36,6 +36,8 @@ How :func:`parse_streams_scenario` checks a scenario (every problem is reported 
    ``member_epoch``, and its tasks ``current`` (what it runs now) and ``target`` (what the
    group's assignor gave it; absent when equal to ``current``), each ``{"active", "standby",
    "warmup"}`` lists of known task ids (``standby`` includes the warm-ups, as in an answer).
+6. ``kafka_version`` (optional): the Kafka release line a version-dependent task strategy
+   reproduces (:data:`assignors.kafka_versions.KAFKA_VERSIONS`; default the newest).
 6. Sizes are bounded (:data:`MAX_TASKS`, :data:`MAX_CLIENTS`, :data:`MAX_CAPACITY`) so that a
    mistaken input is refused with a message rather than exhausting memory.
 
@@ -56,6 +58,7 @@ from typing import Any, NamedTuple
 from assignors.errors import ScenarioError
 from assignors.io.json_checks import Problems, type_name
 from assignors.io.json_safe import check_json_value
+from assignors.kafka_versions import kafka_version_problem, release_line
 
 #: Lag marker: the client ran this task as active in the previous generation (caught up).
 LATEST_OFFSET = -2
@@ -78,7 +81,15 @@ _TASK_ID = re.compile(r"^(0|[1-9][0-9]{0,9})_(0|[1-9][0-9]{0,9})$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _UUID_ANY_CASE = re.compile(r"^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$")
 
-_TOP_FIELDS = ("tasks", "clients", "config", "name", "description", "reconciliation")
+_TOP_FIELDS = (
+    "tasks",
+    "clients",
+    "config",
+    "name",
+    "description",
+    "reconciliation",
+    "kafka_version",
+)
 _RECONCILIATION_FIELDS = ("group_epoch", "assignment_epoch", "members")
 _RECONCILING_FIELDS = ("member_id", "process_id", "member_epoch", "current", "target")
 _TASKS_FIELDS = ("active", "standby", "warmup")
@@ -199,7 +210,8 @@ class StreamsScenario:
     """A Kafka Streams application at a rebalance: its tasks, its clients and its settings.
 
     ``tasks`` is sorted by task id; ``clients`` keeps the input order (the assignor orders them
-    itself). ``warnings`` lists unknown fields the parser ignored.
+    itself). ``warnings`` lists unknown fields the parser ignored. ``kafka_version``: the Kafka
+    release line a version-dependent strategy reproduces (``None``: the newest).
     """
 
     tasks: tuple[StreamsTask, ...]
@@ -210,6 +222,7 @@ class StreamsScenario:
     warnings: tuple[str, ...] = ()
     reconciliation: StreamsReconciliation | None = None
     """Set for a Streams group read live (see :class:`StreamsReconciliation`)."""
+    kafka_version: str | None = None
 
     @property
     def stateful_tasks(self) -> tuple[TaskId, ...]:
@@ -299,6 +312,8 @@ def streams_scenario_to_json(scenario: StreamsScenario) -> dict[str, Any]:
         result["description"] = scenario.description
     if scenario.reconciliation is not None:
         result["reconciliation"] = _reconciliation_to_json(scenario.reconciliation)
+    if scenario.kafka_version is not None:
+        result["kafka_version"] = scenario.kafka_version
     return result
 
 
@@ -849,6 +864,9 @@ def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenar
             check.error(f"{path}.{key}", f"expected a string, got {type_name(value)}")
         elif isinstance(value, str) and len(value) > MAX_TEXT_LENGTH:
             check.error(f"{path}.{key}", f"longer than {MAX_TEXT_LENGTH:,} characters")
+    kafka_version = raw.get("kafka_version")
+    if kafka_version is not None and (problem := kafka_version_problem(kafka_version)):
+        check.error(f"{path}.kafka_version", problem)
     if check.errors:
         raise ScenarioError(check.errors)
     return StreamsScenario(
@@ -859,4 +877,5 @@ def parse_streams_scenario(raw: object, path: str = "scenario") -> StreamsScenar
         description=description if isinstance(description, str) else None,
         warnings=tuple(check.warnings),
         reconciliation=reconciliation,
+        kafka_version=None if not isinstance(kafka_version, str) else release_line(kafka_version),
     )

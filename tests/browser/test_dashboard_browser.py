@@ -121,7 +121,8 @@ def test_screenshot_for_the_readme(page: Any, app_url: str) -> None:
     """docs/screenshot.png: a member joins a skewed group; the animation has played; the lag
     chart below it; opened from a share link (so the link works in a browser too)."""
     page.goto(app_url + SCREENSHOT_QUERY)
-    page.get_by_text("Edits (2)").wait_for(state="attached")
+    # The link's two edits applied: the sentence at the top names the member joining.
+    page.get_by_text("consumer-new").first.wait_for(state="attached")
     page.wait_for_function(
         LAG_MEMBERS_JS.replace(
             "return bars.map",

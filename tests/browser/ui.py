@@ -118,6 +118,12 @@ def _expander(page: Any, label: str) -> Any:
     return page.locator('[data-testid="stExpander"]').filter(has_text=label).first
 
 
+def expander_open(page: Any, label: str) -> bool:
+    """Whether the expander whose summary starts with ``label`` is on the page and open."""
+    details = _expander(page, label).locator("details")
+    return bool(details.count()) and details.first.get_attribute("open") is not None
+
+
 def open_expander(page: Any, label: str) -> Any:
     """Open the expander whose summary starts with ``label`` (if closed); return it."""
     expander = _expander(page, label)
@@ -125,6 +131,11 @@ def open_expander(page: Any, label: str) -> Any:
     if details.count() and details.first.get_attribute("open") is None:
         expander.locator("summary").first.click()
         page.wait_for_timeout(300)
+        # A panel built only while open (the what-if, export) fills in after the rerun the
+        # click starts: wait for its contents as a user's eye would.
+        settle(page)
+        contents = expander.locator('[data-testid="stExpanderDetails"] [data-testid]')
+        assert eventually(page, lambda: contents.count() > 0), f"the {label!r} panel is empty"
     return expander
 
 

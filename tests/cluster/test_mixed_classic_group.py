@@ -31,7 +31,9 @@ pytestmark = pytest.mark.broker
 SETTLE_TIMEOUT_S = 90.0
 #: Both sides' ``range`` (librdkafka has no eager ``sticky``). With ``cooperative-sticky`` on
 #: both sides the group was seen rebalancing without end (generation 93 within two minutes, stuck
-#: in PreparingRebalance) in one run of three.
+#: in PreparingRebalance) in one run of three: librdkafka's rack-aware leader, with the racks and
+#: the one-replica topic of this test (docs/mixed-client-groups.md; the cooperative-sticky mixed
+#: groups are in tests/assignors/test_mixed_client_groups.py).
 STRATEGY = "range"
 Owned = dict[str, frozenset[tuple[str, int]]]
 

@@ -12,9 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import sample_data
-from dashboard import share
+from dashboard import shape_panel, share
 from tests.dashboard import plotly_spec
-from tests.dashboard.app_session import assert_no_exception, start_app
+from tests.dashboard.app_session import APP, assert_no_exception, start_app
 
 CONSUMER_SAMPLES = [
     info.key for info in sample_data.list_samples() if info.kind == "consumer-group"
@@ -174,3 +174,25 @@ def test_a_scenario_without_lag_says_so_next_to_the_lag_chart() -> None:
     assert any("carries no lag" in info.value for info in app.info)
     lagging = start_app(sample="lag-aware-worked-example")
     assert not any("carries no lag" in info.value for info in lagging.info)
+
+
+def test_the_what_if_panel_is_built_only_while_open_and_reopens_with_the_scenarios_values() -> None:
+    app = AppTest.from_file(APP, default_timeout=120)
+    app.run()
+    assert_no_exception(app)
+    assert not [box for box in app.text_input if box.key == "shape.add_id"]
+    app.session_state[shape_panel.PANEL] = True
+    app.run()
+    subscription = app.multiselect(key="shape.add_topics").value
+    assert subscription  # the first member's topics, never an empty form
+    app.session_state[shape_panel.PANEL] = False
+    app.run()
+    assert not [box for box in app.text_input if box.key == "shape.add_id"]
+    app.session_state[shape_panel.PANEL] = True
+    app.run()
+    assert app.multiselect(key="shape.add_topics").value == subscription
+    app.text_input(key="shape.add_id").input("after-reopening")
+    app.button(key="shape.add_submit").click().run()
+    assert_no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    assert "after-reopening" in app.multiselect(key="shape.remove_ids").options

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import big_group, jobs, member_picker
+from dashboard import big_group, jobs, member_picker, shape_panel
 from tests.dashboard.app_session import APP, assert_no_exception
 
 # Appended, not prepended: benchmarks/assignors.py must never hide the assignors package.
@@ -21,6 +21,7 @@ import big_groups
 
 def _upload(document: dict[str, object]) -> AppTest:
     app = AppTest.from_file(APP, default_timeout=600)
+    app.session_state[shape_panel.PANEL] = True  # its controls are built only while open
     app.run()
     app.radio(key="source.kind").set_value("Upload").run()
     text = json.dumps(document).encode()

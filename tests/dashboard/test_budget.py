@@ -106,3 +106,18 @@ def test_a_plotly_figure_weighs_about_what_it_holds() -> None:
         [go.Bar(x=list(range(200)), y=[str(i) for i in range(200)]) for _ in range(4)]
     )
     assert budget.estimate_bytes(figure) < 5_000_000
+
+
+def test_an_entry_grows_by_what_it_kept_and_evicts_others_to_fit() -> None:
+    cache = budget.ByteBudgetCache(budget_bytes=1_000, ttl_s=60)
+    cache.put("plan", "P", nbytes=300)
+    cache.put("other", "O", nbytes=400)
+    cache.grow("plan", 200)
+    assert cache.used_bytes == 900 and cache.get("other") == "O"
+    cache.grow("plan", 300)  # 800 for the plan: the other entry goes
+    assert "other" not in cache and cache.get("plan") == "P"
+    assert cache.used_bytes == 800
+    cache.grow("absent", 100)
+    assert "absent" not in cache and cache.used_bytes == 800
+    cache.grow("plan", 5_000)  # past the whole budget: not kept
+    assert "plan" not in cache and cache.used_bytes == 0

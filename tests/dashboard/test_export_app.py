@@ -20,9 +20,9 @@ from streamlit.testing.v1 import AppTest
 import sample_data
 from assignors.io.scenario import parse_scenario
 from assignors.simulate import metrics, rebalance
-from dashboard import png_export, whatif
+from dashboard import export_panel, png_export, whatif
 from tests.dashboard import downloads, plotly_spec
-from tests.dashboard.app_session import assert_no_exception, start_app
+from tests.dashboard.app_session import assert_no_exception, open_panel, start_app
 
 SAMPLE = sample_data.DEFAULT_SAMPLE
 STRATEGIES = ["range", "cooperative-sticky"]
@@ -43,7 +43,16 @@ def _with_a_change() -> AppTest:
     app.text_input(key="shape.add_id").input("newcomer")
     app.button(key="shape.add_submit").click().run()
     assert_no_exception(app)
-    return app
+    return open_panel(app, export_panel.PANEL)
+
+
+def test_the_closed_panel_builds_nothing_and_opening_it_shows_everything() -> None:
+    app = start_app(sample=SAMPLE)
+    assert downloads.labels(app) == []
+    assert not [c for c in app.code if c.value.startswith("?sample=")]
+    open_panel(app, export_panel.PANEL)
+    assert {"Scenario (JSON)", "Assignments (CSV)", "Movement (CSV)"} <= set(downloads.labels(app))
+    assert [c for c in app.code if c.value.startswith("?sample=")]
 
 
 def _csv(content: bytes) -> list[dict[str, str]]:
@@ -158,7 +167,7 @@ def test_without_a_browser_the_page_says_png_export_is_unavailable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("BROWSER_PATH", "/nonexistent/chromium")
-    app = start_app(sample=SAMPLE)
+    app = open_panel(start_app(sample=SAMPLE), export_panel.PANEL)
     assert not [label for label in downloads.labels(app) if label.endswith("(PNG)")]
     captions = " ".join(c.value for c in app.caption)
     assert "BROWSER_PATH points to /nonexistent/chromium" in captions
@@ -220,6 +229,7 @@ def test_walkthrough_buttons_step_through_and_show_a_step() -> None:
     assert app.multiselect(key="strategies.pick").value == ["sticky"]
     assert "C2" in plotly_spec.lag_panel(app, "current")
     # The share link carries the step, so it restores this very view.
+    open_panel(app, export_panel.PANEL)
     query = next(c.value for c in app.code if c.value.startswith("?sample="))
     params = {key: values[0] for key, values in parse_qs(query[1:]).items()}
     assert params["step"] == "3"

@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.conformance_cases import _compare_tasks, compare_members, partition_sets
-from tests.differential.core import STREAMS_GROUP_STRATEGIES, STREAMS_STRATEGIES, ours
+from tests.differential.core import (
+    STREAMS_GROUP_STRATEGIES,
+    STREAMS_STRATEGIES,
+    for_version,
+    ours,
+)
 from tests.oracle import Oracle
 
 
@@ -78,7 +83,9 @@ def tally(
 
 
 def run_cases(oracle: Oracle, requests: Sequence[dict[str, Any]]) -> dict[str, Tally]:
-    """Our answers and the oracle's for ``requests``; the tally per strategy."""
+    """Our answers and the oracle's for ``requests``, each asked as the oracle's Kafka version
+    (the scenario's ``kafka_version``); the tally per strategy."""
     result: dict[str, Tally] = {}
-    tally(requests, our_answers(requests), oracle.answer_all(requests), result)
+    asked = [for_version(request, oracle.version) for request in requests]
+    tally(asked, our_answers(asked), oracle.answer_all(asked), result)
     return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from assignors.cli.batch import answer_line
+from assignors.kafka_versions import release_line
 
 #: Kafka strategies the oracle answers for, in report order.
 KAFKA_STRATEGIES = (
@@ -24,13 +25,22 @@ KAFKA_STRATEGIES = (
 STREAMS_STRATEGIES = frozenset({"streams-ha", "streams-sticky"})
 #: Strategies whose scenario is the Streams shape and whose answer is per group member.
 STREAMS_GROUP_STRATEGIES = frozenset({"streams-group-sticky"})
-#: Kafka versions that lack a strategy's Kafka class (their oracle answers an error).
-ABSENT_IN = {"3.9.2": frozenset({"streams-group-sticky"})}
+#: Kafka versions that lack the assignor a strategy reproduces. Kafka 3.9 has no Streams groups
+#: (its oracle answers an error) and no share groups: its jar holds an unfinished
+#: ``SimpleAssignor`` (every member gets every partition it subscribes to) that no 3.9 broker
+#: runs; share groups came with Kafka 4.0 (KIP-932 early access).
+ABSENT_IN = {"3.9.2": frozenset({"streams-group-sticky", "share-simple"})}
 
 
 def in_kafka(strategy: str, version: str) -> bool:
     """Whether Kafka ``version`` has the assignor ``strategy`` reproduces."""
     return strategy not in ABSENT_IN.get(version, frozenset())
+
+
+def for_version(request: dict[str, Any], version: str) -> dict[str, Any]:
+    """``request`` with its scenario's ``kafka_version`` set to ``version``'s release line, so
+    that our answer reproduces the release the oracle runs (the oracle ignores the field)."""
+    return {**request, "scenario": {**request["scenario"], "kafka_version": release_line(version)}}
 
 
 def ours(line: bytes) -> dict[str, Any]:

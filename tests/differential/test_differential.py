@@ -1,5 +1,9 @@
 """Every Kafka strategy against Kafka's own Java assignor on generated groups (2,000 per strategy).
 
+Against the newest Kafka 3.9.x too: each strategy that takes the Kafka version
+(``older_kafka``: uniform, streams-sticky) on 400 groups asked as ``kafka_version`` 3.9, and every
+other strategy Kafka 3.9 has on 100 (their answers did not change; this keeps that true).
+
 Hypothesis picks where the seeded generator (``tests/differential/generate.py``) starts; the
 cases of one strategy go to the oracle in one round trip. A failure lists the first differing
 cases by id (``strategy:seed``): ``generate.case(strategy, seed)`` rebuilds any of them.
@@ -11,12 +15,18 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from assignors import registry
 from tests.differential.compare import run_cases
-from tests.differential.core import KAFKA_STRATEGIES
+from tests.differential.core import KAFKA_STRATEGIES, in_kafka
 from tests.differential.generate import case
-from tests.oracle import Oracle
+from tests.oracle import PREVIOUS, Oracle
 
 CASES_PER_STRATEGY = 2_000
+#: Against Kafka 3.9: the strategies that answer by Kafka version, and the others.
+CASES_BY_VERSION = 400
+CASES_UNCHANGED = 100
+VERSION_DEPENDENT = tuple(n for n in KAFKA_STRATEGIES if registry.get(n).older_kafka)
+IN_PREVIOUS = tuple(n for n in KAFKA_STRATEGIES if in_kafka(n, PREVIOUS))
 
 
 @pytest.mark.parametrize("strategy", KAFKA_STRATEGIES)
@@ -33,6 +43,30 @@ def test_same_answers_as_kafka(kafka_oracle: Oracle, strategy: str, first_seed: 
     assert tally.cases == CASES_PER_STRATEGY
     listed = "\n".join(f"{d.request['id']}: {d.why}" for d in tally.differences[:10])
     assert not tally.differences, f"{len(tally.differences)} differences from Kafka:\n{listed}"
+
+
+def test_version_dependent_strategies_are_known() -> None:
+    assert VERSION_DEPENDENT == ("uniform", "streams-sticky")
+
+
+@pytest.mark.parametrize("strategy", IN_PREVIOUS)
+@settings(
+    max_examples=1,
+    deadline=None,
+    phases=(Phase.explicit, Phase.generate),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(first_seed=st.integers(min_value=0, max_value=2**40))
+def test_same_answers_as_kafka_39(
+    previous_kafka_oracle: Oracle, strategy: str, first_seed: int
+) -> None:
+    """Asked as Kafka 3.9 (the scenario's ``kafka_version``), every answer is Kafka 3.9.2's."""
+    count = CASES_BY_VERSION if strategy in VERSION_DEPENDENT else CASES_UNCHANGED
+    requests = [case(strategy, seed) for seed in range(first_seed, first_seed + count)]
+    tally = run_cases(previous_kafka_oracle, requests)[strategy]
+    assert tally.cases == count
+    listed = "\n".join(f"{d.request['id']}: {d.why}" for d in tally.differences[:10])
+    assert not tally.differences, f"{len(tally.differences)} differences from Kafka 3.9:\n{listed}"
 
 
 def test_oracle_answers_errors_and_timing(kafka_oracle: Oracle) -> None:

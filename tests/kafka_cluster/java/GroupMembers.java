@@ -10,9 +10,14 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.StickyAssignor;
 import org.apache.kafka.clients.consumer.SubscriptionPattern;
+import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -29,9 +34,14 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * KafkaConsumer polled in its own thread. Commands on stdin, one per line: {@code join MEMBER}
  * starts another member, {@code leave CLIENT_ID} closes one (it leaves the group), {@code quit}
  * or the end of input closes all; {@code hold CLIENT_ID} makes that member's next revocation wait
- * (its rebalance listener blocks, so the group stays mid-reconciliation) until
- * {@code release CLIENT_ID}. Prints {@code assigned CLIENT_ID t-p,...} after every change of a
- * member's assignment, and {@code holding CLIENT_ID t-p,...} when a held revocation starts.
+ * (its rebalance listener blocks, so the group stays mid-reconciliation; it prints
+ * {@code holding CLIENT_ID t-p,...}) until {@code release CLIENT_ID}. Prints
+ * {@code assigned CLIENT_ID t-p,...} after every change of a member's assignment: when partitions
+ * are assigned, and when they are revoked or lost (then without them, before the member rejoins,
+ * so the line never claims a partition the member has given up). A classic member whose Java
+ * assignor runs (it leads the group) prints {@code leads CLIENT_ID} first (for {@code sticky} and
+ * {@code cooperative-sticky}, whose assignors are subclassed for that and keep their protocol
+ * names).
  */
 public final class GroupMembers {
     private static final Map<String, Member> MEMBERS = new ConcurrentHashMap<>();
@@ -39,8 +49,31 @@ public final class GroupMembers {
     private static final Map<String, String> CLASSIC = Map.of(
             "range", "org.apache.kafka.clients.consumer.RangeAssignor",
             "roundrobin", "org.apache.kafka.clients.consumer.RoundRobinAssignor",
-            "sticky", "org.apache.kafka.clients.consumer.StickyAssignor",
-            "cooperative-sticky", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
+            "sticky", LeadingSticky.class.getName(),
+            "cooperative-sticky", LeadingCooperativeSticky.class.getName());
+
+    /** Kafka's StickyAssignor, printing {@code leads CLIENT_ID} when its member leads. */
+    public static final class LeadingSticky extends StickyAssignor {
+        @Override
+        public GroupAssignment assign(Cluster metadata, GroupSubscription subscriptions) {
+            printLeader();
+            return super.assign(metadata, subscriptions);
+        }
+    }
+
+    /** Kafka's CooperativeStickyAssignor, printing {@code leads CLIENT_ID} when its member leads. */
+    public static final class LeadingCooperativeSticky extends CooperativeStickyAssignor {
+        @Override
+        public GroupAssignment assign(Cluster metadata, GroupSubscription subscriptions) {
+            printLeader();
+            return super.assign(metadata, subscriptions);
+        }
+    }
+
+    /** A classic member's assignor runs in the member's own polling thread, "member-CLIENT_ID". */
+    private static void printLeader() {
+        System.out.println("leads " + Thread.currentThread().getName().substring("member-".length()));
+    }
 
     private static final class Member implements Runnable {
         final String clientId;
@@ -85,9 +118,13 @@ public final class GroupMembers {
                 ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
                     @Override
                     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                        if (!held || partitions.isEmpty()) {
-                            return;
+                        if (held && !partitions.isEmpty()) {
+                            hold(partitions);
                         }
+                        report(consumer, partitions);
+                    }
+
+                    private void hold(Collection<TopicPartition> partitions) {
                         TreeSet<String> revoking = new TreeSet<>();
                         for (TopicPartition tp : partitions) {
                             revoking.add(tp.topic() + "-" + tp.partition());
@@ -105,11 +142,13 @@ public final class GroupMembers {
 
                     @Override
                     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                        report(consumer);
+                        report(consumer, List.of());
                     }
 
                     @Override
-                    public void onPartitionsLost(Collection<TopicPartition> partitions) {}
+                    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                        report(consumer, partitions);
+                    }
                 };
                 if (subscription.startsWith("re:")) {
                     consumer.subscribe(new SubscriptionPattern(subscription.substring(3)), listener);
@@ -125,10 +164,14 @@ public final class GroupMembers {
             System.out.println("left " + clientId);
         }
 
-        private void report(KafkaConsumer<byte[], byte[]> consumer) {
+        /** Prints what the member owns: its assignment without the partitions it is giving up. */
+        private void report(
+                KafkaConsumer<byte[], byte[]> consumer, Collection<TopicPartition> givingUp) {
             TreeSet<String> owned = new TreeSet<>();
             for (TopicPartition tp : consumer.assignment()) {
-                owned.add(tp.topic() + "-" + tp.partition());
+                if (!givingUp.contains(tp)) {
+                    owned.add(tp.topic() + "-" + tp.partition());
+                }
             }
             System.out.println("assigned " + clientId + " " + String.join(",", owned));
         }
