@@ -509,32 +509,8 @@ def parse_members(
     return members
 
 
-def parse_scenario(
-    raw: object, path: str = "scenario", *, json_checked: bool = False
-) -> tuple[Scenario, tuple[str, ...]]:
-    """Validate a JSON scenario object; return the scenario and its warnings.
-
-    Raises :class:`ScenarioError` listing every problem, each prefixed with its JSON path
-    (relative to ``path``; pass ``""`` for paths like ``members[3].rack``). A ``walkthrough``
-    is not read here: :func:`assignors.io.walkthrough.parse_walkthrough` reads and checks it.
-    ``raw`` first passes the JSON gate's value checks (:func:`check_json_value`: depth, number
-    sizes, NaN, text), unless ``json_checked`` says it came from :func:`decode_json` already.
-    """
-    prefix = f"{path}." if path else ""
-    problems = Problems()
-    if not json_checked:
-        check_json_value(raw, path)
-    if not isinstance(raw, dict):
-        raise ScenarioError([f"{path or 'scenario'}: expected a JSON object, got {type_name(raw)}"])
-    if "tasks" in raw or "clients" in raw:
-        raise ScenarioError(
-            [
-                f"{path or 'scenario'}: this is a Kafka Streams task scenario (tasks and clients);"
-                " load it with a task strategy such as streams-ha, not as a consumer group"
-            ]
-        )
-    problems.unknown_fields(raw, SCENARIO_FIELDS, path)
-    topics_raw = raw.get("topics")
+def _parse_topics(topics_raw: object, prefix: str, problems: Problems) -> list[Topic]:
+    """The scenario's topics (unique names, within the limits); problems recorded."""
     topics: list[Topic] = []
     if not isinstance(topics_raw, list):
         problems.error(f"{prefix}topics", f"expected a list of topics, got {type_name(topics_raw)}")
@@ -561,6 +537,35 @@ def parse_scenario(
                 f"{prefix}topics",
                 f"{total:,} partitions in all; at most {MAX_TOTAL_PARTITIONS:,}",
             )
+    return topics
+
+
+def parse_scenario(
+    raw: object, path: str = "scenario", *, json_checked: bool = False
+) -> tuple[Scenario, tuple[str, ...]]:
+    """Validate a JSON scenario object; return the scenario and its warnings.
+
+    Raises :class:`ScenarioError` listing every problem, each prefixed with its JSON path
+    (relative to ``path``; pass ``""`` for paths like ``members[3].rack``). A ``walkthrough``
+    is not read here: :func:`assignors.io.walkthrough.parse_walkthrough` reads and checks it.
+    ``raw`` first passes the JSON gate's value checks (:func:`check_json_value`: depth, number
+    sizes, NaN, text), unless ``json_checked`` says it came from :func:`decode_json` already.
+    """
+    prefix = f"{path}." if path else ""
+    problems = Problems()
+    if not json_checked:
+        check_json_value(raw, path)
+    if not isinstance(raw, dict):
+        raise ScenarioError([f"{path or 'scenario'}: expected a JSON object, got {type_name(raw)}"])
+    if "tasks" in raw or "clients" in raw:
+        raise ScenarioError(
+            [
+                f"{path or 'scenario'}: this is a Kafka Streams task scenario (tasks and clients);"
+                " load it with a task strategy such as streams-ha, not as a consumer group"
+            ]
+        )
+    problems.unknown_fields(raw, SCENARIO_FIELDS, path)
+    topics = _parse_topics(raw.get("topics"), prefix, problems)
     counts = {topic.name: topic.partitions for topic in topics}
     members = parse_members(raw.get("members"), f"{prefix}members", counts, problems)
     reset = raw.get("auto_offset_reset", "latest")
