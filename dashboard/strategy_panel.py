@@ -10,7 +10,7 @@ follows (default: the scenario's ``kafka_version``, else the newest); the pick i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
@@ -90,25 +90,33 @@ def render(source: state.Source) -> list[str]:
 def _kafka_version(scenario: Scenario, picked: list[str]) -> None:
     """The Kafka version selector, shown when a picked strategy answers by Kafka release."""
     known = compute.partition_strategies()
-    dependent = [name for name in picked if known[name].older_kafka]
-    if not dependent:
-        return
-    if _VERSION not in st.session_state:  # drawn again: from the pick kept in the state
-        chosen = state.kafka_version() or scenario.kafka_version or NEWEST_KAFKA_VERSION
-        st.session_state[_VERSION] = chosen
+    dependent = {name: known[name].older_kafka for name in picked if known[name].older_kafka}
+    if dependent:
+        kafka_version_picker(_VERSION, scenario.kafka_version, dependent)
+
+
+def kafka_version_picker(
+    key: str, default: str | None, dependent: Mapping[str, Sequence[tuple[str, str]]]
+) -> str:
+    """The *Kafka version* selectbox under ``key`` for the ``dependent`` strategies (name ->
+    what each older release did); the pick is kept in :func:`dashboard.state.kafka_version`,
+    which also seeds the box when it is drawn again (else ``default``, else the newest)."""
+    if key not in st.session_state:
+        st.session_state[key] = state.kafka_version() or default or NEWEST_KAFKA_VERSION
     changes = "; ".join(
         f"{name} as Kafka {version}: {change}"
-        for name in dependent
-        for version, change in known[name].older_kafka
+        for name, older in dependent.items()
+        for version, change in older
     )
     version: str = st.selectbox(
         "Kafka version",
         list(reversed(KAFKA_VERSIONS)),
-        key=_VERSION,
+        key=key,
         help=f"The Kafka release {', '.join(dependent)} reproduce (default the newest); {changes}.",
     )
     if version != state.kafka_version():
         state.set_kafka_version(version)
+    return version
 
 
 @st.fragment

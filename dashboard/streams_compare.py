@@ -25,15 +25,14 @@ import pandas as pd
 import streamlit as st
 
 from assignors import (
-    KAFKA_VERSIONS,
-    NEWEST_KAFKA_VERSION,
     ClientAssignment,
     StreamsScenario,
     TaskComparison,
     compare_task_strategies,
     registry,
 )
-from dashboard import charts, compute, state
+from dashboard import charts, compute
+from dashboard.strategy_panel import kafka_version_picker
 
 _VERSION = "streams.kafka_version"
 
@@ -49,25 +48,9 @@ def comparison(
 
 
 def _kafka_version(streams: StreamsScenario) -> str:
-    """The Kafka version selector; the pick is kept in :func:`dashboard.state.kafka_version`."""
-    if _VERSION not in st.session_state:
-        chosen = state.kafka_version() or streams.kafka_version or NEWEST_KAFKA_VERSION
-        st.session_state[_VERSION] = chosen
-    dependent = {n: s for n, s in registry.task_strategies().items() if s.older_kafka}
-    changes = "; ".join(
-        f"{name} as Kafka {version}: {change}"
-        for name, strategy in dependent.items()
-        for version, change in strategy.older_kafka
-    )
-    version: str = st.selectbox(
-        "Kafka version",
-        list(reversed(KAFKA_VERSIONS)),
-        key=_VERSION,
-        help=f"The Kafka release {', '.join(dependent)} reproduce (default the newest); {changes}.",
-    )
-    if version != state.kafka_version():
-        state.set_kafka_version(version)
-    return version
+    """The Kafka version selector for the task strategies that answer by Kafka release."""
+    dependent = {n: s.older_kafka for n, s in registry.task_strategies().items() if s.older_kafka}
+    return kafka_version_picker(_VERSION, streams.kafka_version, dependent)
 
 
 def phases(
