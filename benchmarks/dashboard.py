@@ -32,6 +32,8 @@ APP = str(ROOT / "dashboard" / "app.py")
 # hide the assignors package: put the checkout first.
 if str(ROOT) not in sys.path[:1]:
     sys.path.insert(0, str(ROOT))
+from tests.dashboard.app_session import add_form  # noqa: E402
+
 STRATEGIES = ["range", "cooperative-sticky", "uniform"]
 
 
@@ -176,12 +178,12 @@ def main() -> None:
         load_s = timed_run(app)
         app.multiselect(key="strategies.pick").set_value(STRATEGIES)
         pick_s = timed_run(app)
-        app.text_input(key="shape.add_id").input(f"new-member-{attempt}")
+        add_form(app, "add_id").input(f"new-member-{attempt}")
         # Name the subscription: a form left at its default submits none, and the edit is
         # undone ("give at least one topic") instead of timing the rebalance.
         topics = [str(topic["name"]) for topic in raw["topics"]]  # type: ignore[attr-defined]
-        app.multiselect(key="shape.add_topics").set_value(topics)
-        app.button(key="shape.add_submit").click()
+        add_form(app, "add_topics").set_value(topics)
+        add_form(app, "add_submit").click()
         cold.append(timed_run(app))
         cold_cpu.append(last_cpu_s)
         if app.error:

@@ -5,9 +5,9 @@ One Chromium, ``--sessions`` tabs (each its own browser context, so its own Stre
 each drawing actions from its own ``random.Random(seed + index)``: add a member, undo, skew the
 lag, switch the lower view, switch the animated strategy, load another sample, reload the page.
 An action's latency is from the click to the page idle again (no "Running..." widget). An error
-is an exception box on the page, a page error in the browser, or an action that did not finish
-within ``--action-timeout``. The server's resident memory (with any worker) is sampled
-throughout.
+is an exception or an error box on the page after a valid action, a page error in the browser,
+or an action that did not finish within ``--action-timeout``. The server's resident memory (with
+any worker) is sampled throughout.
 
     .venv/bin/python benchmarks/load.py [--sessions 10] [--minutes 3] [--seed 21]
 
@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import os
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -37,8 +38,11 @@ if str(ROOT) not in sys.path[:1]:
 from tests.browser import served_app  # noqa: E402
 
 EXCEPTION = '[data-testid="stException"]'
+ERROR_BOX = '[data-testid="stAlertContentError"]'
+SIDEBAR = '[data-testid="stSidebar"]'
+MAIN = '[data-testid="stMain"]'
 SAMPLE_PICKS = 6
-MORE_VIEWS = ("Assignment matrix", "Movement", "Lag drain", "Protocols")
+MORE_VIEWS = ("Members", "Assignment matrix", "Movement", "Lag drain", "Protocols")
 
 
 @dataclass
@@ -48,11 +52,21 @@ class Tally:
     actions: int = 0
 
 
+#: Whether the app is between runs (tests/browser/ui.py's ``settle`` reads the same attribute).
+SCRIPT_IDLE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const run = app && app.getAttribute('data-test-script-state');
+  return run !== 'running' && run !== 'rerunRequested';
+}"""
+
+
 async def idle(page: Any, timeout_s: float) -> None:
+    """Until the app's run has ended and no "Running..." widget showed for 0.3 s."""
     deadline = time.monotonic() + timeout_s
     quiet: float | None = None
     while time.monotonic() < deadline:
-        if await page.locator(served_app.RUNNING).count() == 0:
+        running = await page.locator(served_app.RUNNING).count() > 0
+        if not running and await page.evaluate(SCRIPT_IDLE_JS):
             quiet = quiet or time.monotonic()
             if time.monotonic() - quiet > 0.3:
                 return
@@ -62,35 +76,44 @@ async def idle(page: Any, timeout_s: float) -> None:
     raise TimeoutError("the page kept running")
 
 
-async def open_shape_panel(page: Any) -> None:
-    if not await page.get_by_label("Member id").is_visible():
-        await page.get_by_text("Shape the what-if").first.click()
-        await page.get_by_label("Member id").wait_for()
+async def open_shape_panel(page: Any) -> Any:
+    """The *Shape the what-if* expander, opened if closed (tests/browser/ui.py's selectors)."""
+    panel = page.locator('[data-testid="stExpander"]').filter(has_text="Shape the what-if").first
+    details = panel.locator("details").first
+    if await details.get_attribute("open") is None:
+        await panel.locator("summary").first.click()
+    # Built only while open: its tabs come with the rerun the click starts.
+    await panel.get_by_role("tab", name="Members").wait_for()
+    return panel
 
 
 async def add_member(page: Any, rng: random.Random) -> None:
-    await open_shape_panel(page)
-    await page.get_by_role("tab", name="Members").click()
-    await page.get_by_label("Member id").fill(f"load-{rng.randrange(10**9)}")
-    await page.get_by_role("button", name="Add member").click()
+    panel = await open_shape_panel(page)
+    await panel.get_by_role("tab", name="Members").click()
+    # While Streamlit swaps in a new form (its keys carry the scenario), the old copy can
+    # linger a moment: the last one is the current one (tests/browser/ui.py does the same).
+    await panel.get_by_label("Member id").last.fill(f"load-{rng.randrange(10**9)}")
+    await panel.get_by_role("button", name="Add member").last.click()
 
 
 async def undo(page: Any, rng: random.Random) -> None:
-    await open_shape_panel(page)
-    await page.get_by_role("tab", name="Edits").click()
-    button = page.get_by_role("button", name="Undo last edit")
-    if await button.is_enabled():
+    panel = await open_shape_panel(page)
+    await panel.get_by_role("tab", name=re.compile(r"^Edits")).click()
+    button = panel.get_by_role("button", name="Undo last edit").last
+    if await button.count() and await button.is_enabled():
         await button.click()
 
 
 async def skew(page: Any, rng: random.Random) -> None:
-    await open_shape_panel(page)
-    await page.get_by_role("tab", name="Lag & rates").click()
-    await page.get_by_role("button", name="Skew the lag").click()
+    panel = await open_shape_panel(page)
+    await panel.get_by_role("tab", name="Lag & rates").click()
+    await panel.get_by_role("button", name="Skew the lag").click()
 
 
 async def more_view(page: Any, rng: random.Random) -> None:
-    await page.get_by_role("button", name=rng.choice(MORE_VIEWS), exact=True).first.click()
+    group = page.locator(MAIN).locator('[data-testid="stButtonGroup"]').first
+    name = re.compile("^" + re.escape(rng.choice(MORE_VIEWS)) + "$")
+    await group.locator("button").filter(has_text=name).click()
 
 
 async def animate(page: Any, rng: random.Random) -> None:
@@ -102,7 +125,7 @@ async def animate(page: Any, rng: random.Random) -> None:
 
 
 async def load_sample(page: Any, rng: random.Random) -> None:
-    await page.get_by_label("Sample scenario").first.click()
+    await page.locator(SIDEBAR).locator('[data-testid="stSelectbox"]').first.click()
     options = page.get_by_role("option")
     await options.first.wait_for()
     count = await options.count()
@@ -130,7 +153,14 @@ WEIGHTS = (5, 4, 1, 4, 3, 2, 1)
 
 
 async def session(
-    browser: Any, url: str, index: int, seed: int, until: float, timeout_s: float, tally: Tally
+    browser: Any,
+    url: str,
+    index: int,
+    seed: int,
+    until: float,
+    timeout_s: float,
+    tally: Tally,
+    verbose: bool = False,
 ) -> None:
     rng = random.Random(seed + index)
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -150,6 +180,8 @@ async def session(
     tally.latencies.setdefault("first page", []).append(time.perf_counter() - started)
     while time.monotonic() < until:
         name = rng.choices(list(ACTIONS), WEIGHTS)[0]
+        if verbose:
+            print(f"[{time.strftime('%H:%M:%S')}] session {index}: {name}", flush=True)
         started = time.perf_counter()
         try:
             await ACTIONS[name](page, rng)
@@ -157,16 +189,22 @@ async def session(
             await idle(page, timeout_s)
         except Exception as error:  # every failure is a counted error
             tally.errors.append(f"session {index}: {name}: {type(error).__name__}: {error}")
+            with contextlib.suppress(Exception):  # what the page showed, to look at afterwards
+                shot = Path(tempfile.gettempdir()) / f"ae-load-s{index}-{tally.actions}.png"
+                await page.screenshot(path=str(shot), full_page=True)
+                tally.errors.append(f"session {index}: the page at that moment: {shot}")
             with contextlib.suppress(Exception):
                 await page.goto(url)
             continue
         tally.latencies.setdefault(name, []).append(time.perf_counter() - started - 0.3)
         tally.actions += 1
-        if await page.locator(EXCEPTION).count():
-            text = await page.locator(EXCEPTION).first.inner_text()
-            tally.errors.append(f"session {index}: {name}: exception on the page: {text[:300]}")
-            with contextlib.suppress(Exception):
-                await page.goto(url)
+        for selector, what in ((EXCEPTION, "exception"), (ERROR_BOX, "error box")):
+            if await page.locator(selector).count():
+                text = await page.locator(selector).first.inner_text()
+                tally.errors.append(f"session {index}: {name}: {what} on the page: {text[:300]}")
+                with contextlib.suppress(Exception):
+                    await page.goto(url)
+                break
     await context.close()
 
 
@@ -175,7 +213,9 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-async def drive(url: str, sessions: int, minutes: float, seed: int, timeout_s: float) -> Tally:
+async def drive(
+    url: str, sessions: int, minutes: float, seed: int, timeout_s: float, verbose: bool = False
+) -> Tally:
     from playwright.async_api import async_playwright
 
     tally = Tally()
@@ -185,7 +225,10 @@ async def drive(url: str, sessions: int, minutes: float, seed: int, timeout_s: f
         )
         until = time.monotonic() + minutes * 60
         await asyncio.gather(
-            *(session(browser, url, i, seed, until, timeout_s, tally) for i in range(sessions))
+            *(
+                session(browser, url, i, seed, until, timeout_s, tally, verbose)
+                for i in range(sessions)
+            )
         )
         await browser.close()
     return tally
@@ -197,6 +240,7 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--action-timeout", type=float, default=120.0)
+    parser.add_argument("--verbose", action="store_true", help="print each action as it starts")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="ae-load-"))
     peak = [0]
@@ -215,7 +259,14 @@ def main() -> None:
         threading.Thread(target=sample, daemon=True).start()
         load_before = os.getloadavg()[0]
         tally = asyncio.run(
-            drive(served.url, args.sessions, args.minutes, args.seed, args.action_timeout)
+            drive(
+                served.url,
+                args.sessions,
+                args.minutes,
+                args.seed,
+                args.action_timeout,
+                args.verbose,
+            )
         )
         running[0] = False
     every = [

@@ -27,16 +27,9 @@ def _push(edit: dict[str, Any]) -> None:
 
 def scenario_values(before: Scenario, after: Scenario) -> dict[str, Any]:
     """What each what-if widget shows for a scenario it has not been used on yet."""
-    topics = [topic.name for topic in after.topics]
-    first = after.members[0].topics if after.members else tuple(topics)
     values: dict[str, Any] = {
         "shape.include_members": [member.member_id for member in before.members],
         "shape.topics": [topic.name for topic in before.topics],
-        "shape.add_id": "",
-        "shape.add_rack": "",
-        "shape.add_topics": [t for t in first if t in topics],
-        "shape.add_priority": 0,
-        "shape.add_rate": 0.0,
         "shape.remove_ids": [],
     }
     if after.members:
@@ -46,6 +39,18 @@ def scenario_values(before: Scenario, after: Scenario) -> dict[str, Any]:
     if before.topics:
         values["shape.lag_topic"] = before.topics[0].name
     return values
+
+
+def add_form_key(field: str, scope: str) -> str:
+    """The key of the *Add member* form's ``field`` drawn for the scenario ``scope``.
+
+    The keys carry the scope: a form the browser still shows for another scenario (clicked
+    while the page was changing to a new sample, upload or edit) submits keys that no widget of
+    this run has, so Streamlit drops the stale submission instead of applying another
+    scenario's member id and topics here; and each scenario's form starts from its own
+    defaults (the first member's topics), whatever the browser held before.
+    """
+    return f"shape.{field}@{state.content_key(scope)[:12]}"
 
 
 #: The panel's key: its open/closed state lives in the session under it.
@@ -71,12 +76,12 @@ def render(source: Scenario, before: Scenario, after: Scenario) -> None:
     Every widget belongs to the scenario it is drawn for (:func:`dashboard.state.scope_widgets`):
     after a load or an edit none shows or applies a choice made for another scenario.
     """
-    state.scope_widgets(scenario_values(before, after))
+    scope = state.scope_widgets(scenario_values(before, after))
     members_tab, topics_tab, lag_tab, edits_tab = st.tabs(
         ["Members", "Topics", "Lag & rates", f"Edits ({len(state.edits())})"]
     )
     with members_tab:
-        _members(source, before, after)
+        _members(source, before, after, scope)
     with topics_tab:
         _topics(source, before, after)
     with lag_tab:
@@ -85,7 +90,7 @@ def render(source: Scenario, before: Scenario, after: Scenario) -> None:
         _edit_list()
 
 
-def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
+def _members(source: Scenario, before: Scenario, after: Scenario, scope: str) -> None:
     all_members = [member.member_id for member in source.members]
     included = [member.member_id for member in before.members]
     chosen = member_picker.pick_subset(
@@ -98,30 +103,7 @@ def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
     topics = [topic.name for topic in after.topics]
     add, remove = st.columns(2)
     with add, st.form("shape.add_member", border=True):
-        st.markdown("**Add a member**")
-        st.text_input("Member id", placeholder="consumer-new-1", key="shape.add_id")
-        st.text_input("Rack (client.rack)", key="shape.add_rack")
-        if len(topics) <= member_picker.LIMIT:
-            st.multiselect("Subscription", topics, key="shape.add_topics")
-        else:
-            first = after.members[0].topics if after.members else tuple(topics)
-            st.caption(f"Subscribes to the first member's {len(first):,} topics.")
-        st.number_input("Priority (failover)", step=1, key="shape.add_priority")
-        st.number_input(
-            "Consume rate (records/s, 0 = default)",
-            min_value=0.0,
-            step=100.0,
-            key="shape.add_rate",
-        )
-        # A callback, not `if button: ...; st.rerun()`: it runs before the rerun the click
-        # starts, so the page is computed once with the new member instead of twice.
-        st.form_submit_button(
-            "Add member",
-            type="primary",
-            key="shape.add_submit",
-            on_click=_add_member,
-            args=(after,),
-        )
+        _add_member_form(after, scope)
     with remove, st.container(border=True):
         st.markdown("**Remove or restart members**")
         present = [member.member_id for member in after.members]
@@ -163,25 +145,74 @@ def _members(source: Scenario, before: Scenario, after: Scenario) -> None:
                 st.rerun()
 
 
-def _add_member(after: Scenario) -> None:
-    """The "Add member" form's submit: one ``add_member`` edit from the form's fields."""
+def _add_member_form(after: Scenario, scope: str) -> None:
+    """The *Add member* form's fields, keyed by the scenario they were drawn for."""
+    topics = [topic.name for topic in after.topics]
+    first = after.members[0].topics if after.members else tuple(topics)
+    st.markdown("**Add a member**")
+    st.text_input("Member id", placeholder="consumer-new-1", key=add_form_key("add_id", scope))
+    st.text_input("Rack (client.rack)", key=add_form_key("add_rack", scope))
+    if len(topics) <= member_picker.LIMIT:
+        st.multiselect(
+            "Subscription",
+            topics,
+            default=[t for t in first if t in topics],
+            key=add_form_key("add_topics", scope),
+        )
+    else:
+        st.caption(f"Subscribes to the first member's {len(first):,} topics.")
+    st.number_input("Priority (failover)", step=1, key=add_form_key("add_priority", scope))
+    st.number_input(
+        "Consume rate (records/s, 0 = default)",
+        min_value=0.0,
+        step=100.0,
+        key=add_form_key("add_rate", scope),
+    )
+    # A callback, not `if button: ...; st.rerun()`: it runs before the rerun the click
+    # starts, so the page is computed once with the new member instead of twice.
+    st.form_submit_button(
+        "Add member",
+        type="primary",
+        key=add_form_key("add_submit", scope),
+        on_click=_add_member,
+        args=(after, scope),
+    )
+
+
+def _add_member(after: Scenario, scope: str) -> None:
+    """The "Add member" form's submit: one ``add_member`` edit from the form's fields.
+
+    A form drawn for another scenario than the current one (a second click before the page
+    showed the first one's member, or a click while a new sample loaded) adds nothing: its
+    fields were for that scenario. The page says so and shows the current form.
+    """
+    if scope != state.scenario_key():
+        state.report_notice(
+            "The group changed before your click on Add member reached it, so nothing was "
+            "added: the form now shows the current group; press Add member again."
+        )
+        return
     values = st.session_state
-    new_id = str(values.get("shape.add_id", "")).strip() or _next_member_id(after)
+
+    def field(name: str, default: Any) -> Any:
+        return values.get(add_form_key(name, scope), default)
+
+    new_id = str(field("add_id", "")).strip() or _next_member_id(after)
     if new_id in {member.member_id for member in after.members}:
         state.report_error(f'a member "{new_id}" is already in the group; pick another id')
         return
     edit: dict[str, Any] = {"op": "add_member", "member_id": new_id}
-    if "shape.add_topics" in values:
-        edit["topics"] = list(values["shape.add_topics"])
+    if add_form_key("add_topics", scope) in values:
+        edit["topics"] = list(field("add_topics", []))
     # else: past the picker's limit the form lists no topics; the member subscribes like the
     # first one (the core's default for an add without topics).
-    rack = str(values.get("shape.add_rack", "")).strip()
+    rack = str(field("add_rack", "")).strip()
     if rack:
         edit["rack"] = rack
-    priority = values.get("shape.add_priority") or 0
+    priority = field("add_priority", 0) or 0
     if priority:
         edit["priority"] = int(priority)
-    rate = values.get("shape.add_rate") or 0.0
+    rate = field("add_rate", 0.0) or 0.0
     if rate > 0:
         edit["consume_rate"] = float(rate)
     _push(edit)

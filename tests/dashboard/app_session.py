@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
@@ -37,3 +38,20 @@ def open_panel(app: AppTest, key: str) -> AppTest:
     app.run()
     assert_no_exception(app)
     return app
+
+
+def add_form(app: AppTest, field: str) -> Any:
+    """The *Add member* form's ``field`` (``add_id``, ``add_topics``, ``add_submit``, ...) as the
+    last run drew it; its key carries the scenario it was drawn for
+    (:func:`dashboard.shape_panel.add_form_key`)."""
+    prefix = f"shape.{field}@"
+    for widgets in (app.text_input, app.multiselect, app.number_input, app.button):
+        for widget in widgets:
+            if widget.key and widget.key.startswith(prefix):
+                return widget
+    raise AssertionError(f"no {field!r} field of the Add member form on the page")
+
+
+def has_add_form(app: AppTest) -> bool:
+    """Whether the last run drew the *Add member* form (its panel is open)."""
+    return any(box.key and box.key.startswith("shape.add_id@") for box in app.text_input)

@@ -13,8 +13,15 @@ from streamlit.testing.v1 import AppTest
 
 import sample_data
 from dashboard import shape_panel, share
+from dashboard import state as state_module
 from tests.dashboard import plotly_spec
-from tests.dashboard.app_session import APP, assert_no_exception, start_app
+from tests.dashboard.app_session import (
+    APP,
+    add_form,
+    assert_no_exception,
+    has_add_form,
+    start_app,
+)
 
 CONSUMER_SAMPLES = [
     info.key for info in sample_data.list_samples() if info.kind == "consumer-group"
@@ -73,8 +80,8 @@ def test_choosing_strategies_adds_a_row_per_strategy() -> None:
 
 def test_add_then_remove_a_member_and_undo() -> None:
     app = start_app()
-    app.text_input(key="shape.add_id").input("new-consumer")
-    app.button(key="shape.add_submit").click().run()
+    add_form(app, "add_id").input("new-consumer")
+    add_form(app, "add_submit").click().run()
     assert_no_exception(app)
     assert "add member new-consumer" in _texts(app)
     assert "new-consumer" in app.multiselect(key="shape.remove_ids").options
@@ -91,11 +98,31 @@ def test_add_then_remove_a_member_and_undo() -> None:
     assert "new-consumer" not in app.multiselect(key="shape.remove_ids").options
 
 
+def test_a_click_on_a_form_drawn_for_another_group_adds_nothing() -> None:
+    """The load test's race (issue 17.1): the browser still shows the *Add member* form of the
+    group before a change (a new sample, another edit) when the click reaches the server. That
+    form's fields belong to the old group, so nothing is added and the page says why."""
+    app = start_app()
+    first = app.multiselect(key="shape.remove_ids").options[0]
+    add_form(app, "add_id").input("late-click")
+    # Another edit lands first: the group the form was drawn for is gone.
+    app.session_state[state_module._EDITS] = [{"op": "remove_member", "member_id": first}]
+    add_form(app, "add_submit").click().run()
+    assert_no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    assert "late-click" not in app.multiselect(key="shape.remove_ids").options
+    assert any("nothing was added" in box.value for box in app.success), app.success
+    # The form now drawn is the current group's, and a click on it adds the member.
+    add_form(app, "add_id").input("on-time")
+    add_form(app, "add_submit").click().run()
+    assert "on-time" in app.multiselect(key="shape.remove_ids").options
+
+
 def test_adding_a_member_changes_the_lag_per_consumer() -> None:
     app = start_app(sample="lag-aware-worked-example")
     before = _lag_panel(app, "current")
-    app.text_input(key="shape.add_id").input("extra")
-    app.button(key="shape.add_submit").click().run()
+    add_form(app, "add_id").input("extra")
+    add_form(app, "add_submit").click().run()
     assert_no_exception(app)
     picked = app.multiselect(key="strategies.pick").value
     after = _lag_panel(app, picked[0])
@@ -180,19 +207,19 @@ def test_the_what_if_panel_is_built_only_while_open_and_reopens_with_the_scenari
     app = AppTest.from_file(APP, default_timeout=120)
     app.run()
     assert_no_exception(app)
-    assert not [box for box in app.text_input if box.key == "shape.add_id"]
+    assert not has_add_form(app)
     app.session_state[shape_panel.PANEL] = True
     app.run()
-    subscription = app.multiselect(key="shape.add_topics").value
+    subscription = add_form(app, "add_topics").value
     assert subscription  # the first member's topics, never an empty form
     app.session_state[shape_panel.PANEL] = False
     app.run()
-    assert not [box for box in app.text_input if box.key == "shape.add_id"]
+    assert not has_add_form(app)
     app.session_state[shape_panel.PANEL] = True
     app.run()
-    assert app.multiselect(key="shape.add_topics").value == subscription
-    app.text_input(key="shape.add_id").input("after-reopening")
-    app.button(key="shape.add_submit").click().run()
+    assert add_form(app, "add_topics").value == subscription
+    add_form(app, "add_id").input("after-reopening")
+    add_form(app, "add_submit").click().run()
     assert_no_exception(app)
     assert not app.error, [e.value for e in app.error]
     assert "after-reopening" in app.multiselect(key="shape.remove_ids").options

@@ -22,7 +22,7 @@ from assignors.io.scenario import parse_scenario
 from assignors.simulate import metrics, rebalance
 from dashboard import export_panel, png_export, whatif
 from tests.dashboard import downloads, plotly_spec
-from tests.dashboard.app_session import assert_no_exception, open_panel, start_app
+from tests.dashboard.app_session import add_form, assert_no_exception, open_panel, start_app
 
 SAMPLE = sample_data.DEFAULT_SAMPLE
 STRATEGIES = ["range", "cooperative-sticky"]
@@ -40,8 +40,8 @@ def _with_a_change() -> AppTest:
     """The default sample, two strategies, one member added (through the form)."""
     app = start_app(sample=SAMPLE)
     app.multiselect(key="strategies.pick").set_value(STRATEGIES).run()
-    app.text_input(key="shape.add_id").input("newcomer")
-    app.button(key="shape.add_submit").click().run()
+    add_form(app, "add_id").input("newcomer")
+    add_form(app, "add_submit").click().run()
     assert_no_exception(app)
     return open_panel(app, export_panel.PANEL)
 
