@@ -192,7 +192,7 @@ async def session(
             with contextlib.suppress(Exception):  # what the page showed, to look at afterwards
                 shot = Path(tempfile.gettempdir()) / f"ae-load-s{index}-{tally.actions}.png"
                 await page.screenshot(path=str(shot), full_page=True)
-                tally.errors.append(f"session {index}: the page at that moment: {shot}")
+                print(f"session {index}: {name} failed; the page then: {shot}", file=sys.stderr)
             with contextlib.suppress(Exception):
                 await page.goto(url)
             continue
