@@ -78,7 +78,7 @@ def render(source: Scenario, before: Scenario, after: Scenario) -> None:
     """
     scope = state.scope_widgets(scenario_values(before, after))
     members_tab, topics_tab, lag_tab, edits_tab = st.tabs(
-        ["Members", "Topics", "Lag & rates", f"Edits ({len(state.edits())})"]
+        _tab_labels(), key=TABS, on_change="rerun"
     )
     with members_tab:
         _members(source, before, after, scope)
@@ -88,6 +88,21 @@ def render(source: Scenario, before: Scenario, after: Scenario) -> None:
         _lag(before)
     with edits_tab:
         _edit_list()
+
+
+#: The panel's tabs' key: the tab picked stays picked across reruns and edits.
+TABS = "panel.shape.tab"
+
+
+def _tab_labels() -> list[str]:
+    """The tabs' names; the Edits tab counts the edits. A tab is remembered by its name, so
+    when the count changes (an undo on the Edits tab) the remembered name follows it: the
+    panel stays on Edits instead of jumping back to Members."""
+    labels = ["Members", "Topics", "Lag & rates", f"Edits ({len(state.edits())})"]
+    picked = st.session_state.get(TABS)
+    if isinstance(picked, str) and picked.startswith("Edits") and picked != labels[-1]:
+        st.session_state[TABS] = labels[-1]
+    return labels
 
 
 def _members(source: Scenario, before: Scenario, after: Scenario, scope: str) -> None:

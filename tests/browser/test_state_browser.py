@@ -14,6 +14,7 @@ import itertools
 import json
 import os
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -185,3 +186,20 @@ def test_monkey_random_valid_actions(page: Any) -> None:
                 f"seed {seed}, action {len(done)} ({name}) failed after {done[-8:]}: {error}"
                 f" (screenshot {shot})"
             ) from error
+
+
+def test_undo_twice_from_the_edits_tab(page: Any) -> None:
+    """The Edits tab stays picked after an undo, although its name counts the edits: a second
+    undo is one more click on the same button (it used to jump back to Members, hiding it)."""
+    ui.add_member(page, "first-joiner")
+    ui.add_member(page, "second-joiner")
+    panel = ui.open_expander(page, "Shape the what-if")
+    panel.get_by_role("tab", name=re.compile(r"^Edits")).click()
+    ui.settle(page)
+    picked = panel.locator('[role="tab"][aria-selected="true"]').first
+    for remaining in (1, 0):
+        panel.get_by_role("button", name="Undo last edit").last.click()
+        ui.settle(page)
+        assert ui.eventually(page, lambda left=remaining: ui.edits_count(page) == left)
+        assert picked.inner_text().startswith("Edits"), picked.inner_text()
+    ui.check_page(page, "two undos")
