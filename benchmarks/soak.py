@@ -46,6 +46,9 @@ class SoakResult:
     sessions: int
     budget: int
     errors: tuple[str, ...]
+    #: Of ``final``: the server process's own, and how many child processes were still alive.
+    final_server: int = 0
+    final_children: int = 0
 
 
 def _tab(browser: Any, url: str, path: Path, member: str) -> None:
@@ -135,6 +138,8 @@ def run_soak(
             time.sleep(1)
         running[0] = False
         final = resident()
+        final_server = served_app.rss_bytes(pid)
+        final_children = len(served_app.descendants(pid))
     from dashboard import budget as budget_module
 
     return SoakResult(
@@ -144,6 +149,8 @@ def run_soak(
         rounds * parallel,
         budget_module.parse_bytes(budget),
         tuple(errors),
+        final_server,
+        final_children,
     )
 
 
@@ -185,7 +192,8 @@ def main() -> None:
         f"soak: {result.sessions} sessions ({args.rounds} rounds of {args.parallel}) uploading "
         f"{args.partitions:,} owned partitions each, cache budget {result.budget / mb:.0f} MB: "
         f"resident memory baseline {result.baseline / mb:.0f} MB, peak {result.peak / mb:.0f} "
-        f"MB, {args.settle:.0f} s after the last tab {result.final / mb:.0f} MB; "
+        f"MB, {args.settle:.0f} s after the last tab {result.final / mb:.0f} MB (server "
+        f"{result.final_server / mb:.0f} MB, {result.final_children} child processes); "
         f"load average {load:.1f} -> {os.getloadavg()[0]:.1f}; {len(result.errors)} errors"
     )
     for error in result.errors:

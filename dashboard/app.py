@@ -65,22 +65,41 @@ VIEWS = ("Explorer", "History", "Fleet", "Deploy")
 _VIEW = "ae.view"
 _FLEET_SOURCE = "ae.fleet_source"
 
-# A fleet link names a pipeline group; any other link (or none) a sample.
-if not state.has_source() and not fleet_view.restore_from_query(dict(st.query_params)):
-    source_panel.restore_from_query(dict(st.query_params))
 
-# "Open in explorer" in the Fleet view loads a group and reruns: show it in the explorer.
-if st.session_state.get(_VIEW) == "Fleet" and st.session_state.get(_FLEET_SOURCE) not in (
-    None,
-    state.source().key,
-):
-    st.session_state[_VIEW] = "Explorer"
-with st.sidebar:
-    view = st.radio("View", VIEWS, horizontal=True, key=_VIEW)
-if view == "Deploy":  # before a deploy: rolling restarts, scale steps, upgrades (issue 15)
-    deploy_view.page()
-    st.stop()
-if view != "Explorer":
+def main() -> None:
+    """One run of the page. Everything a run builds is local to it: Streamlit keeps the
+    script's module as ``sys.modules["__main__"]`` until the next run of any session, so a
+    module-level ``scenario`` would keep a closed tab's group (400,000 partitions: ~115 MB)
+    alive after its session was freed."""
+    # A fleet link names a pipeline group; any other link (or none) a sample.
+    if not state.has_source() and not fleet_view.restore_from_query(dict(st.query_params)):
+        source_panel.restore_from_query(dict(st.query_params))
+    # "Open in explorer" in the Fleet view loads a group and reruns: show it in the explorer.
+    if st.session_state.get(_VIEW) == "Fleet" and st.session_state.get(_FLEET_SOURCE) not in (
+        None,
+        state.source().key,
+    ):
+        st.session_state[_VIEW] = "Explorer"
+    with st.sidebar:
+        view = st.radio("View", VIEWS, horizontal=True, key=_VIEW)
+    if view == "Deploy":  # before a deploy: rolling restarts, scale steps, upgrades (issue 15)
+        deploy_view.page()
+        return
+    if view != "Explorer":
+        _pipeline_view(view)
+        return
+    st.session_state.pop(_FLEET_SOURCE, None)
+    with st.sidebar:
+        source_panel.render()
+    source = state.source()
+    if source.streams is not None:
+        _streams_page(source)
+        return
+    _explorer(source)
+
+
+def _pipeline_view(view: str) -> None:
+    """The History or Fleet view of the pipeline's output."""
     st.title(f"Assignment Explorer · {view}")
     problem = state.take_error()
     if problem:
@@ -94,15 +113,11 @@ if view != "Explorer":
         st.caption(f"The fleet what-if from {PIPELINE_OUTPUT}; snapshots in {PIPELINE_INPUT}.")
         st.session_state[_FLEET_SOURCE] = state.source().key
         fleet_view.render(PIPELINE_OUTPUT / "whatif", PIPELINE_INPUT)
-    st.stop()
-st.session_state.pop(_FLEET_SOURCE, None)
 
-with st.sidebar:
-    source_panel.render()
-source = state.source()
 
-if source.streams is not None:
-    # A Kafka Streams application: its own view, no consumer-group strategies or what-if.
+def _streams_page(source: state.Source) -> None:
+    """A Kafka Streams application: its own view, no consumer-group strategies or what-if."""
+    assert source.streams is not None
     st.title("Assignment Explorer")
     st.markdown(f"**{source.streams.name or 'Kafka Streams application'}** · {source.label}")
     if source.streams.description:
@@ -112,48 +127,51 @@ if source.streams is not None:
         watch.live()
     reconciliation_view.render_streams(source.streams)
     streams_panel.render(source.key, source.streams)
-    st.stop()
 
-with st.sidebar:
-    picked = strategy_panel.render(source)
-    source_panel.showing(source, picked)
 
-st.title("Assignment Explorer")
-st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
-if source.scenario.description:
-    st.caption(source.scenario.description)
-show_messages(source)
-# The Kafka release picked in the sidebar (uniform answered differently before 4.0 and 4.1).
-scenario = state.versioned(source.scenario)
-if watch.is_on():
-    watch.live()
-if scenario.reconciliation is not None or watch.is_on():
-    # A live group's views; a big group's members get no colour each (that alone would cost
-    # minutes) and no tile animation.
-    small = not big_group.is_big(scenario)
-    live_order = [member.member_id for member in scenario.members]
-    live_colours = charts.member_colours(live_order) if small else {}
-    watch.render_changes(live_order, live_colours, animate=small)
-    reconciliation_view.render(scenario, live_order, live_colours, animate=small)
-if big_group.is_big(scenario):
-    # Past what a browser can draw per partition: aggregates, worked out in stoppable workers.
-    big_group.render(scenario, picked)
-    st.stop()
+def _explorer(source: state.Source) -> None:
+    """A consumer group: strategies, the what-if, and every view of the comparison."""
+    with st.sidebar:
+        picked = strategy_panel.render(source)
+        source_panel.showing(source, picked)
+    st.title("Assignment Explorer")
+    st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
+    if source.scenario.description:
+        st.caption(source.scenario.description)
+    show_messages(source)
+    # The Kafka release picked in the sidebar (uniform answered differently before 4.0 and 4.1).
+    scenario = state.versioned(source.scenario)
+    if watch.is_on():
+        watch.live()
+    if scenario.reconciliation is not None or watch.is_on():
+        # A live group's views; a big group's members get no colour each (that alone would cost
+        # minutes) and no tile animation.
+        small = not big_group.is_big(scenario)
+        live_order = [member.member_id for member in scenario.members]
+        live_colours = charts.member_colours(live_order) if small else {}
+        watch.render_changes(live_order, live_colours, animate=small)
+        reconciliation_view.render(scenario, live_order, live_colours, animate=small)
+    if big_group.is_big(scenario):
+        # Past what a browser can draw per partition: aggregates, worked out in stoppable workers.
+        big_group.render(scenario, picked)
+        return
+    key = state.plan_key()
+    plan = resolve_plan(key, scenario)
+    if plan is None:
+        return
+    # The "before" depends only on the shaping edits: adding a member does not recompute it.
+    current = compute.current(state.scenario_key(whatif.is_shaping), plan)
+    outcomes = compute.outcomes(key, picked, plan)
+    order, colours = member_layout(source.scenario, plan)
+    sync_address_bar(source_panel.link_params(source))
 
-key = state.plan_key()
-plan = resolve_plan(key, scenario)
-if plan is None:
-    st.stop()
-# The "before" depends only on the shaping edits: adding a member does not recompute it.
-current = compute.current(state.scenario_key(whatif.is_shaping), plan)
-outcomes = compute.outcomes(key, picked, plan)
-order, colours = member_layout(source.scenario, plan)
-sync_address_bar(source_panel.link_params(source))
+    results_panel.headline(plan, outcomes)
+    teach_panel.render(source)
+    shape_panel.panel(source.scenario, plan.before, plan.after)
 
-results_panel.headline(plan, outcomes)
-teach_panel.render(source)
-shape_panel.panel(source.scenario, plan.before, plan.after)
+    results_panel.render(key, plan, current, outcomes, colours, order)
 
-results_panel.render(key, plan, current, outcomes, colours, order)
+    export_panel.render(plan, current, outcomes, key, colours, order)
 
-export_panel.render(plan, current, outcomes, key, colours, order)
+
+main()

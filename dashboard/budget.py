@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import os
 import sys
 import threading
@@ -30,6 +31,8 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, TypeVar
+
+from dashboard import sessions
 
 T = TypeVar("T")
 
@@ -263,6 +266,8 @@ class ByteBudgetCache:
             release_free_memory()
 
 
+#: The longest pause between two sweeps.
+SWEEP_MAX_S = 10.0
 _shared: ByteBudgetCache | None = None
 _shared_lock = threading.Lock()
 
@@ -270,8 +275,10 @@ _shared_lock = threading.Lock()
 def shared() -> ByteBudgetCache:
     """The server's one result cache (configured from the environment on first use).
 
-    A daemon thread sweeps it every quarter of its time to live, so that entries expire (and
-    their memory goes back to the system) even when no session comes back to look.
+    A daemon thread sweeps it every quarter of its time to live (at least every
+    :data:`SWEEP_MAX_S`), so that entries expire, closed tabs' sessions are freed
+    (:mod:`dashboard.sessions`) and their memory goes back to the system even when no session
+    comes back to look.
     """
     global _shared
     with _shared_lock:
@@ -282,13 +289,17 @@ def shared() -> ByteBudgetCache:
 
 
 def _start_sweeper(cache: ByteBudgetCache) -> None:
-    interval = max(1.0, cache.ttl_s / 4)
+    # At least every 10 s: closed tabs' sessions are freed on this beat too.
+    interval = max(1.0, min(cache.ttl_s / 4, SWEEP_MAX_S))
 
     def sweep_forever() -> None:
         while True:
             time.sleep(interval)
             cache.sweep()
-            # Closed sessions free their scenarios outside this cache: give that memory back too.
+            # Closed tabs' sessions hold their scenarios and uploads outside this cache: free
+            # those whose reconnect time ran out, then give that memory back too.
+            if sessions.free_expired_sessions():
+                gc.collect()
             release_free_memory()
 
     threading.Thread(target=sweep_forever, name="ae-cache-sweeper", daemon=True).start()
