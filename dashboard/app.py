@@ -110,6 +110,7 @@ if source.streams is not None:
     show_messages(source)
     if watch.is_on():
         watch.live()
+    watch.render_streams_changes()
     reconciliation_view.render_streams(source.streams)
     streams_panel.render(source.key, source.streams)
     st.stop()
