@@ -140,7 +140,7 @@ def _member_json(member: StreamsMemberDescription, tasks: Mapping[str, bool]) ->
 
 def _clients(group: StreamsGroupDescription, tasks: Mapping[str, bool]) -> list[dict[str, Any]]:
     by_process: dict[str, list[StreamsMemberDescription]] = {}
-    for member in group.members:  # the response's order, which the coordinator's map has
+    for member in group.members:  # the response's order: the group's member table's
         by_process.setdefault(member.process_id, []).append(member)
     clients = []
     for process_id, members in by_process.items():

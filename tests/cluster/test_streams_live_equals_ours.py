@@ -20,12 +20,15 @@ the change said (none for the member that joined) and checks that ``streams-grou
 answer is, member by member, the broker's target: active, standby and warm-up tasks (the 4.4.0
 coordinator hands out no warm-ups, and neither do we).
 
-Not visible to the reader, so not tested: offset sums a member reported between the reading
-before the change and the computation (the test produces no records and the change follows
-the reading at once), and the coordinator's member order for member ids in one Java HashMap
-bucket (the scenario keeps the response's order). The ``reader`` principal, which may not
-DESCRIBE_CONFIGS the group, gets the standby replicas read off the target instead, and the
-description says why and how to grant it.
+Offset sums come from the reading before the change too: members report them as a rebalance
+reaches them (on the test cluster the reading after a join shows sums the members sent only
+after the new target was computed). Not visible to the reader, so not tested: sums a member
+sent between the reading before the change and the computation (the test produces no records
+and makes the change right after that reading), and the coordinator's member order for member
+ids in one Java HashMap bucket (the scenario keeps the response's order).
+
+The ``reader`` principal, which may not DESCRIBE_CONFIGS the group, gets the standby replicas
+read off the target instead, and the description says why and how to grant it.
 """
 
 from __future__ import annotations
