@@ -119,9 +119,11 @@ from assignors.simulate.reconciliation import (
     MemberProgress,
     ReadingChanges,
     StreamsMemberProgress,
+    StreamsReadingChanges,
     current_partitions,
     reading_changes,
     reconciliation_progress,
+    streams_reading_changes,
     streams_reconciliation_progress,
 )
 from assignors.strategy import PartitionStrategy, RebalanceProtocol, Strategy, TaskStrategy
@@ -228,6 +230,7 @@ __all__ = [
     "StreamsMember",
     "StreamsMemberProgress",
     "StreamsMemberReconciliation",
+    "StreamsReadingChanges",
     "StreamsReconciliation",
     "StreamsScenario",
     "Subscribe",
@@ -283,6 +286,7 @@ __all__ = [
     "simulate_convergence",
     "streams_assignment_to_json",
     "streams_group_assignment_to_json",
+    "streams_reading_changes",
     "streams_reconciliation_progress",
     "streams_scenario_to_json",
     "with_current_ownership",

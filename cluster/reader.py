@@ -25,6 +25,8 @@ What each call returns (plain frozen data, no kafka-python types leak out):
    broker id (from the bootstrap Metadata; no extra request).
 4. :meth:`ClusterReader.committed_offsets` (OffsetFetch) and :meth:`ClusterReader.log_offsets`
    (ListOffsets, earliest and latest).
+5. :meth:`ClusterReader.group_configs` -> a group's settings (DescribeConfigs on the group,
+   e.g. a Streams group's ``streams.num.standby.replicas``).
 
 Every call is bounded by the settings' timeout; every failure is a
 :class:`~cluster.errors.ClusterError`.
@@ -106,6 +108,7 @@ FORBIDDEN_API_KEYS: Mapping[str, int] = {
 _TOPIC_AUTHORIZATION_FAILED = 29
 _GROUP_AUTHORIZATION_FAILED = 30
 _GROUP_ID_NOT_FOUND = 69
+_CLUSTER_AUTHORIZATION_FAILED = 31
 
 
 @dataclass(frozen=True, slots=True)
@@ -554,6 +557,40 @@ class ClusterReader:
                 key = (str(topic.topic_name), int(entry.partition_index))
                 offsets[key] = (int(entry.start_offset), int(lag) if lag >= 0 else None)
         return offsets
+
+    def group_configs(self, group_id: str, names: Iterable[str]) -> dict[str, str | None]:
+        """The group's settings ``names`` (DescribeConfigs on the group resource, Kafka 4.0+):
+        the group's own value, else the broker default it falls back to; a setting the broker
+        does not know is left out. Needs DESCRIBE_CONFIGS on the group (NotAuthorizedError
+        says how to grant it)."""
+        from kafka.admin import ConfigResourceType
+        from kafka.protocol.admin import DescribeConfigsRequest
+
+        admin = self._admin
+        during = f"reading the settings of group {group_id!r}"
+        request = DescribeConfigsRequest(
+            resources=[(int(ConfigResourceType.GROUP), group_id, sorted(set(names)))],
+            include_synonyms=False,
+        )
+
+        async def send() -> Any:
+            return await admin._manager.send(request)
+
+        try:
+            response = admin._manager.run(send)
+        except Exception as error:
+            raise translate_error(error, self.settings, during=during) from None
+        (result,) = response.results
+        if result.error_code in (_GROUP_AUTHORIZATION_FAILED, _CLUSTER_AUTHORIZATION_FAILED):
+            raise not_authorized(
+                self.settings, "DescribeConfigs", "group", group_id, "GROUP_AUTHORIZATION_FAILED"
+            )
+        if result.error_code:
+            from kafka import errors as kafka_errors
+
+            failure = kafka_errors.for_code(result.error_code)(result.error_message or "")
+            raise ClusterError(f"{during} failed: {describe_error(failure)}")
+        return {str(entry.name): entry.value for entry in result.configs or ()}
 
     def topic_names(self) -> list[str]:
         """Every topic on the cluster the principal may describe (Metadata for all topics)."""

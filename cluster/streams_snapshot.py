@@ -2,23 +2,35 @@
 
 Steps of :func:`snapshot_streams_group`:
 
-1. Describe the group (StreamsGroupDescribe): topology, epochs, members with their tasks.
-2. Read the partition counts of every source topic and repartition source topic (Metadata).
+1. Describe the group (StreamsGroupDescribe): topology, epochs, members with their tasks and the
+   changelog offset sums they reported.
+2. Read the partition counts of every source topic and repartition source topic (Metadata), and
+   the group's setting ``streams.num.standby.replicas`` (DescribeConfigs on the group; the
+   broker answers the group's own value or the default it falls back to,
+   ``group.streams.num.standby.replicas``).
 3. :func:`streams_scenario_json` builds the Streams scenario object, pure:
 
    - tasks: per subtopology (its id must be an integer, as in an ordinary topology), one task
      per partition of its widest source topic, ``stateful`` when it has changelog topics; tasks
      an assignment names beyond that are kept too.
-   - clients: one per ``process_id`` (one Kafka Streams instance); its ``capacity`` is the number
-     of members (stream threads) it has in the group; ``prev_active`` / ``prev_standby`` are
-     what its members run *now* (warm-ups count as standby, as in the scenario format).
+   - clients: one per ``process_id`` (one Kafka Streams instance), in the order the response
+     lists their first member; its ``members`` are its group members (stream threads) in the
+     response's order, so its ``capacity`` is their number. Each member carries what the group
+     coordinator's assignor (``streams-group-sticky``) reads of it: ``prev_active`` and
+     ``prev_standby``, the active and standby tasks it runs *now* (the coordinator computes a
+     new target from each member's current tasks, not from its previous target), and
+     ``task_offsets``, the changelog offset sums it reported (for tasks of the topology). The
+     client's own previous tasks are the union of its members' (warm-ups are not among them:
+     the assignor does not read them, and Kafka 4.4.0 hands out none; a member's warm-ups stay
+     in ``reconciliation``).
    - ``task_lags``: :data:`~assignors.LATEST_OFFSET` for a stateful task it runs as
      active; else the end offset minus the offset its members reported for the task's
      changelogs (``TaskEndOffsets`` - ``TaskOffsets``, at least 0); else
      :data:`~assignors.UNKNOWN_OFFSET`.
-   - config: ``num_standby_replicas`` is the most standby holders of any task in the *target*
-     assignment (the broker's ``streams.num.standby.replicas`` is a group config the response
-     does not carry); the other settings are Kafka's defaults.
+   - config: ``num_standby_replicas`` is the group's ``streams.num.standby.replicas`` when step 2
+     could read it (:class:`StandbySetting`); else the most standby holders of any task in the
+     *target* assignment (a lower bound when instances are too few for every replica), and the
+     description says why; the other settings are Kafka's defaults.
    - the description says the state, the epochs, how many members still reconcile, and each
      instance's target tasks where they differ from what it runs.
    - ``reconciliation``: the group epoch, the target assignment epoch and, per member, its
@@ -28,12 +40,23 @@ Steps of :func:`snapshot_streams_group`:
 4. The object goes through :func:`assignors.parse_streams_scenario`, the loader every Streams
    file goes through.
 
+What the reading cannot see (``streams-group-sticky`` on the scenario answers what the
+coordinator would compute from the group *as read*): the inputs of the computation that made the
+target shown. The coordinator computed it from each member's tasks at that moment; once members
+reconcile they run the new target, so the scenario equals those inputs only until then (or, for
+a group at rest, when the sticky assignor gives back what members run). Offset sums reported
+after that computation, the assignor the group is configured with (``streams.assignor.name``;
+the scenario assumes Kafka's default sticky one) and, for member ids in one Java ``HashMap``
+bucket, the coordinator's own member order (the scenario keeps the response's) are not visible
+either.
+
 Invariant: nothing here sends a request except through the reader, which only reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from assignors import LATEST_OFFSET, UNKNOWN_OFFSET, StreamsScenario, parse_streams_scenario
@@ -45,6 +68,17 @@ from cluster.streams_group import (
     StreamsTask,
     StreamsTasks,
 )
+
+#: The group setting the coordinator's Streams assignor reads for its standby replicas.
+STANDBY_REPLICAS_CONFIG = "streams.num.standby.replicas"
+
+
+@dataclass(frozen=True, slots=True)
+class StandbySetting:
+    """The group's ``streams.num.standby.replicas`` as read (``value``), or why it is not."""
+
+    value: int | None
+    why_not: str = ""
 
 
 def _task_text(task: StreamsTask) -> str:
@@ -91,22 +125,31 @@ def _lag(task: str, active: set[str], members: list[StreamsMemberDescription]) -
     return UNKNOWN_OFFSET
 
 
+def _member_json(member: StreamsMemberDescription, tasks: Mapping[str, bool]) -> dict[str, Any]:
+    """What the coordinator's assignor reads of one member: current tasks and offset sums."""
+    offsets = {_task_text(key): offset for key, offset in member.task_offsets.items()}
+    return {
+        "member_id": member.member_id,
+        "prev_active": sorted({_task_text(t) for t in member.assignment.active}, key=_order),
+        "prev_standby": sorted({_task_text(t) for t in member.assignment.standby}, key=_order),
+        "task_offsets": {
+            task: offsets[task] for task in sorted(offsets, key=_order) if task in tasks
+        },
+    }
+
+
 def _clients(group: StreamsGroupDescription, tasks: Mapping[str, bool]) -> list[dict[str, Any]]:
     by_process: dict[str, list[StreamsMemberDescription]] = {}
-    for member in sorted(group.members, key=lambda m: (m.process_id, m.member_id)):
+    for member in group.members:  # the response's order: the group's member table's
         by_process.setdefault(member.process_id, []).append(member)
     clients = []
     for process_id, members in by_process.items():
         active = {_task_text(t) for m in members for t in m.assignment.active}
-        standby = {
-            _task_text(t) for m in members for t in (*m.assignment.standby, *m.assignment.warmup)
-        } - active
         clients.append(
             {
                 "process_id": process_id.lower(),
                 "capacity": len(members),
-                "prev_active": sorted(active, key=_order),
-                "prev_standby": sorted(standby, key=_order),
+                "members": [_member_json(member, tasks) for member in members],
                 "task_lags": {
                     task: _lag(task, active, members)
                     for task, stateful in tasks.items()
@@ -141,25 +184,44 @@ def _target_note(group: StreamsGroupDescription) -> str:
     )
 
 
+def _standby_config(
+    group: StreamsGroupDescription, standby: StandbySetting | None
+) -> tuple[int, str]:
+    """``num_standby_replicas`` and where it comes from (a sentence of the description)."""
+    if standby is not None and standby.value is not None:
+        return standby.value, (
+            f"num_standby_replicas {standby.value} is the group's {STANDBY_REPLICAS_CONFIG}."
+        )
+    why = f" ({standby.why_not})" if standby is not None and standby.why_not else ""
+    replicas = _standby_replicas(group)
+    return replicas, (
+        f"num_standby_replicas {replicas} is read off the target assignment (the most standby"
+        f" holders of a task): the group's {STANDBY_REPLICAS_CONFIG} was not read{why}."
+    )
+
+
 def streams_scenario_json(
-    group: StreamsGroupDescription, partitions: Mapping[str, int]
+    group: StreamsGroupDescription,
+    partitions: Mapping[str, int],
+    standby: StandbySetting | None = None,
 ) -> dict[str, Any]:
     """Step 3 of the module docstring: the Streams scenario object of a described group."""
     tasks = _all_tasks(group, partitions)
     subtopologies = len(group.subtopologies or ())
+    replicas, replicas_note = _standby_config(group, standby)
     description = (
         f"Snapshot of Kafka Streams group {group.group_id} (KIP-1071, {group.state}, group"
         f" epoch {group.group_epoch}, target assignment epoch {group.assignment_epoch}, topology"
         f" epoch {group.topology_epoch if group.topology_epoch is not None else 'none'},"
         f" {subtopologies} subtopologies, {len(group.members)} members):"
-        f" {_target_note(group)} num_standby_replicas is read off the target assignment."
+        f" {_target_note(group)} {replicas_note}"
     )
     return {
         "name": f"Streams group {group.group_id}",
         "description": description[:4096],
         "tasks": [{"id": task, "stateful": stateful} for task, stateful in tasks.items()],
         "clients": _clients(group, tasks),
-        "config": {"num_standby_replicas": _standby_replicas(group)},
+        "config": {"num_standby_replicas": replicas},
         "reconciliation": streams_reconciliation_json(group),
     }
 
@@ -198,6 +260,18 @@ def streams_reconciliation_json(group: StreamsGroupDescription) -> dict[str, Any
     }
 
 
+def read_standby_setting(reader: ClusterReader, group_id: str) -> StandbySetting:
+    """The group's ``streams.num.standby.replicas`` (step 2), or why it could not be read."""
+    try:
+        configs = reader.group_configs(group_id, [STANDBY_REPLICAS_CONFIG])
+    except ClusterError as error:  # NotAuthorizedError included: no DESCRIBE_CONFIGS ACL
+        return StandbySetting(None, str(error))
+    value = configs.get(STANDBY_REPLICAS_CONFIG)
+    if value is None or not value.strip().isdigit():
+        return StandbySetting(None, f"the broker does not report {STANDBY_REPLICAS_CONFIG}")
+    return StandbySetting(int(value))
+
+
 def snapshot_streams_group(
     reader: ClusterReader, group_id: str
 ) -> tuple[StreamsScenario, tuple[str, ...]]:
@@ -211,5 +285,6 @@ def snapshot_streams_group(
         for topic in (*sub.source_topics, *(name for name, _ in sub.repartition_source_topics))
     }
     partitions = {name: meta.partitions for name, meta in reader.topics(wanted).items()}
-    scenario = parse_streams_scenario(streams_scenario_json(group, partitions), path="")
+    standby = read_standby_setting(reader, group_id)
+    scenario = parse_streams_scenario(streams_scenario_json(group, partitions, standby), path="")
     return scenario, scenario.warnings

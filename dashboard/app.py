@@ -125,6 +125,7 @@ def _streams_page(source: state.Source) -> None:
     show_messages(source)
     if watch.is_on():
         watch.live()
+    watch.render_streams_changes()
     reconciliation_view.render_streams(source.streams)
     streams_panel.render(source.key, source.streams)
 

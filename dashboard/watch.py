@@ -20,7 +20,9 @@
 
 3. :func:`render_changes`: the change between the two last readings, as badges (epochs, who
    joined or left, who gained or lost which partitions) and as the rebalance animation from
-   the previous reading to this one.
+   the previous reading to this one. :func:`render_streams_changes`: the same badges for a
+   Kafka Streams group, per member (stream thread) and kind of task (active, standby,
+   warm-up; :func:`assignors.streams_reading_changes`), without an animation.
 
 Invariants: at most one reading per session is in flight; none starts while the switch is off
 or while the source is not the watched group; a failed reading never replaces the source.
@@ -40,16 +42,19 @@ import streamlit as st
 from assignors import (
     ReadingChanges,
     Scenario,
+    StreamsReadingChanges,
     StreamsScenario,
     TopicPartition,
     current_partitions,
     reading_changes,
+    streams_reading_changes,
 )
 from cluster.connection import ConnectionSettings
 from cluster.reader import ClusterReader
 from cluster.snapshot import read_group
 from dashboard import charts, cluster_source, state
 from dashboard.members_table import compress
+from dashboard.palette import short_labels
 from dashboard.reconciliation_view import member_names, named_phases
 
 WATCH = "watch.on"
@@ -99,6 +104,18 @@ class ChangeShown:
     changes: ReadingChanges
     before: Scenario
     after: Scenario
+    before_at: str
+    after_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsChangeShown:
+    """What changed between the two last readings of Kafka Streams group source ``family``."""
+
+    family: str
+    changes: StreamsReadingChanges
+    before: StreamsScenario
+    after: StreamsScenario
     before_at: str
     after_at: str
 
@@ -190,6 +207,15 @@ def _finish(job: ReadingJob, last: LastReading) -> bool:
             last.succeeded_at,
             now,
         )
+    elif previous.streams is not None and new.streams is not None:
+        st.session_state[_CHANGES] = StreamsChangeShown(
+            loaded.family,
+            streams_reading_changes(previous.streams, new.streams),
+            previous.streams,
+            new.streams,
+            last.succeeded_at,
+            now,
+        )
     state.set_source(new, keep_edits=True)
     return True
 
@@ -249,8 +275,10 @@ def live() -> None:
         st.warning(f"{last.error}. Showing the last good reading (taken at {last.succeeded_at}).")
 
 
-def _badges(shown: ChangeShown, labels: Mapping[str, str]) -> list[str]:
-    changes = shown.changes
+def _badges(
+    changes: ReadingChanges | StreamsReadingChanges, labels: Mapping[str, str]
+) -> list[str]:
+    """The badges both kinds of group share: epochs, joins, leaves, new targets."""
     badges = []
     for name, (before, after) in (
         ("group epoch", changes.group_epoch),
@@ -263,6 +291,11 @@ def _badges(shown: ChangeShown, labels: Mapping[str, str]) -> list[str]:
     badges += [f":orange-badge[{labels.get(m, m)} new target]" for m in changes.target_changed]
     for member, (before, after) in changes.member_epochs.items():
         badges.append(f":violet-badge[{labels.get(member, member)} epoch {before} → {after}]")
+    return badges
+
+
+def _partition_badges(changes: ReadingChanges, labels: Mapping[str, str]) -> list[str]:
+    badges = _badges(changes, labels)
     for member, tps in changes.lost.items():
         badges.append(f":red-badge[{labels.get(member, member)} gave up {_plain(tps)}]")
     for member, tps in changes.gained.items():
@@ -305,11 +338,11 @@ def render_changes(
     """Step 3 of the module docstring (nothing when the last two readings are not of the
     current source's group; the animation only with ``animate``)."""
     loaded = cluster_source.loaded_group()
-    shown: ChangeShown | None = st.session_state.get(_CHANGES)
-    if shown is None or loaded is None or shown.family != loaded.family:
+    shown = st.session_state.get(_CHANGES)
+    if not isinstance(shown, ChangeShown) or loaded is None or shown.family != loaded.family:
         return
     labels = {**member_names(shown.before), **member_names(shown.after)}
-    badges = _badges(shown, labels)
+    badges = _partition_badges(shown.changes, labels)
     st.markdown(
         f"**Since the reading at {shown.before_at}:** "
         + (" ".join(badges) if badges else "no member or epoch changed (offsets or lag did).")
@@ -323,3 +356,49 @@ def render_changes(
             key="watch.changes",
         )
         st.caption("Press ▶ Play: the tiles that moved between the two readings are outlined.")
+
+
+#: At most this many tasks named in one badge (the rest counted).
+_TASKS_SHOWN = 12
+
+
+def _tasks_text(by_kind: Mapping[str, Sequence[object]]) -> str:
+    """``active 0_1,0_3 · warm-up 0_0`` (no brackets: a badge's text sits in brackets)."""
+    parts = []
+    for kind, tasks in by_kind.items():
+        shown = ",".join(map(str, tasks[:_TASKS_SHOWN]))
+        more = f" +{len(tasks) - _TASKS_SHOWN}" if len(tasks) > _TASKS_SHOWN else ""
+        parts.append(f"{'warm-up' if kind == 'warmup' else kind} {shown}{more}")
+    return " · ".join(parts)
+
+
+def _streams_labels(shown: StreamsChangeShown) -> dict[str, str]:
+    """Short member labels over both readings (as the live Streams table shortens them)."""
+    ids = [
+        entry.member_id
+        for reading in (shown.before, shown.after)
+        if reading.reconciliation is not None
+        for entry in reading.reconciliation.members
+    ]
+    return short_labels(list(dict.fromkeys(ids)), 18)
+
+
+def render_streams_changes() -> None:
+    """Step 3 for a Kafka Streams group: badges of what changed between the two last readings
+    (nothing when they are not of the current source's group)."""
+    loaded = cluster_source.loaded_group()
+    shown = st.session_state.get(_CHANGES)
+    if not isinstance(shown, StreamsChangeShown) or loaded is None:
+        return
+    if shown.family != loaded.family:
+        return
+    labels = _streams_labels(shown)
+    badges = _badges(shown.changes, labels)
+    for member, by_kind in shown.changes.lost.items():
+        badges.append(f":red-badge[{labels.get(member, member)} gave up {_tasks_text(by_kind)}]")
+    for member, by_kind in shown.changes.gained.items():
+        badges.append(f":green-badge[{labels.get(member, member)} got {_tasks_text(by_kind)}]")
+    st.markdown(
+        f"**Since the reading at {shown.before_at}:** "
+        + (" ".join(badges) if badges else "no member, task or epoch changed (offsets did).")
+    )

@@ -17,6 +17,9 @@ these pure functions lay it out.
 3. :func:`reading_changes`: between two readings of one group, who joined and left, what each
    member gained and lost (in what it owns now), whose target changed, and how the epochs (the
    group's and each member's) moved.
+4. :func:`streams_reading_changes`: the same between two readings of a Streams group, per member
+   (stream thread) and kind of task (active, standby, warm-up), from the readings'
+   ``reconciliation`` (what each member runs now and its target).
 
 Invariants: a member's ``pending_revocation`` and ``pending_assignment`` are disjoint, sorted,
 and both empty exactly when its current assignment equals its target; ``current`` is the
@@ -247,3 +250,96 @@ def _member_epochs(scenario: Scenario) -> dict[str, int]:
     if scenario.reconciliation is None:
         return {}
     return {entry.member_id: entry.member_epoch for entry in scenario.reconciliation.members}
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsReadingChanges:
+    """What changed between two readings of one Streams group (step 4 of the module docstring).
+
+    Members are stream threads (member ids). ``gained`` / ``lost`` hold, per member present in
+    both readings, per task kind (``active``, ``standby`` without the warm-ups, ``warmup``) the
+    tasks it runs now and did not before, and the reverse; kinds and members with no change are
+    left out (a warm-up that became active is a warm-up lost and an active task gained). Epochs
+    are ``None`` where a reading carries none.
+    """
+
+    joined: tuple[str, ...]
+    left: tuple[str, ...]
+    gained: Mapping[str, Mapping[str, tuple[TaskId, ...]]]
+    lost: Mapping[str, Mapping[str, tuple[TaskId, ...]]]
+    group_epoch: tuple[int | None, int | None]
+    assignment_epoch: tuple[int | None, int | None]
+    target_changed: tuple[str, ...] = ()
+    member_epochs: Mapping[str, tuple[int, int]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+
+    @property
+    def any(self) -> bool:
+        """Whether anything at all changed."""
+        return bool(
+            self.joined
+            or self.left
+            or self.gained
+            or self.lost
+            or self.target_changed
+            or self.member_epochs
+            or self.group_epoch[0] != self.group_epoch[1]
+            or self.assignment_epoch[0] != self.assignment_epoch[1]
+        )
+
+
+def _by_kind(tasks: ClientAssignment) -> dict[str, set[TaskId]]:
+    warmup = set(tasks.warmup)
+    return {"active": set(tasks.active), "standby": set(tasks.standby) - warmup, "warmup": warmup}
+
+
+def _kind_difference(
+    now: ClientAssignment, then: ClientAssignment
+) -> dict[str, tuple[TaskId, ...]]:
+    """Per kind, the tasks in ``now`` and not in ``then`` (kinds without any left out)."""
+    now_kinds, then_kinds = _by_kind(now), _by_kind(then)
+    difference = {kind: tuple(sorted(now_kinds[kind] - then_kinds[kind])) for kind in TASK_KINDS}
+    return {kind: tasks for kind, tasks in difference.items() if tasks}
+
+
+def streams_reading_changes(
+    before: StreamsScenario, after: StreamsScenario
+) -> StreamsReadingChanges:
+    """Step 4 of the module docstring: ``after`` compared with ``before`` (same Streams group);
+    a reading without a reconciliation (not read live) has no members to compare."""
+    was = {e.member_id: e for e in before.reconciliation.members} if before.reconciliation else {}
+    now = {e.member_id: e for e in after.reconciliation.members} if after.reconciliation else {}
+    stayed = [member for member in now if member in was]
+    gained: dict[str, Mapping[str, tuple[TaskId, ...]]] = {}
+    lost: dict[str, Mapping[str, tuple[TaskId, ...]]] = {}
+    for member in stayed:
+        if new := _kind_difference(now[member].current, was[member].current):
+            gained[member] = MappingProxyType(new)
+        if gone := _kind_difference(was[member].current, now[member].current):
+            lost[member] = MappingProxyType(gone)
+
+    def epochs(streams: StreamsScenario) -> tuple[int | None, int | None]:
+        rec = streams.reconciliation
+        return (None, None) if rec is None else (rec.group_epoch, rec.assignment_epoch)
+
+    (group_before, assignment_before), (group_after, assignment_after) = (
+        epochs(before),
+        epochs(after),
+    )
+    return StreamsReadingChanges(
+        joined=tuple(member for member in now if member not in was),
+        left=tuple(member for member in was if member not in now),
+        gained=MappingProxyType(gained),
+        lost=MappingProxyType(lost),
+        group_epoch=(group_before, group_after),
+        assignment_epoch=(assignment_before, assignment_after),
+        target_changed=tuple(m for m in stayed if now[m].target != was[m].target),
+        member_epochs=MappingProxyType(
+            {
+                m: (was[m].member_epoch, now[m].member_epoch)
+                for m in stayed
+                if was[m].member_epoch != now[m].member_epoch
+            }
+        ),
+    )

@@ -28,6 +28,7 @@ from assignors import (
     reading_changes,
     reconciliation_progress,
     scenario_to_json,
+    streams_reading_changes,
     streams_reconciliation_progress,
     streams_scenario_to_json,
 )
@@ -255,3 +256,34 @@ def test_a_streams_entry_names_a_known_task_and_client() -> None:
     streams = parse_streams_scenario(raw, path="")
     assert streams.reconciliation is not None and len(streams.reconciliation.members) == 1
     assert any("is not one of the clients" in w for w in streams.warnings)
+
+
+def test_two_readings_of_a_streams_group_name_what_changed_per_member_and_kind() -> None:
+    after = copy.deepcopy(STREAMS)
+    after["reconciliation"].update(group_epoch=5, assignment_epoch=5)
+    after["reconciliation"]["members"] = [
+        {"member_id": "m1", "process_id": "00000000-0000-0000-0000-000000000001",
+         "member_epoch": 5, "current": {"active": ["0_0"], "standby": [], "warmup": []}},
+        {"member_id": "m2", "process_id": "00000000-0000-0000-0000-000000000002",
+         "member_epoch": 4,
+         "current": {"active": ["0_1"], "standby": ["0_0"], "warmup": ["0_0"]}},
+        {"member_id": "m3", "process_id": "00000000-0000-0000-0000-000000000001",
+         "member_epoch": 5, "current": {"active": [], "standby": [], "warmup": []}},
+    ]  # fmt: skip
+    before_reading = parse_streams_scenario(STREAMS, path="")
+    changes = streams_reading_changes(before_reading, parse_streams_scenario(after, path=""))
+    assert (changes.joined, changes.left) == (("m3",), ())
+    assert (changes.group_epoch, changes.assignment_epoch) == ((4, 5), (4, 5))
+    assert changes.lost == {"m1": {"active": (TaskId(0, 1),)}}
+    # A warm-up is named as one, not also as a standby.
+    assert changes.gained == {"m2": {"active": (TaskId(0, 1),), "warmup": (TaskId(0, 0),)}}
+    assert changes.target_changed == ("m2",)  # m1 keeps target 0_0; m2 gets a warm-up too
+    assert changes.member_epochs == {"m1": (3, 5)}
+    assert changes.any
+    same = streams_reading_changes(before_reading, before_reading)
+    assert not same.any and same.gained == {} and same.joined == ()
+    without = {key: value for key, value in STREAMS.items() if key != "reconciliation"}
+    unread = streams_reading_changes(
+        parse_streams_scenario(without, path=""), parse_streams_scenario(without, path="")
+    )
+    assert not unread.any and unread.group_epoch == (None, None)

@@ -42,11 +42,21 @@ def _text(tasks: tuple[StreamsTask, ...]) -> frozenset[str]:
     return frozenset(f"{subtopology}_{partition}" for subtopology, partition in tasks)
 
 
+def instance_of(client_id: str) -> str:
+    """The Kafka Streams instance (its ``client.id``) of a member's consumer client id."""
+    return client_id.split("-StreamThread-", 1)[0]
+
+
 def agreed(
-    reader: ClusterReader, group_id: str, app: StreamsApplication, instances: int
+    reader: ClusterReader,
+    group_id: str,
+    app: StreamsApplication,
+    members: int,
+    after_epoch: int = 0,
 ) -> StreamsGroupDescription:
-    """The group once it is Stable with ``instances`` members, every member running its target,
-    and every instance's own report equal to what the reader says that member runs."""
+    """The group once it is Stable with ``members`` members (stream threads), its target
+    computed for its group epoch (above ``after_epoch``), every member running its target, and
+    every instance's own report equal to what the reader says its members run."""
     deadline = time.monotonic() + SETTLE_TIMEOUT_S
     last: StreamsGroupDescription | None = None
     while time.monotonic() < deadline:
@@ -55,17 +65,18 @@ def agreed(
         except Exception:  # the group may not exist yet
             time.sleep(0.5)
             continue
-        reported = {t.consumer_client_id: t for t in app.tasks().values()}
-        read = {
-            m.client_id: (_text(m.assignment.active),
-                          _text(m.assignment.standby + m.assignment.warmup))
-            for m in last.members
-        }  # fmt: skip
+        read: dict[str, tuple[set[str], set[str]]] = {}
+        for m in last.members:
+            active, standby = read.setdefault(instance_of(m.client_id), (set(), set()))
+            active |= _text(m.assignment.active)
+            standby |= _text(m.assignment.standby + m.assignment.warmup)
+        reported = {name: (set(t.active), set(t.standby)) for name, t in app.tasks().items()}
         if (
             last.state == "Stable"
-            and len(last.members) == instances
+            and len(last.members) == members
             and not last.reconciling
-            and read == {c: (t.active, t.standby) for c, t in reported.items()}
+            and last.assignment_epoch == last.group_epoch > after_epoch
+            and read == reported
         ):
             return last
         time.sleep(0.3)

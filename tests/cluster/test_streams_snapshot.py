@@ -18,7 +18,7 @@ from cluster.streams_group import (
     StreamsTasks,
     Subtopology,
 )
-from cluster.streams_snapshot import streams_scenario_json
+from cluster.streams_snapshot import StandbySetting, streams_scenario_json
 
 PROCESS_A = "0b7e4c1e-1111-4a4a-9b9b-000000000001"
 PROCESS_B = "0b7e4c1e-2222-4a4a-9b9b-000000000002"
@@ -122,3 +122,47 @@ def test_a_subtopology_without_an_integer_id_is_refused_with_a_message() -> None
     described = group(member("a1", PROCESS_A, StreamsTasks()), sub_ids=("orders", "1"))
     with pytest.raises(ClusterError, match="subtopology 'orders' has no integer id"):
         streams_scenario_json(described, PARTITIONS)
+
+
+def test_each_member_carries_what_the_coordinators_assignor_reads() -> None:
+    """Clients in the order of their first member in the response, members in the response's
+    order; each member's previous tasks are what it runs *now* (not its target), without its
+    warm-ups, and its offset sums for the topology's tasks."""
+    described = group(
+        member("b1", PROCESS_B, StreamsTasks(active=(("0", 1),)),
+               target=StreamsTasks(active=(("0", 0),)),
+               offsets={("0", 0): (40, 100), ("0", 9): (5, 5)}),
+        member("a2", PROCESS_A, StreamsTasks(active=(("1", 0),), warmup=(("0", 0),))),
+        member("a1", PROCESS_A, StreamsTasks(active=(("0", 0),), standby=(("0", 1),))),
+    )  # fmt: skip
+    scenario = parse_streams_scenario(streams_scenario_json(described, PARTITIONS))
+    assert [c.process_id for c in scenario.clients] == [PROCESS_B, PROCESS_A]
+    a = scenario.clients[1]
+    assert [m.member_id for m in a.members] == ["a2", "a1"] and a.capacity == 2
+    by_id = {m.member_id: m for c in scenario.clients for m in c.members}
+    assert [str(t) for t in by_id["b1"].prev_active] == ["0_1"]  # runs 0_1, target 0_0
+    assert {str(t): o for t, o in by_id["b1"].task_offsets.items()} == {"0_0": 40}
+    assert [str(t) for t in by_id["a2"].prev_standby] == []  # a warm-up is not a standby
+    assert [str(t) for t in by_id["a1"].prev_standby] == ["0_1"]
+    assert [str(t) for t in a.prev_active] == ["0_0", "1_0"]
+    reconciliation = scenario.reconciliation
+    assert reconciliation is not None
+    a2 = next(e for e in reconciliation.members if e.member_id == "a2")
+    assert [str(t) for t in a2.current.warmup] == ["0_0"]
+
+
+def test_num_standby_replicas_is_the_group_setting_or_read_off_the_target_with_the_reason() -> None:
+    described = group(
+        member("a1", PROCESS_A, StreamsTasks(active=(("0", 0), ("1", 0)), standby=(("0", 1),))),
+        member("b1", PROCESS_B, StreamsTasks(active=(("0", 1),), standby=(("0", 0),))),
+    )
+    read = parse_streams_scenario(streams_scenario_json(described, PARTITIONS, StandbySetting(2)))
+    assert read.config.num_standby_replicas == 2
+    assert "num_standby_replicas 2 is the group's streams.num.standby.replicas" in (
+        read.description or ""
+    )
+    denied = StandbySetting(None, "User:reader is not allowed to DESCRIBECONFIGS group 'app'")
+    fallback = parse_streams_scenario(streams_scenario_json(described, PARTITIONS, denied))
+    assert fallback.config.num_standby_replicas == 1
+    assert "read off the target assignment" in (fallback.description or "")
+    assert "not allowed to DESCRIBECONFIGS" in (fallback.description or "")

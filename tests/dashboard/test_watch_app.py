@@ -7,6 +7,10 @@ shows the group mid-reconciliation, with what changed since the previous reading
 a reading shows every member at its target. Switching off stops the readings; the members
 leaving makes a reading fail: the message is shown and the last good reading stays.
 
+Live Streams: a Kafka Streams group (KIP-1071) of one instance is loaded and watched; a second
+instance joins, and the readings name it, the epochs that moved, and the active tasks the first
+instance gave up and the standbys it got.
+
 Silent broker: a TCP server that accepts and never answers keeps a reading in flight until the
 reader's time-out; every page run in between must leave that one reading alone (one in flight at
 most), and its failure must be shown without replacing the source.
@@ -139,6 +143,50 @@ def test_watching_a_live_group_shows_its_reconciliation_then_stops(
         assert not any("Watching group" in c.value for c in app.caption)
     finally:
         java.close()
+
+
+@pytest.mark.broker
+def test_watching_a_streams_group_names_who_joined_and_the_tasks_that_moved(
+    kafka_cluster: KafkaCluster, tmp_path: Path
+) -> None:
+    """A Kafka Streams group (KIP-1071) on the watch: a second instance joins, and a later
+    reading names it, the epochs that moved and, per member, the tasks (with their kind) the
+    first instance gave up and got."""
+    from cluster.connection import ConnectionSettings
+    from cluster.reader import ClusterReader
+    from tests.cluster.test_streams_groups import agreed
+    from tests.kafka_cluster.java_streams import StreamsApplication
+
+    counted, piped = unique_name("counted"), unique_name("piped")
+    kafka_cluster.create_topics(
+        {counted: 4, piped: 3, f"{counted}-counts": 4, f"{piped}-upper": 3}, replication_factor=1
+    )
+    group_id = unique_name("streams-watch")
+    with StreamsApplication(kafka_cluster, group_id, counted, piped, ["s1"], tmp_path) as streams:
+        with ClusterReader(ConnectionSettings(kafka_cluster.bootstrap, timeout_s=10.0)) as reader:
+            agreed(reader, group_id, streams, 1)
+        app = dashboard_with_live_group(kafka_cluster.bootstrap, group_id, "Kafka Streams")
+        assert app.toggle(key="watch.on").value is False  # off by default
+        assert changes_line(app) == ""
+        app.select_slider(key="watch.interval").set_value(5)
+        app.toggle(key="watch.on").set_value(True).run()
+        assert_no_exception(app)
+        streams.start("s2")
+        lines: list[str] = []
+
+        # s1 ran every task alone (no standbys: one instance); s2 takes active tasks, stateful
+        # ones among them, and s1 becomes their standby (one replica per stateful task).
+        wanted = ("joined", "gave up active", "got standby")
+
+        def seen(a: AppTest) -> bool:
+            lines.append(changes_line(a))
+            return all(any(word in line for line in lines) for word in wanted)
+
+        run_until(app, seen, "the join, the active tasks s1 gave up and its new standbys")
+        joined = next(line for line in lines if "joined" in line)
+        assert "group epoch" in joined, joined
+        assert any("Watching group" in c.value for c in app.caption)
+        app.toggle(key="watch.on").set_value(False).run()
 
 
 def _specs(app: AppTest) -> list[dict[str, Any]]:

@@ -2,11 +2,11 @@
 ``group.protocol=streams`` (KIP-1071).
 
 ``java/StreamsApp.java`` (compiled once per session against the cluster's own kafka-streams
-jar) runs the instances of one application, each a ``KafkaStreams`` with one stream thread and
-its own state directory, in one JVM. :class:`StreamsApplication` starts it, sends
-``start``/``stop`` commands on its stdin and reads what each instance reports about its own
-tasks (``tasks INSTANCE CONSUMER_CLIENT_ID active=... standby=...`` lines, kept in a file
-under the test's folder).
+jar) runs the instances of one application, each a ``KafkaStreams`` with its own state
+directory (one stream thread, or ``N`` for an instance given as ``name:N``), in one JVM.
+:class:`StreamsApplication` starts it, sends ``start``/``stop`` commands on its stdin and reads
+what each instance reports about its own tasks (``tasks INSTANCE CONSUMER_CLIENT_IDS active=...
+standby=...`` lines, kept in a file under the test's folder).
 """
 
 from __future__ import annotations
@@ -59,10 +59,11 @@ class StreamsApplication(JavaProgram):
         )
 
     def start(self, instance: str) -> None:
+        """Start ``instance`` (``name`` or ``name:threads``)."""
         self._send(f"start {instance}")
 
-    def stop(self, instance: str) -> None:
-        self._send(f"stop {instance}")
+    def stop(self, name: str) -> None:
+        self._send(f"stop {name}")
 
     def tasks(self) -> dict[str, InstanceTasks]:
         """Each running instance's latest report of its own tasks."""

@@ -21,24 +21,24 @@ import org.apache.kafka.streams.kstream.Materialized;
  * <p>Usage: {@code StreamsApp BOOTSTRAP APPLICATION_ID STATE_DIR COUNTED_TOPIC PIPED_TOPIC
  * INSTANCE...}. The topology has two subtopologies: {@code COUNTED_TOPIC} counted per key into a
  * state store (stateful, with a changelog) and {@code PIPED_TOPIC} upper-cased and written on
- * (stateless). Each INSTANCE is a {@code KafkaStreams} of its own (one stream thread, its own
- * state directory, {@code client.id} = INSTANCE), all in this JVM. Commands on stdin: {@code
- * start INSTANCE}, {@code stop INSTANCE} (it leaves the group), {@code quit} or the end of input
- * closes all. Whenever an instance's tasks change it prints {@code tasks INSTANCE
+ * (stateless). Each INSTANCE is a {@code KafkaStreams} of its own (its own state directory,
+ * {@code client.id} = INSTANCE), all in this JVM; {@code NAME:THREADS} gives it THREADS stream
+ * threads (group members of one process), else one. Commands on stdin: {@code start INSTANCE},
+ * {@code stop NAME} (it leaves the group), {@code quit} or the end of input closes all. Whenever an instance's tasks change it prints {@code tasks INSTANCE
  * CONSUMER_CLIENT_ID active=0_0,1_2 standby=0_1} (task ids as Kafka Streams writes them).
  */
 public final class StreamsApp {
     private static final Map<String, KafkaStreams> INSTANCES = new ConcurrentHashMap<>();
     private static final Map<String, String> REPORTED = new ConcurrentHashMap<>();
 
-    private static KafkaStreams create(String[] args, String instance) {
+    private static KafkaStreams create(String[] args, String instance, int threads) {
         Properties props = new Properties();
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, args[1]);
         props.put(StreamsConfig.STATE_DIR_CONFIG, args[2] + "/" + instance);
         props.put(StreamsConfig.CLIENT_ID_CONFIG, instance);
         props.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
-        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads);
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 200);
         props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.String().getClass());
         props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.String().getClass());
@@ -83,8 +83,11 @@ public final class StreamsApp {
         }
     }
 
-    private static void start(String[] args, String instance) {
-        KafkaStreams streams = create(args, instance);
+    private static void start(String[] args, String spec) {
+        String[] parts = spec.split(":", 2);
+        String instance = parts[0];
+        int threads = parts.length > 1 ? Integer.parseInt(parts[1]) : 1;
+        KafkaStreams streams = create(args, instance, threads);
         streams.setStateListener((now, before) ->
                 System.out.println("state " + instance + " " + now));
         INSTANCES.put(instance, streams);
