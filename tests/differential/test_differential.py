@@ -83,3 +83,31 @@ def test_oracle_answers_errors_and_timing(kafka_oracle: Oracle) -> None:
     answer = kafka_oracle.answer({"id": 2, "strategy": "range", "scenario": scenario, "time": True})
     assert answer["assignment"] == {"a": [["t", 0]], "b": [["t", 1]]}
     assert answer["java_ns"] > 0
+
+
+def test_worked_version_examples_are_kafkas(
+    kafka_oracle: Oracle, previous_kafka_oracle: Oracle
+) -> None:
+    """The by-version examples of ``tests/assignors/test_kafka_versions.py`` (``REJOINED`` is the
+    deploy CLI's too): each version's answer is that Kafka release's, and the two differ."""
+    from tests.assignors import test_kafka_versions as examples
+
+    worked = [
+        ("uniform", examples.HOMOGENEOUS),
+        ("uniform", examples.REJOINED),
+        ("uniform", examples.HETEROGENEOUS),
+        ("uniform", examples.THROWS_IN_39),
+        ("streams-sticky", examples.STREAMS),
+    ]
+    requests = [
+        {"id": f"{strategy}:{n}", "strategy": strategy, "scenario": scenario}
+        for n, (strategy, scenario) in enumerate(worked)
+    ]
+    answers = {}
+    for oracle in (kafka_oracle, previous_kafka_oracle):
+        tallies = run_cases(oracle, requests)
+        assert sum(t.cases for t in tallies.values()) == len(worked)
+        assert not [d.request["id"] for t in tallies.values() for d in t.differences]
+        answers[oracle.version] = oracle.answer_all(requests)
+    for new, old in zip(answers[kafka_oracle.version], answers[PREVIOUS], strict=True):
+        assert new != old, new["id"]
