@@ -186,8 +186,10 @@ class Assignment:
         partitions: Mapping[str, Iterable[TopicPartition]],
         warnings: Iterable[str] = (),
     ) -> Assignment:
-        """An assignment listing every member in ``members`` (empty where none given)."""
-        complete = {member: list(partitions.get(member, ())) for member in members}
+        """An assignment listing every member in ``members`` (empty where none given).
+
+        Each member's partitions are read once (sorted into a tuple), never copied first."""
+        complete = {member: partitions.get(member, ()) for member in members}
         extra = set(partitions) - set(complete)
         if extra:
             raise ValueError(f"assignment names members not in the group: {sorted(extra)}")

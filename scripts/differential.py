@@ -96,6 +96,18 @@ def write(tallies: dict[str, dict[str, Tally]], args: argparse.Namespace, elapse
                         "kafka_answer": difference.kafka,
                     }
                 )
+    unfinished = [
+        f"{', '.join(counts.kafka_unfinished)} ({version})"
+        for version, by_strategy in tallies.items()
+        for counts in by_strategy.values()
+        if counts.kafka_unfinished
+    ]
+    if unfinished:
+        lines += [
+            "",
+            "Kafka's assignor never returned on (counted among its errors; ours says it never "
+            f"finishes): {'; '.join(unfinished)}.",
+        ]
     for version, absent in ABSENT_IN.items():
         if version in tallies and absent:
             lines += ["", f"Kafka {version} has no {', '.join(sorted(absent))} (not compared)."]

@@ -3,7 +3,13 @@
 The oracle (``oracle/``, a Maven project; test-time only) answers the batch contract of
 ``python -m assignors batch`` by calling Kafka's classes. :func:`build` runs Maven (idempotent,
 jars cached in ``~/.m2``); :class:`Oracle` starts one JVM for a Kafka version and answers
-requests in bulk (a writer thread feeds stdin while answers are read, so no pipe fills up).
+requests in bulk (a writer thread feeds stdin while a reader thread collects answers, so no
+pipe fills up).
+
+Kafka's sticky assignors never return on some groups (their rebalancing loop repeats for ever:
+``assignors/client/sticky.py``, general step 4). An answer that takes longer than
+``answer_limit_s`` is therefore an answer too: ``{"id", "error": UNFINISHED ...}``; the JVM,
+still busy with it, is killed and a new one answers the requests after it.
 
 Versions: :data:`NEWEST` (the default build) and :data:`PREVIOUS` (the newest 3.9.x, Maven
 profile ``kafka-3.9``).
@@ -12,10 +18,12 @@ profile ``kafka-3.9``).
 from __future__ import annotations
 
 import json
+import queue
 import shutil
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -26,6 +34,11 @@ NEWEST = "4.4.0"
 PREVIOUS = "3.9.2"
 #: Maven profile per Kafka version (the newest needs none).
 PROFILES = {NEWEST: (), PREVIOUS: ("-Pkafka-3.9",)}
+#: Seconds the oracle may take over one answer (a generated group takes milliseconds; the first
+#: answer of a JVM includes loading Kafka's classes) before the request counts as never answered.
+ANSWER_LIMIT_S = 60.0
+#: How the error answer to a request Kafka did not finish begins.
+UNFINISHED = "Kafka's assignor did not return within"
 
 
 class OracleUnavailable(RuntimeError):
@@ -62,13 +75,23 @@ def java_command(version: str = NEWEST) -> list[str]:
 
 
 class Oracle:
-    """One running oracle JVM; :meth:`answer_all` sends requests and returns answers in order."""
+    """One running oracle JVM; :meth:`answer_all` sends requests and returns answers in order.
 
-    def __init__(self, version: str = NEWEST) -> None:
+    ``answer_limit_s``: how long one answer may take (``None``: no limit) before the request
+    gets the :data:`UNFINISHED` error and the JVM is replaced."""
+
+    def __init__(
+        self, version: str = NEWEST, answer_limit_s: float | None = ANSWER_LIMIT_S
+    ) -> None:
         build(version)
         self.version = version
+        self.answer_limit_s = answer_limit_s
+        self._lock = threading.Lock()
+        self._start()
+
+    def _start(self) -> None:
         self._process = subprocess.Popen(
-            java_command(version),
+            java_command(self.version),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -76,21 +99,58 @@ class Oracle:
             encoding="utf-8",
             bufsize=1,
         )
-        self._lock = threading.Lock()
+        self._answers: queue.Queue[str | None] = queue.Queue()
+        stdout = self._pipes()[1]
+        threading.Thread(target=_read_lines, args=(stdout, self._answers), daemon=True).start()
 
     def answer_all(self, requests: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         """The oracle's answer to each request, in order (one JSON object each)."""
-        lines = [json.dumps(request, separators=(",", ":")) for request in requests]
+        asked = list(requests)
+        lines = [json.dumps(request, separators=(",", ":")) for request in asked]
+        answers: list[dict[str, Any]] = []
         with self._lock:
-            stdin, stdout = self._pipes()
-            writer = threading.Thread(target=_write_lines, args=(stdin, lines), daemon=True)
-            writer.start()
-            answers = [json.loads(_read_line(stdout)) for _ in lines]
-            writer.join()
+            while len(answers) < len(lines):
+                pending = lines[len(answers) :]
+                writer = threading.Thread(
+                    target=_write_lines, args=(self._pipes()[0], pending), daemon=True
+                )
+                writer.start()
+                for _ in pending:
+                    line = self._next_answer()
+                    if line is None:  # Kafka is still at it: the request is never answered
+                        answers.append({"id": asked[len(answers)].get("id"), "error": self._late()})
+                        self._replace()
+                        break
+                    answers.append(json.loads(line))
+                writer.join()
         return answers
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         return self.answer_all([request])[0]
+
+    def _next_answer(self) -> str | None:
+        """The next answer line; ``None`` when none came within the limit."""
+        try:
+            line = self._answers.get(timeout=self.answer_limit_s)
+        except queue.Empty:
+            return None
+        if line is None:
+            raise OracleUnavailable("the oracle JVM ended before answering every request")
+        return line
+
+    def _late(self) -> str:
+        return (
+            f"{UNFINISHED} {self.answer_limit_s:g} s (the oracle JVM was stopped and replaced); "
+            "it answers a generated group in milliseconds, so its assign call does not end"
+        )
+
+    def _replace(self) -> None:
+        self._process.kill()
+        self._process.wait()
+        if self._process.stdin is not None:
+            with suppress(OSError):
+                self._process.stdin.close()
+        self._start()
 
     def _pipes(self) -> tuple[IO[str], IO[str]]:
         if self._process.stdin is None or self._process.stdout is None:
@@ -99,7 +159,8 @@ class Oracle:
 
     def close(self) -> None:
         if self._process.stdin is not None:
-            self._process.stdin.close()
+            with suppress(OSError):
+                self._process.stdin.close()
         try:
             self._process.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -119,14 +180,17 @@ class Oracle:
 
 
 def _write_lines(stream: IO[str], lines: Iterator[str] | list[str]) -> None:
-    for line in lines:
-        stream.write(line)
-        stream.write("\n")
-    stream.flush()
+    """Feed ``lines``; stops quietly when the JVM is killed under it (a request it never ended)."""
+    with suppress(OSError, ValueError):
+        for line in lines:
+            stream.write(line)
+            stream.write("\n")
+        stream.flush()
 
 
-def _read_line(stream: IO[str]) -> str:
-    line = stream.readline()
-    if not line:
-        raise OracleUnavailable("the oracle JVM ended before answering every request")
-    return line
+def _read_lines(stream: IO[str], into: queue.Queue[str | None]) -> None:
+    """Every answer line into ``into``, then ``None`` when the JVM's output ends."""
+    with suppress(OSError, ValueError):
+        for line in stream:
+            into.put(line)
+    into.put(None)

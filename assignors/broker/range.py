@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Mapping
-from itertools import chain, repeat
+from itertools import chain, product, repeat
 
 from assignors.java_order import hash_order, java_string_key, string_hash
 from assignors.model import Member, Scenario, TopicPartition
@@ -53,27 +53,16 @@ def compute(
     ordered = member_order(scenario.members)
     subscribers = _subscribers(scenario, ordered, counts)
     result: dict[str, list[TopicPartition]] = {member_id: [] for member_id in ordered}
-    lists_of: dict[int, list[list[TopicPartition]]] = {}  # id(subscribers) -> their answer lists
-    split_cache: dict[tuple[int, int], list[slice]] = {}
-    if trace is not None:
-        trace.note(
-            "member order (static members by instance id, then the rest by member id): "
-            + ", ".join(ordered)
-        )
+    if trace is None:
+        _split_by_shape(subscribers, counts, result)
+        return result
+    trace.note(
+        "member order (static members by instance id, then the rest by member id): "
+        + ", ".join(ordered)
+    )
     for topic, members in subscribers.items():
-        partitions = list(
-            map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), range(counts[topic])))
-        )
+        partitions = [TopicPartition(topic, p) for p in range(counts[topic])]
         floor, extra = divmod(len(partitions), len(members))
-        if trace is None:
-            # The same split as the loop below, in C: one slice per subscriber in member order
-            # (an empty one for a subscriber past the last partition).
-            slices = _ranges(len(partitions), len(members), split_cache)
-            targets = lists_of.get(id(members))
-            if targets is None:
-                targets = lists_of[id(members)] = [result[member_id] for member_id in members]
-            consume(map(list.extend, targets, map(partitions.__getitem__, slices)))
-            continue
         _note_split(trace, topic, members, len(partitions), floor, extra)
         start = 0
         for position, member_id in enumerate(members):
@@ -81,17 +70,47 @@ def compute(
                 break
             end = start + floor + (1 if position < extra else 0)
             result[member_id] += partitions[start:end]
-            if trace is not None:
-                share = f"{floor} + 1 extra = {end - start}" if position < extra else f"{floor}"
-                trace.place_all(
-                    partitions[start:end],
-                    member_id,
-                    "2 range split",
-                    f"subscriber #{position + 1} of {len(members)} in member order takes "
-                    f"partitions {start}..{end - 1} ({share})",
-                )
+            share = f"{floor} + 1 extra = {end - start}" if position < extra else f"{floor}"
+            trace.place_all(
+                partitions[start:end],
+                member_id,
+                "2 range split",
+                f"subscriber #{position + 1} of {len(members)} in member order takes "
+                f"partitions {start}..{end - 1} ({share})",
+            )
             start = end
     return result
+
+
+def _split_by_shape(
+    subscribers: Mapping[str, list[str]],
+    counts: Mapping[str, int],
+    result: dict[str, list[TopicPartition]],
+) -> None:
+    """Step 2 without a trace, in bulk. Topics with the same partition count and the same
+    subscribers split alike, so each subscriber takes its range of all of them at once: one
+    ``list.extend`` per subscriber and shape, fed in C (``itertools.product`` of the topics and
+    its partition numbers; an empty range for a subscriber past the last partition). A member's
+    list is grouped by shape; :meth:`PartitionStrategy.assign` sorts it."""
+    shapes: dict[tuple[int, int], tuple[list[str], list[str]]] = {}
+    for topic, members in subscribers.items():
+        shape = shapes.get((counts[topic], id(members)))
+        if shape is None:
+            shapes[(counts[topic], id(members))] = (members, [topic])
+        else:
+            shape[1].append(topic)
+    range_cache: dict[tuple[int, int], list[range]] = {}
+    lists_of: dict[int, list[list[TopicPartition]]] = {}  # id(subscribers) -> their answer lists
+    # tuple.__new__(TopicPartition, (topic, number)) per partition: a C call, no Python-level
+    # ``_make``. One endless ``repeat(TopicPartition)`` serves every member's map.
+    classes = repeat(TopicPartition)
+    for (count, _), (members, topics) in shapes.items():
+        targets = lists_of.get(id(members))
+        if targets is None:
+            targets = lists_of[id(members)] = [result[member_id] for member_id in members]
+        per_member = map(product, repeat(topics), _ranges(count, len(members), range_cache))
+        made = map(map, repeat(tuple.__new__), repeat(classes), per_member)
+        consume(map(list.extend, targets, made))
 
 
 def consume(iterator: Iterator[object]) -> None:
@@ -100,20 +119,20 @@ def consume(iterator: Iterator[object]) -> None:
 
 
 def _ranges(
-    partitions: int, subscribers: int, cache: dict[tuple[int, int], list[slice]]
-) -> list[slice]:
-    """Subscriber position -> its slice of ``partitions`` numbers (step 2), cached per shape."""
+    partitions: int, subscribers: int, cache: dict[tuple[int, int], list[range]]
+) -> list[range]:
+    """Subscriber position -> its partition numbers (step 2), cached per shape."""
     key = (partitions, subscribers)
-    slices = cache.get(key)
-    if slices is None:
+    ranges = cache.get(key)
+    if ranges is None:
         floor, extra = divmod(partitions, subscribers)
-        slices = [
-            slice(position * floor + min(position, extra),
+        ranges = [
+            range(position * floor + min(position, extra),
                   (position + 1) * floor + min(position + 1, extra))
             for position in range(subscribers)
         ]  # fmt: skip
-        cache[key] = slices
-    return slices
+        cache[key] = ranges
+    return ranges
 
 
 def _subscribers(

@@ -7,7 +7,7 @@ Usage::
         [--upgrade eager-to-cooperative|classic-to-consumer|assignor:NAME]
         [--session-timeout S] [--max-poll-interval S] [--heartbeat-interval S]
         [--initial-rebalance-delay S] [--scheduled-rebalance-max-delay S]
-        [--default-consume-rate R] [--no-alternatives] [--json]
+        [--default-consume-rate R] [--kafka-version 3.9] [--no-alternatives] [--json]
 
 Steps:
 
@@ -17,6 +17,8 @@ Steps:
    ``--members`` if given; none when only ``--scale`` is given), ``--batch`` at a time, each down
    ``--restart-s`` seconds; ``--static`` / ``--dynamic`` give every member a
    ``group.instance.id`` or none (default: as the scenario says); the timeouts default to Kafka's.
+   ``--kafka-version`` is the Kafka release the version-dependent strategies reproduce in every
+   rebalance of the deploy (default: the scenario's ``kafka_version``, else the newest).
 3. Ask :func:`assignors.simulate.evaluate.evaluate` with ``deploy=`` for the deploy and, unless
    ``--no-alternatives``, its alternatives ranked.
 4. Print a table of the steps, the totals and the ranking, or JSON with ``--json``.
@@ -40,6 +42,7 @@ import sys
 from typing import Any
 
 from assignors.cli.formatting import one_line
+from assignors.cli.options import add_kafka_version_argument
 from assignors.errors import AssignmentExplorerError
 from assignors.io.scenario import load_scenario_file
 from assignors.limits import MAX_MEMBERS
@@ -99,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
         default=str(DEFAULT_CONSUME_RATE),
         help="records/s for members without consume_rate",
     )
+    add_kafka_version_argument(parser)
     parser.add_argument("--no-alternatives", action="store_true", help="skip the ranking")
     parser.add_argument("--json", action="store_true", help="print JSON (keys in deploy.py)")
     return parser
@@ -157,12 +161,26 @@ def name_of(option: str) -> str:
 
 
 def report(
-    file: str, strategy: str, plan: DeployPlan, default_consume_rate: float, alternatives: bool
+    file: str,
+    strategy: str,
+    plan: DeployPlan,
+    default_consume_rate: float,
+    alternatives: bool,
+    kafka_version: str | None = None,
 ) -> tuple[dict[str, Any], DeployOutcome, DeployRanking | None, list[str]]:
-    """Steps 1 and 3: the JSON report, the outcome, the ranking (or None) and the warnings."""
+    """Steps 1 and 3: the JSON report, the outcome, the ranking (or None) and the warnings.
+
+    ``kafka_version``: the Kafka release the version-dependent strategies reproduce (default:
+    the scenario's, else the newest).
+    """
     scenario, warnings = load_scenario_file(file)
     evaluation = evaluate(
-        scenario, [], [strategy], deploy=plan, default_consume_rate=default_consume_rate
+        scenario,
+        [],
+        [strategy],
+        deploy=plan,
+        default_consume_rate=default_consume_rate,
+        kafka_version=kafka_version,
     )
     asked = evaluation.strategies[0]
     outcome = asked.deploy
@@ -248,7 +266,12 @@ def main(argv: list[str]) -> int:
         plan = _plan(options)
         rate = _seconds("--default-consume-rate", options.default_consume_rate, 1e12, "records/s")
         answer, outcome, ranking, warnings = report(
-            options.file, options.strategy, plan, rate, not options.no_alternatives
+            options.file,
+            options.strategy,
+            plan,
+            rate,
+            not options.no_alternatives,
+            options.kafka_version,
         )
     except _UsageError as error:
         print(f"deploy: {one_line(error)}", file=sys.stderr)

@@ -60,7 +60,15 @@ General algorithm:
    forces revocations, then all), give it back to its previous-generation owner if that owner
    has two fewer; else, if some subscriber has two fewer, move it to the least-loaded
    subscriber. Kafka's movement ledger may swap in an earlier-moved partition instead, to
-   avoid moving partitions back and forth (the first in its hash-set order).
+   avoid moving partitions back and forth (the first in its hash-set order). That swap can
+   move a partition between two members that are not the ones compared, and on some groups
+   the loop then moves the same partitions back and forth for ever: Kafka's assignor never
+   returns (the group cannot rebalance). Ours stops with :class:`StickyAssignmentError` as
+   soon as a pass of the loop starts in a state an earlier pass started in (the same owner for
+   every partition, the same ledger): being deterministic, the loop would repeat for ever. A
+   repeating state lies on a cycle of passes, and the sum of the squared member sizes cannot
+   fall all the way round one, so every cycle has a pass that did not lower it: only the states
+   such passes start in are kept (few, since a pass without a swap always lowers the sum).
 5. If the loop ran on a non-fresh group and did not lower the balance score (sum over member
    pairs of the count difference), undo it.
 
@@ -811,6 +819,15 @@ class _MovementLedger:
         else:
             self._record(tp, (old_owner, new_owner))
 
+    def state(self) -> frozenset[tuple[str, tuple[str, str], int, tuple[TopicPartition, ...]]]:
+        """Everything the ledger's future answers depend on: per topic and member pair, the
+        moved partitions in hash-set order and the set's table size."""
+        return frozenset(
+            (topic, pair, moved.capacity, tuple(moved))
+            for topic, pairs in self._by_topic.items()
+            for pair, moved in pairs.items()
+        )
+
     def partition_to_move(
         self, tp: TopicPartition, old_owner: str, new_owner: str
     ) -> TopicPartition:
@@ -823,6 +840,41 @@ class _MovementLedger:
         if moved_back is None:
             return tp
         return next(iter(moved_back))
+
+
+class _PassStates:
+    """The states passes of the reassignment loop started in, to stop a loop that repeats
+    (module docstring, general step 4). Only the states of passes that start with a sum of
+    squared member sizes no lower than the pass before are kept: every cycle has one."""
+
+    __slots__ = ("_load", "_seen")
+
+    def __init__(self) -> None:
+        self._load: int | None = None
+        self._seen: set[object] = set()
+
+    def check(
+        self,
+        current: Mapping[str, list[TopicPartition]],
+        owner: Mapping[TopicPartition, str],
+        ledger: _MovementLedger,
+    ) -> None:
+        """Record the state a pass starts in; :class:`StickyAssignmentError` if it recurs.
+        ``owner``'s keys do not change during the loop, so its values in order name every
+        partition's owner."""
+        load = sum(len(owned) ** 2 for owned in current.values())
+        if self._load is not None and load >= self._load:
+            state = (tuple(owner.values()), ledger.state())
+            if state in self._seen:
+                raise StickyAssignmentError(
+                    "Kafka's sticky assignor never finishes on this group: its rebalancing loop "
+                    "came back to a state it had been in, so it moves the same partitions back "
+                    "and forth for ever and the group cannot rebalance (Kafka's movement ledger "
+                    "swaps in a partition held by a third member); pick another assignor for "
+                    "this group"
+                )
+            self._seen.add(state)
+        self._load = load
 
 
 def _tp_hash(tp: TopicPartition) -> int:
@@ -1069,8 +1121,10 @@ class _GeneralAssignment:
     ) -> bool:
         performed = False
         modified = True
+        seen = _PassStates()
         while modified:
             modified = False
+            seen.check(self.current, self.owner, self.ledger)
             for tp in partitions:
                 if self._is_balanced():
                     break

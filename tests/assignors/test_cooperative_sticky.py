@@ -6,6 +6,7 @@ Round 1 is the target minus each partition that moves from a previous owner to a
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from assignors import registry
+from assignors.cli.batch import answer_line
 from assignors.client.cooperative_sticky import assign_cooperative_sticky, assign_with_target
 from assignors.client.sticky import assign_sticky
 from assignors.model import Scenario, Topic, TopicPartition
@@ -190,3 +192,61 @@ def test_partition_of_a_topic_nobody_subscribes_is_not_assigned() -> None:
     assert {tp.topic for ps in target.values() for tp in ps} == {"t"}
     assert as_sets(round1) == as_sets(target)
     assert TP("other", 0) not in {tp for ps in target.values() for tp in ps}
+
+
+#: Generated case ``cooperative-sticky:30651`` of ``tests/differential``: Kafka 4.4.0's assignor
+#: never returned on it. After the unclaimed partitions are handed out, the loop moves logs_raw-9
+#: off the busiest member; the movement ledger swaps in logs_raw-3, held by the third member,
+#: which the next pass moves back, and so on for ever.
+LOOPS_IN_KAFKA = {
+    "topics": [
+        {"name": "logs_raw", "partitions": 12},
+        {"name": "orders", "partitions": 1, "replica_racks": [["r2", "r1"]]},
+        {
+            "name": "B",
+            "partitions": 16,
+            "replica_racks": [
+                ["r2", "r0"], ["r0"], ["r2"], ["r0"], ["r2"], ["r2", "r0"], ["r0"], ["r1"],
+                ["r1", "r0", "r2"], ["r0", "r1", "r2"], ["r1"], ["r2"], ["r0"], ["r0"],
+                ["r0", "r2"], ["r1"],
+            ],
+        },
+    ],
+    "members": [
+        {
+            "member_id": "consumer-0-adf6c9df-6a92-3968-aeb0-dc1ff13f5df7",
+            "topics": ["B", "orders", "logs_raw"],
+            "rack": "r2",
+        },
+        {
+            "member_id": "consumer-0-edeadd33-d0ed-fde2-397e-9df5e2beb049",
+            "topics": ["B", "orders", "logs_raw"],
+            "owned_partitions": [
+                ["B", 10], ["logs_raw", 0], ["logs_raw", 5], ["logs_raw", 7], ["B", 7], ["B", 11],
+                ["B", 4], ["B", 3], ["B", 15], ["B", 0], ["B", 1], ["logs_raw", 3], ["orders", 0],
+                ["logs_raw", 6], ["B", 8], ["B", 12], ["B", 9], ["B", 13], ["logs_raw", 1],
+                ["B", 6], ["B", 5],
+            ],
+            "generation": 1,
+        },
+        {
+            "member_id": "sPLkAV-rXZZwU03PvusAww",
+            "topics": ["logs_raw"],
+            "group_instance_id": "instance-894",
+            "owned_partitions": [
+                ["logs_raw", 11], ["logs_raw", 4], ["logs_raw", 10], ["logs_raw", 2],
+            ],
+            "generation": 1,
+        },
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("strategy", ["cooperative-sticky", "sticky"])
+def test_a_group_kafkas_loop_never_finishes_is_refused(strategy: str) -> None:
+    """Kafka's rebalancing loop repeats for ever on this group (``tests/differential`` asks
+    Kafka itself); ours notices the repeated state and says so instead of hanging."""
+    request = {"id": 1, "strategy": strategy, "scenario": LOOPS_IN_KAFKA}
+    answer = answer_line(json.dumps(request).encode(), 1)
+    assert "never finishes on this group" in answer["error"]
+    assert "pick another assignor" in answer["error"]

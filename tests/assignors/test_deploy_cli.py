@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from assignors.__main__ import main
+from assignors.kafka_versions import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION
+from tests.assignors.test_kafka_versions import HOMOGENEOUS, REJOINED, answer
 from tests.garbage import one_line_of_ours
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
@@ -148,3 +150,60 @@ def test_as_users_run_it() -> None:
     assert process.returncode == 0, process.stderr
     assert "static restart" not in process.stdout  # the table names actions, not phases
     assert "0 rebalance(s)" in process.stdout
+
+
+def _owners(assignment: dict[str, Any]) -> dict[tuple[str, int], str]:
+    return {(topic, p): member for member, tps in assignment.items() for topic, p in tps}
+
+
+def _deploy(file: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "assignors", "deploy", str(file), "--strategy", "uniform"]
+    return subprocess.run(
+        [*command, "--no-alternatives", *flags], capture_output=True, text=True, timeout=300
+    )
+
+
+def _plan(file: Path, *flags: str) -> dict[str, Any]:
+    process = _deploy(file, "--json", *flags)
+    assert process.returncode == 0, process.stderr
+    deploy: dict[str, Any] = json.loads(process.stdout)["deploy"]
+    return deploy
+
+
+def test_kafka_version_flag_plays_that_releases_rebalances(tmp_path: Path) -> None:
+    """Restarting A (dynamic) first: A leaves, B takes all three partitions, A rejoins owning
+    nothing (``REJOINED``). That rebalance is uniform's answer for the Kafka release asked for
+    (Kafka 3.9.2 and 4.4.0 answer it differently: ``tests/differential``), so the plans differ;
+    without the flag the scenario's ``kafka_version`` counts, else the newest."""
+    group, old_group = tmp_path / "group.json", tmp_path / "group-3.9.json"
+    group.write_text(json.dumps(HOMOGENEOUS), encoding="utf-8")
+    old_group.write_text(json.dumps({**HOMOGENEOUS, "kafka_version": "3.9"}), encoding="utf-8")
+    plans = {version: _plan(group, "--kafka-version", version) for version in KAFKA_VERSIONS}
+    held = _owners({m["member_id"]: m.get("owned_partitions", []) for m in REJOINED["members"]})
+    for version, plan in plans.items():
+        first = plan["steps"][0]
+        expected = answer("uniform", REJOINED, version)["assignment"]
+        assert (first["members"], first["rebalances"]) == (["A"], 2)
+        assert first["assignment"] == expected
+        assert first["moved"] == sum(held[tp] != m for tp, m in _owners(expected).items())
+    assert plans["3.9"]["steps"] != plans["4.4"]["steps"]
+    assert _plan(group)["steps"] == plans[NEWEST_KAFKA_VERSION]["steps"]
+    assert _plan(old_group)["steps"] == plans["3.9"]["steps"]
+    assert _plan(old_group, "--kafka-version", "4.4")["steps"] == plans["4.4"]["steps"]
+
+
+def test_unknown_kafka_version_is_refused_as_compare_refuses_it(tmp_path: Path) -> None:
+    group = tmp_path / "group.json"
+    group.write_text(json.dumps(HOMOGENEOUS), encoding="utf-8")
+    refused = _deploy(group, "--kafka-version", "3.8")
+    assert (refused.returncode, refused.stdout) == (2, "")
+    compare = subprocess.run(
+        [sys.executable, "-m", "assignors", "compare", str(group), "--strategy", "uniform",
+         "--kafka-version", "3.8"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert compare.returncode == 2
+    assert one_line_of_ours(refused.stderr), refused.stderr
+    assert refused.stderr.startswith("deploy: argument --kafka-version: invalid choice: '3.8'")
+    assert all(version in refused.stderr for version in KAFKA_VERSIONS)
+    assert refused.stderr.removeprefix("deploy") == compare.stderr.removeprefix("compare")

@@ -83,6 +83,28 @@ def test_uniform_even_split_extra_slot_by_version() -> None:
     }
 
 
+#: HOMOGENEOUS one rolling-restart step later (``deploy --strategy uniform``): A left, B took
+#: all three partitions, and A rejoins owning nothing (after B in join order).
+REJOINED = {
+    "topics": [{"name": "t", "partitions": 3}],
+    "members": [
+        {"member_id": "B", "topics": ["t"], "owned_partitions": [["t", 0], ["t", 1], ["t", 2]]},
+        {"member_id": "A", "topics": ["t"]},
+    ],
+}
+
+
+def test_uniform_rejoined_member_by_version() -> None:
+    """Three partitions, two members, B holds all: Kafka 4.1+ lets B keep the extra slot its
+    partitions use; Kafka 3.9 gives it to the first member of the coordinator's member map (a
+    HashMap: A before B), so B gives up two partitions instead of one."""
+    assert answer("uniform", REJOINED)["assignment"] == {"B": [["t", 0], ["t", 1]], "A": [["t", 2]]}
+    assert answer("uniform", REJOINED, "3.9")["assignment"] == {
+        "B": [["t", 0]],
+        "A": [["t", 1], ["t", 2]],
+    }
+
+
 HETEROGENEOUS = {
     "topics": [{"name": "payments", "partitions": 2, "id": "8V6XL0KvMoeCpzKt4TGi8g"}],
     "members": [

@@ -3,7 +3,9 @@
 Partition answers: the same members, each with the same set of ``[topic, partition]`` pairs.
 Streams answers: the same clients with the same active / standby / warm-up task sets and the same
 probing flag. Both sides refusing a request (an ``error`` answer each) also agree; one refusing
-alone is a difference. Bulk: :func:`run_cases` answers many requests with one oracle round trip.
+alone is a difference. A request Kafka never finished (the oracle's :data:`UNFINISHED` error)
+agrees only with ours saying Kafka's assignor never finishes on it, and the other way round.
+Bulk: :func:`run_cases` answers many requests with one oracle round trip.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from typing import Any
 
 from tests.conformance_cases import _compare_tasks, compare_members, partition_sets
 from tests.differential.core import (
+    NEVER_FINISHES,
     STREAMS_GROUP_STRATEGIES,
     STREAMS_STRATEGIES,
     for_version,
     ours,
 )
-from tests.oracle import Oracle
+from tests.oracle import UNFINISHED, Oracle
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,17 +36,22 @@ class Difference:
 
 @dataclass(slots=True)
 class Tally:
-    """Per strategy: cases run, differences, and requests Kafka refused (errors)."""
+    """Per strategy: cases run, differences, requests Kafka refused (errors), and the ids of
+    those Kafka never finished (among the errors)."""
 
     cases: int = 0
     differences: list[Difference] = field(default_factory=list)
     kafka_errors: int = 0
+    kafka_unfinished: list[str] = field(default_factory=list)
 
 
 def differ(strategy: str, our_answer: dict[str, Any], kafka: dict[str, Any]) -> str:
     """Empty when the answers agree, else a short description of the first difference."""
     if "error" in our_answer or "error" in kafka:
         if "error" in our_answer and "error" in kafka:
+            unfinished = kafka["error"].startswith(UNFINISHED)
+            if unfinished != (NEVER_FINISHES in our_answer["error"]):
+                return f"ours: {our_answer['error']}; kafka: {kafka['error']}"
             return ""
         mine = our_answer.get("error", "an assignment")
         return f"ours: {mine}; kafka: {kafka.get('error', 'an assignment')}"
@@ -77,6 +85,8 @@ def tally(
         counts.cases += 1
         if "error" in kafka:
             counts.kafka_errors += 1
+            if kafka["error"].startswith(UNFINISHED):
+                counts.kafka_unfinished.append(str(request["id"]))
         why = differ(request["strategy"], our_answer, kafka)
         if why:
             counts.differences.append(Difference(request, our_answer, kafka, why))

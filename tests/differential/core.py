@@ -21,6 +21,8 @@ KAFKA_STRATEGIES = (
     "streams-group-sticky",
 )
 
+#: In our error when Kafka's assignor would loop for ever on the group (the sticky assignors).
+NEVER_FINISHES = "never finishes on this group"
 #: Strategies whose scenario is the Streams shape and whose answer is per client.
 STREAMS_STRATEGIES = frozenset({"streams-ha", "streams-sticky"})
 #: Strategies whose scenario is the Streams shape and whose answer is per group member.

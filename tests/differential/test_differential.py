@@ -19,7 +19,7 @@ from assignors import registry
 from tests.differential.compare import run_cases
 from tests.differential.core import KAFKA_STRATEGIES, in_kafka
 from tests.differential.generate import case
-from tests.oracle import PREVIOUS, Oracle
+from tests.oracle import PREVIOUS, UNFINISHED, Oracle
 
 CASES_PER_STRATEGY = 2_000
 #: Against Kafka 3.9: the strategies that answer by Kafka version, and the others.
@@ -27,6 +27,9 @@ CASES_BY_VERSION = 400
 CASES_UNCHANGED = 100
 VERSION_DEPENDENT = tuple(n for n in KAFKA_STRATEGIES if registry.get(n).older_kafka)
 IN_PREVIOUS = tuple(n for n in KAFKA_STRATEGIES if in_kafka(n, PREVIOUS))
+#: The oracle's answer limit where Kafka is asked a group it never finishes (it answers the
+#: others in milliseconds, and a fresh JVM its first in about a second).
+LIMIT_S = 15.0
 
 
 @pytest.mark.parametrize("strategy", KAFKA_STRATEGIES)
@@ -83,3 +86,51 @@ def test_oracle_answers_errors_and_timing(kafka_oracle: Oracle) -> None:
     answer = kafka_oracle.answer({"id": 2, "strategy": "range", "scenario": scenario, "time": True})
     assert answer["assignment"] == {"a": [["t", 0]], "b": [["t", 1]]}
     assert answer["java_ns"] > 0
+
+
+def test_worked_version_examples_are_kafkas(
+    kafka_oracle: Oracle, previous_kafka_oracle: Oracle
+) -> None:
+    """The by-version examples of ``tests/assignors/test_kafka_versions.py`` (``REJOINED`` is the
+    deploy CLI's too): each version's answer is that Kafka release's, and the two differ."""
+    from tests.assignors import test_kafka_versions as examples
+
+    worked = [
+        ("uniform", examples.HOMOGENEOUS),
+        ("uniform", examples.REJOINED),
+        ("uniform", examples.HETEROGENEOUS),
+        ("uniform", examples.THROWS_IN_39),
+        ("streams-sticky", examples.STREAMS),
+    ]
+    requests = [
+        {"id": f"{strategy}:{n}", "strategy": strategy, "scenario": scenario}
+        for n, (strategy, scenario) in enumerate(worked)
+    ]
+    answers = {}
+    for oracle in (kafka_oracle, previous_kafka_oracle):
+        tallies = run_cases(oracle, requests)
+        assert sum(t.cases for t in tallies.values()) == len(worked)
+        assert not [d.request["id"] for t in tallies.values() for d in t.differences]
+        answers[oracle.version] = oracle.answer_all(requests)
+    for new, old in zip(answers[kafka_oracle.version], answers[PREVIOUS], strict=True):
+        assert new != old, new["id"]
+
+
+@pytest.mark.parametrize("strategy", ["cooperative-sticky", "sticky"])
+def test_a_group_kafka_never_finishes(strategy: str) -> None:
+    """Kafka's sticky assignors loop for ever on ``LOOPS_IN_KAFKA``: the oracle answers that it
+    did not return in time and goes on with a new JVM; ours says Kafka never finishes, and the
+    two agree. (A JVM of its own with a short limit, so the shared ones stay untouched.)"""
+    from tests.assignors.test_cooperative_sticky import LOOPS_IN_KAFKA
+    from tests.differential.compare import differ, our_answers
+
+    fine = case(strategy, 30650)
+    stuck = {"id": f"{strategy}:loops", "strategy": strategy, "scenario": LOOPS_IN_KAFKA}
+    with Oracle(answer_limit_s=LIMIT_S) as oracle:
+        first, never, after = oracle.answer_all([fine, stuck, fine])
+    assert never["id"] == stuck["id"] and never["error"].startswith(UNFINISHED)
+    assert first == after and "assignment" in after
+    ours = our_answers([stuck])[0]
+    assert differ(strategy, ours, never) == ""
+    assert differ(strategy, {"id": 1, "assignment": {}}, never) != ""
+    assert differ(strategy, {"id": 1, "error": "some other refusal"}, never) != ""
