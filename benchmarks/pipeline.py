@@ -12,12 +12,15 @@
    :func:`pipeline.scenarios.whatif_rows` per group in one process, written to Parquet. Both
    outputs are compared row by row (the parity count).
 2. Lag history: 100 groups of 4 to 64 partitions over 24 h at 30 s (2,881 samples). Spark: the
-   four outputs of ``python -m pipeline lag`` (partition, member and group lag, health).
-   pandas: the same four tables single-process; the group verdicts are compared.
+   job of ``python -m pipeline lag`` (:func:`pipeline.lag_history.write_lag_history`: partition,
+   member and group lag, partition and group health).
+   pandas: the same five tables single-process; the group verdicts are compared.
 
 Wall times exclude generating the input and Spark's start-up (reported once); the first Spark
 job after start-up runs a tiny warm-up so Python workers exist. Beside each time: the 1-minute
-load average before/after (the machine may be shared). The driver's peak memory is the peak
+load average before/after (the machine may be shared). ``Spark CPU s``: CPU time (user +
+system) of this process, Spark's JVM and its Python workers during the Spark run: against the
+wall time it shows how much of the 2 cores Spark used. The driver's peak memory is the peak
 resident memory of this Python process plus Spark's JVM during the Spark run (Linux
 ``VmHWM``, reset before each run). ``fit``: least squares ``seconds = fixed + per-group cost x
 groups`` over the sizes. Prints a Markdown table.
@@ -175,16 +178,9 @@ def spark_whatif(spark: Any, folder: Path, out: Path, drain_target_s: float | No
 
 
 def spark_lag(spark: Any, folder: Path, out: Path) -> Any:
+    """The job of ``python -m pipeline lag`` (:func:`pipeline.lag_history.write_lag_history`)."""
     offsets = tables.prepare_offsets(tables.read_table(spark, str(folder / "offsets"), "offsets"))
-    partitions = lag_history.partition_history(offsets)
-    partitions.write.mode("overwrite").parquet(str(out / "partition_lag"))
-    partitions = spark.read.parquet(str(out / "partition_lag"))
-    lag_history.member_history(partitions).write.mode("overwrite").parquet(str(out / "member_lag"))
-    members = spark.read.parquet(str(out / "member_lag"))
-    lag_history.group_history(members).write.mode("overwrite").parquet(str(out / "group_lag"))
-    statuses, verdicts = lag_history.health(partitions)
-    statuses.write.mode("overwrite").parquet(str(out / "partition_health"))
-    verdicts.write.mode("overwrite").parquet(str(out / "group_health"))
+    lag_history.write_lag_history(offsets, out)
     return spark.read.parquet(str(out / "group_health")).select("group_id", "status").toPandas()
 
 
@@ -233,18 +229,49 @@ def _peak_mb(pid: int) -> float:
     return 0.0
 
 
-def _timed(label: str, action: Any, pids: tuple[int, ...] = ()) -> tuple[float, Any, str, float]:
-    """(seconds, value, load average before/after, peak MB of ``pids`` together)."""
+def _tree_cpu_s(root: int) -> float:
+    """CPU seconds (user + system, reaped children's included) of ``root`` and its descendants:
+    for this process, the Spark JVM it started and the JVM's Python workers (Linux ``/proc``)."""
+    parent: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(entry.name)] = int(fields[1])
+        ticks[int(entry.name)] = sum(int(x) for x in fields[11:15])
+    tree, grew = {root}, True
+    while grew:
+        more = {pid for pid, up in parent.items() if up in tree} - tree
+        tree |= more
+        grew = bool(more)
+    return sum(ticks.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
+
+
+def _timed(
+    label: str, action: Any, pids: tuple[int, ...] = ()
+) -> tuple[float, Any, str, float, float]:
+    """(seconds, value, load average before/after, peak MB of ``pids`` together, CPU seconds
+    of this process and its descendants)."""
     for pid in pids:
         _reset_peak(pid)
     print(f"  {label} ...", file=sys.stderr, flush=True)
     before = _load()
+    cpu_before = _tree_cpu_s(os.getpid())
     started = time.perf_counter()
     value = action()
     elapsed = time.perf_counter() - started
+    cpu = _tree_cpu_s(os.getpid()) - cpu_before
     peak = sum(_peak_mb(pid) for pid in pids)
-    print(f"  {label}: {elapsed:.1f} s, peak {peak:.0f} MB", file=sys.stderr, flush=True)
-    return elapsed, value, f"{before}/{_load()}", peak
+    print(
+        f"  {label}: {elapsed:.1f} s, CPU {cpu:.1f} s, peak {peak:.0f} MB",
+        file=sys.stderr,
+        flush=True,
+    )
+    return elapsed, value, f"{before}/{_load()}", peak, cpu
 
 
 def fit_per_group(points: list[tuple[int, float]]) -> tuple[float, float]:
@@ -284,7 +311,7 @@ def run_whatif_sizes(
         shutil.rmtree(folder, ignore_errors=True)
         rows_in, _ = write_history(_whatif_config(size), folder)
         print(f"what-if {size} groups: {rows_in:,} offsets rows", file=sys.stderr)
-        spark_s, _, spark_load, peak = _timed(
+        spark_s, _, spark_load, peak, spark_cpu = _timed(
             "spark what-if",
             lambda f=folder: spark_whatif(spark, f, WORK / "out-spark", drain_target),
             driver,
@@ -292,7 +319,7 @@ def run_whatif_sizes(
         spark_points.append((size, spark_s))
         pandas_cell, ratio, parity, pandas_load = "not run", "-", "-", "-"
         if size <= pandas_up_to:
-            pandas_s, _, pandas_load, _ = _timed(
+            pandas_s, _, pandas_load, _, _ = _timed(
                 "pandas what-if",
                 lambda f=folder: pandas_whatif(f, WORK / "out-pandas.parquet", drain_target),
             )
@@ -302,7 +329,8 @@ def run_whatif_sizes(
             parity = f"{same}/{total} rows equal"
         lines.append(
             f"| what-if x4 strategies{'' if drain_target else ' (no drain search)'} | {size:,}"
-            f" | {rows_in:,} | {spark_s:.1f} ({spark_load}) | {1000 * spark_s / size:.1f}"
+            f" | {rows_in:,} | {spark_s:.1f} ({spark_load}) | {spark_cpu:.0f}"
+            f" | {1000 * spark_s / size:.1f}"
             f" | {pandas_cell} ({pandas_load}) | {ratio} | {peak:.0f} | {parity} |"
         )
         print(lines[-1], file=sys.stderr)
@@ -326,18 +354,18 @@ def run_lag(spark: Any, groups: int) -> str:
     print(f"lag history: {rows_in:,} offsets rows", file=sys.stderr)
     out = WORK / "lag-spark"
     driver = (os.getpid(), spark.sparkContext._gateway.proc.pid)
-    spark_s, spark_verdicts, spark_load, peak = _timed(
+    spark_s, spark_verdicts, spark_load, peak, spark_cpu = _timed(
         "spark lag", lambda: spark_lag(spark, folder, out), driver
     )
     (WORK / "lag-pandas").mkdir(parents=True, exist_ok=True)
-    pandas_s, pandas_verdicts, pandas_load, _ = _timed(
+    pandas_s, pandas_verdicts, pandas_load, _, _ = _timed(
         "pandas lag", lambda: pandas_lag(folder, WORK / "lag-pandas")
     )
     merged = spark_verdicts.merge(pandas_verdicts, on="group_id", suffixes=("_s", "_p"))
     agree = int((merged["status_s"] == merged["status_p"]).sum())
     return (
         f"| lag history 24 h @ 30 s | {groups:,} | {rows_in:,} | {spark_s:.1f} ({spark_load})"
-        f" | {1000 * spark_s / groups:.0f} | {pandas_s:.1f} ({pandas_load})"
+        f" | {spark_cpu:.0f} | {1000 * spark_s / groups:.0f} | {pandas_s:.1f} ({pandas_load})"
         f" | {pandas_s / spark_s:.2f} | {peak:.0f} | {agree}/{len(merged)} verdicts equal |"
     )
 
@@ -364,9 +392,9 @@ def main() -> None:
         f"Spark {spark.version}, master {options.master}, {os.cpu_count()} cores,"
         f" start-up {startup:.1f} s (excluded); (x/y) = 1-minute load average before/after",
         "",
-        "| job | groups | input rows | Spark s (load) | Spark ms/group | pandas s (load)"
-        " | pandas / Spark | driver peak MB (Python + JVM) | parity |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| job | groups | input rows | Spark s (load) | Spark CPU s | Spark ms/group"
+        " | pandas s (load) | pandas / Spark | driver peak MB (Python + JVM) | parity |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     if not options.skip_whatif:
         sizes = [int(s) for s in options.sizes.split(",")]

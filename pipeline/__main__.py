@@ -168,21 +168,16 @@ def run_lag(spark: Any, options: argparse.Namespace) -> None:
 
     offsets, members = _load(spark, options)
     out = Path(options.output)
-    partitions = lag_history.partition_history(offsets).cache()
     with Progress(spark):
-        _write(partitions, out / "partition_lag")
-        member_lag = lag_history.member_history(partitions)
-        _write(member_lag, out / "member_lag")
-        member_read = spark.read.parquet(str(out / "member_lag"))
-        _write(lag_history.group_history(member_read), out / "group_lag")
-        statuses, verdicts = lag_history.health(
-            partitions,
+        lag_history.write_lag_history(
+            offsets,
+            out,
             at=_timestamp(options.at),
             window_s=options.window,
             min_samples=options.min_samples,
+            write=_write,
         )
-        _write(statuses, out / "partition_health")
-        _write(verdicts, out / "group_health")
+    partitions = spark.read.parquet(str(out / "partition_lag"))
     verdicts = spark.read.parquet(str(out / "group_health"))
     rows_in = partitions.count()
     flagged = partitions.where(F.col("problem").isNotNull()).count()

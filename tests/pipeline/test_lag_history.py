@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors.simulate.lag import partition_lag
-from pipeline import lag_history
+from pipeline import lag_history, tables
+from pipeline.synth import SynthConfig, write_history
+from tests.pipeline.compare import assert_same_tables
 from tests.pipeline.frames import T0, offsets_rows, partition
 
 pytestmark = pytest.mark.spark
@@ -150,3 +153,32 @@ def test_health_verdicts_follow_the_documented_rules(spark: Any) -> None:
     assert by_group["gone"]["status"] == "NOTFOUND"
     assert "no sample in the window" in by_group["gone"]["rule"]
     assert set(by_group) == {*HEALTH_CASES, "gone"}  # every input group has one verdict
+
+
+def test_the_job_writes_what_the_steps_compute(spark: Any, tmp_path: Path) -> None:
+    """write_lag_history (rows laid out by group, steps 2-4 from the written step 1) writes
+    the rows of the steps applied one by one to the input as it comes, for every table."""
+    write_history(
+        SynthConfig(
+            groups=8, hours=1, interval_s=60, seed=16, max_partitions=24, every_incident=True
+        ),
+        tmp_path / "history",
+    )
+    offsets = tables.prepare_offsets(
+        tables.read_table(spark, str(tmp_path / "history" / "offsets"), "offsets")
+    )
+    lag_history.write_lag_history(offsets, tmp_path / "job")
+    partitions = lag_history.partition_history(offsets)
+    members = lag_history.member_history(partitions)
+    statuses, verdicts = lag_history.health(partitions)
+    steps = {
+        "partition_lag": partitions,
+        "member_lag": members,
+        "group_lag": lag_history.group_history(members),
+        "partition_health": statuses,
+        "group_health": verdicts,
+    }
+    assert tuple(steps) == lag_history.LAG_TABLES
+    for table, frame in steps.items():
+        frame.write.parquet(str(tmp_path / "steps" / table))
+    assert assert_same_tables("lag", tmp_path / "steps", tmp_path / "job") > 0

@@ -12,7 +12,6 @@ every run (and from the local run): the rows may not depend on how groups are sp
 from __future__ import annotations
 
 import json
-import math
 import os
 import subprocess
 import sys
@@ -20,11 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
 
 from pipeline.__main__ import main
 from pipeline.synth import SynthConfig, write_history
+from tests.pipeline.compare import OUTPUTS, assert_same_tables
 from tests.pipeline.standalone import (
     CHECKOUT,
     StandaloneCluster,
@@ -37,22 +36,6 @@ from tests.pipeline.standalone import (
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
-#: Output tables of each job and the columns that identify a row.
-OUTPUTS: dict[str, dict[str, list[str]]] = {
-    "lag": {
-        "partition_lag": ["cluster", "group_id", "topic", "partition", "t"],
-        "member_lag": ["cluster", "group_id", "t", "member_id"],
-        "group_lag": ["cluster", "group_id", "t"],
-        "partition_health": ["cluster", "group_id", "topic", "partition"],
-        "group_health": ["cluster", "group_id"],
-    },
-    "whatif": {"whatif": ["cluster", "group_id", "strategy", "change"]},
-    "replay": {
-        "replay_members": ["cluster", "group_id", "strategy", "t", "member_id"],
-        "replay_worst": ["cluster", "group_id", "strategy", "t"],
-        "replay_summary": ["cluster", "group_id", "strategy"],
-    },
-}
 WHATIF_OPTIONS = ["--change", "none", "--change", "add:1", "--change", "remove"]
 PROBE = Path(__file__).with_name("cluster_probe.py")
 
@@ -125,34 +108,6 @@ def _cluster_conf(python: Path, partitions: int, cores: int = 2) -> list[str]:
 def _local(spark: Any, job: str, history: Path, out: Path, extra: list[str]) -> None:
     arguments = [job, "--input", str(history), "--output", str(out), "--master", "local[2]"]
     assert main([*arguments, *extra]) == 0
-
-
-def _same(left: Any, right: Any) -> bool:
-    if pd.isna(left) is True and pd.isna(right) is True:
-        return True
-    if isinstance(left, float) and isinstance(right, float):
-        return math.isclose(left, right, rel_tol=1e-9, abs_tol=0.0)
-    return bool(left == right)
-
-
-def assert_same_tables(job: str, local_out: Path, cluster_out: Path) -> int:
-    """Every output table of ``job``: the same rows, floats to 1e-9 relative; rows compared."""
-    compared = 0
-    for table, keys in OUTPUTS[job].items():
-        local = pd.read_parquet(local_out / table).sort_values(keys, ignore_index=True)
-        remote = pd.read_parquet(cluster_out / table).sort_values(keys, ignore_index=True)
-        assert list(remote.columns) == list(local.columns), table
-        assert len(remote) == len(local) > 0, table
-        assert not local.duplicated(keys).any(), f"{table}: {keys} do not identify a row"
-        for column in local.columns:
-            pairs = zip(local[column], remote[column], strict=True)
-            bad = [i for i, (a, b) in enumerate(pairs) if not _same(a, b)]
-            assert not bad, (
-                f"{job}/{table}.{column}: {len(bad)} of {len(local)} rows differ, first:"
-                f"\n{local.iloc[bad[0]].to_dict()}\n{remote.iloc[bad[0]].to_dict()}"
-            )
-        compared += len(local)
-    return compared
 
 
 def test_executors_import_only_the_shipped_zip(
