@@ -363,8 +363,9 @@ def _lag(
 
 def _members(key: str, plan: whatif.WhatIf, current: compute.Current) -> None:
     """The members as ``kafka-consumer-groups.sh --describe --members --verbose`` lists them."""
+    # The group as it is depends on the shaping edits only: adding a member reuses the table.
     table = compute.memo(
-        key,
+        current.key or key,
         "members",
         functools.partial(members_table.members_frame, plan.before, current.assignment.partitions),
     )

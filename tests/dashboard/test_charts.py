@@ -120,6 +120,32 @@ def test_large_assignments_are_cells_per_member_and_topic_that_grow_and_shrink()
     assert sizes[1] < sizes[0]  # the cell shrinks as half of m0's partitions leave
 
 
+def test_figures_built_without_checks_pass_plotlys_checks() -> None:
+    """The lag chart and the cell animation skip Plotly's per-property checks while they are
+    built (:func:`dashboard.figure_build.trusted_figure`, for speed); every property they set
+    must still pass them, here: building a checked figure from their JSON raises on any
+    unknown property or bad value."""
+    members = [f"member-{i:03}" for i in range(60)]
+    lag = charts.lag_by_member_figure(
+        [
+            ("current", {m: float(i) for i, m in enumerate(members)}),
+            ("sticky", {"member-000": 3.0}),
+        ],
+        order=members,
+    )
+    before = {f"m{i}": [TP(f"t{i % 3}", p) for p in range(i, 300, 10)] for i in range(10)}
+    after = {**before, "m0": [], "m10": before["m0"]}
+    cells = charts.assignment_animation(
+        [charts.Phase("before", before), charts.Phase("after", after)]
+    )
+    for figure in (lag, cells):
+        checked = go.Figure(figure.to_dict())
+        assert len(checked.data) == len(figure.data)
+    assert len(cells.frames) == 2
+    with pytest.raises(ValueError):
+        go.Figure({"data": [{"type": "scatter", "markr": {"size": 3}}]})  # the check is real
+
+
 def test_member_colours_never_repeat_and_topics_have_their_own() -> None:
     members = [f"member-{i:03}" for i in range(200)]
     colours = charts.member_colours(members)
