@@ -476,7 +476,6 @@ def _cells(
     # NumPy arrays throughout: Plotly checks and copies an array at once, not item by item (a
     # list of 800 cells per frame cost ~10 ms to validate), and sends numbers as typed arrays.
     ids = np.array([f"{column}|{topic}" for column, topic in cells], dtype=str)
-    full = np.array([column for column, _ in cells], dtype=object)
 
     def frame_data(index: int, whole: bool = False) -> list[dict[str, object]]:
         """The cells at phase ``index``: the whole trace for the figure, only what changes
@@ -488,10 +487,7 @@ def _cells(
         sizes = np.where(values > 0, 6 + 30 * np.sqrt(np.minimum(values, peak) / peak), 0.0)
         outlines = np.where(came > 0, 2, 0)  # an outline where some arrived, none elsewhere
         text = np.where(values > 0, values.astype(str), "")
-        customdata = np.empty((len(cells), 3), dtype=object)
-        customdata[:, 0] = full
-        customdata[:, 1] = values.tolist()
-        customdata[:, 2] = came.tolist()
+        customdata = np.column_stack([values, came])  # held, arrived since the first frame
         if not whole:
             return [
                 {
@@ -506,22 +502,22 @@ def _cells(
         return [
             {
                 "type": "scatter",
-                "x": full,
-                "y": np.array([topic for _, topic in cells], dtype=object),
+                "x": np.array([column for column, _ in cells], dtype=str),
+                "y": np.array([topic for _, topic in cells], dtype=str),
                 "ids": ids,
                 "mode": "markers+text",
                 "text": text,
                 "textfont": {"size": 11, "color": "#000000"},
                 "customdata": customdata,
                 "hovertemplate": (
-                    "<b>%{customdata[0]}</b> · %{y}<br>%{customdata[1]:,} partitions"
-                    "<br>%{customdata[2]:,} arrived since the first frame<extra></extra>"
+                    "<b>%{x}</b> · %{y}<br>%{customdata[0]:,} partitions"
+                    "<br>%{customdata[1]:,} arrived since the first frame<extra></extra>"
                 ),
                 "marker": {
                     "symbol": "square",
                     "size": sizes,
                     "sizemode": "diameter",
-                    "color": np.array([topic_palette[topic] for _, topic in cells], dtype=object),
+                    "color": np.array([topic_palette[topic] for _, topic in cells], dtype=str),
                     "opacity": 0.85,
                     "line": {"color": palette.MOVED_OUTLINE, "width": outlines},
                 },

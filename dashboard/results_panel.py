@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from assignors import AssignmentMetrics, Scenario, TopicPartition, describe_change, partition_lags
-from dashboard import charts, compute, explain_panel, members_table, summary, whatif
+from dashboard import charts, compute, explain_panel, members_table, summary, tables, whatif
 
 #: Horizons offered for the drain projection, in seconds; "fit the backlog" (the default) ends
 #: a third after the slowest strategy clears it (an hour when one never does).
@@ -123,7 +123,8 @@ def _per_member_range(measured: AssignmentMetrics) -> str:
 
 
 def _cards(current: compute.Current, outcomes: Sequence[compute.StrategyOutcome]) -> None:
-    st.table(cards_frame(current, outcomes).set_index("strategy"))
+    # Markdown, not st.table: the first page then needs no data-grid code in the browser.
+    st.markdown(tables.markdown_table(cards_frame(current, outcomes).set_index("strategy")))
 
 
 def headline(plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -> None:
