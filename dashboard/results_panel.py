@@ -362,6 +362,11 @@ def _lag(
         st.markdown(f"**{name}**: {sentence}.")
 
 
+#: Up to this many members the Members view is a Markdown table (the browser needs no
+#: data-grid code for it on a first visit); past it, a scrollable, sortable grid.
+MAX_MARKDOWN_MEMBERS = 40
+
+
 def _members(key: str, plan: whatif.WhatIf, current: compute.Current) -> None:
     """The members as ``kafka-consumer-groups.sh --describe --members --verbose`` lists them."""
     # The group as it is depends on the shaping edits only: adding a member reuses the table.
@@ -373,6 +378,11 @@ def _members(key: str, plan: whatif.WhatIf, current: compute.Current) -> None:
     st.caption(
         "The group as it is now, like `kafka-consumer-groups.sh --describe --members --verbose`."
     )
+    if len(table) <= MAX_MARKDOWN_MEMBERS:
+        st.markdown(
+            tables.markdown_table(table.set_index("member"), text=members_table.TEXT_COLUMNS)
+        )
+        return
     st.dataframe(
         table,
         hide_index=True,

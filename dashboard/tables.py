@@ -10,6 +10,7 @@ JavaScript loaded and run on the first visit).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 import pandas as pd
@@ -73,13 +74,14 @@ def _cell(value: Any) -> str:
     return _MARKUP.sub(r"\\\1", str(value)).replace("\n", " ")
 
 
-def markdown_table(frame: pd.DataFrame) -> str:
+def markdown_table(frame: pd.DataFrame, text: Collection[str] = ()) -> str:
     """``frame`` as a Markdown table: its index (named) first, left-aligned, then its columns,
-    right-aligned (they hold numbers); the cells as the frame words them."""
+    right-aligned as numbers are but for the ``text`` ones; the cells as the frame words them."""
     names = [str(frame.index.name or ""), *(str(name) for name in frame.columns)]
+    align = [":---" if name in text else "---:" for name in names[1:]]
     lines = [
         "| " + " | ".join(_cell(name) for name in names) + " |",
-        "| :--- | " + " | ".join("---:" for _ in frame.columns) + " |",
+        "| :--- | " + " | ".join(align) + " |",
     ]
     for label, row in frame.iterrows():
         lines.append("| " + " | ".join(_cell(v) for v in (label, *row.tolist())) + " |")

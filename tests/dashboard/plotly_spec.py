@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 
@@ -71,3 +72,14 @@ def comparison(app: AppTest) -> dict[str, dict[str, str]]:
         raise AssertionError("no comparison table on the page")
     header, *rows = markdown_rows(text)
     return {row[0]: dict(zip(header[1:], row[1:], strict=True)) for row in rows}
+
+
+def markdown_frame(app: AppTest, column: str) -> pd.DataFrame | None:
+    """The first Markdown table on the page with a ``column`` header, as a frame of the texts
+    shown (``None``: there is none)."""
+    for block in app.markdown:
+        if block.value.startswith("| ") and column in block.value.splitlines()[0]:
+            header, *rows = markdown_rows(block.value)
+            if column in header:
+                return pd.DataFrame(rows, columns=header)
+    return None
