@@ -46,6 +46,7 @@ from dashboard.animation_chart import (
 from dashboard.animation_chart import (
     play_controls as play_controls,
 )
+from dashboard.figure_build import trusted_figure
 from dashboard.palette import (
     MEMBER_PALETTE as MEMBER_PALETTE,
 )
@@ -154,7 +155,7 @@ def lag_by_member_figure(
     palette = dict(colours) if colours is not None else member_colours(members)
     spacing = 0.06
     width = (1 - spacing * (len(columns) - 1)) / len(columns)
-    traces: list[dict[str, object]] = []  # dicts: validated once, by the figure
+    traces: list[dict[str, object]] = []  # dicts, checked by the tests (trusted_figure)
     axes: dict[str, object] = {}
     notes: list[dict[str, object]] = []
     shapes: list[dict[str, object]] = []
@@ -221,16 +222,15 @@ def lag_by_member_figure(
                 "font": {"size": 14},
             }
         )
-    figure = go.Figure(data=traces)
-    figure.update_layout(
-        height=max(260, 120 + 24 * tallest),
-        margin={"l": 10, "r": 10, "t": 40, "b": 50},
-        annotations=notes,
-        shapes=shapes,
-        bargap=0.25,
+    layout = {
+        "height": max(260, 120 + 24 * tallest),
+        "margin": {"l": 10, "r": 10, "t": 40, "b": 50},
+        "annotations": notes,
+        "shapes": shapes,
+        "bargap": 0.25,
         **axes,
-    )
-    return figure
+    }
+    return trusted_figure(traces, layout)
 
 
 def spread_sentence(lag_by_member: Mapping[str, float], ratio: float | None = None) -> str:

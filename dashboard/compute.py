@@ -45,10 +45,15 @@ CACHE_ENTRIES = 96
 
 @dataclass(frozen=True, slots=True)
 class Current:
-    """The group as it is: its current assignment and that assignment's metrics."""
+    """The group as it is: its current assignment and that assignment's metrics.
+
+    ``key`` names the shaped scenario it was worked out for (the source and the shaping edits
+    only), so views of the "before" alone are cached once for every membership edit.
+    """
 
     assignment: Assignment
     metrics: AssignmentMetrics
+    key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +137,7 @@ def current(key: str, _plan: whatif.WhatIf) -> Current:
     evaluation = _plan.evaluation
     return _cached(
         ("current", key),
-        lambda: Current(assignment=evaluation.current, metrics=evaluation.current_metrics),
+        lambda: Current(evaluation.current, evaluation.current_metrics, key),
     )
 
 

@@ -65,3 +65,7 @@ def members_frame(
         )
     columns = ["member", "member id", "client id", "host", "rack", "partitions", "assignment"]
     return pd.DataFrame(rows, columns=[*columns, "lag"])
+
+
+#: The columns of :func:`members_frame` that hold words (the others hold numbers).
+TEXT_COLUMNS = ("member", "member id", "client id", "host", "rack", "assignment")

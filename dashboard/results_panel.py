@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from assignors import AssignmentMetrics, Scenario, TopicPartition, describe_change, partition_lags
-from dashboard import charts, compute, explain_panel, members_table, summary, whatif
+from dashboard import charts, compute, explain_panel, members_table, summary, tables, whatif
 
 #: Horizons offered for the drain projection, in seconds; "fit the backlog" (the default) ends
 #: a third after the slowest strategy clears it (an hour when one never does).
@@ -123,7 +123,8 @@ def _per_member_range(measured: AssignmentMetrics) -> str:
 
 
 def _cards(current: compute.Current, outcomes: Sequence[compute.StrategyOutcome]) -> None:
-    st.table(cards_frame(current, outcomes).set_index("strategy"))
+    # Markdown, not st.table: the first page then needs no data-grid code in the browser.
+    st.markdown(tables.markdown_table(cards_frame(current, outcomes).set_index("strategy")))
 
 
 def headline(plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -> None:
@@ -361,16 +362,27 @@ def _lag(
         st.markdown(f"**{name}**: {sentence}.")
 
 
+#: Up to this many members the Members view is a Markdown table (the browser needs no
+#: data-grid code for it on a first visit); past it, a scrollable, sortable grid.
+MAX_MARKDOWN_MEMBERS = 40
+
+
 def _members(key: str, plan: whatif.WhatIf, current: compute.Current) -> None:
     """The members as ``kafka-consumer-groups.sh --describe --members --verbose`` lists them."""
+    # The group as it is depends on the shaping edits only: adding a member reuses the table.
     table = compute.memo(
-        key,
+        current.key or key,
         "members",
         functools.partial(members_table.members_frame, plan.before, current.assignment.partitions),
     )
     st.caption(
         "The group as it is now, like `kafka-consumer-groups.sh --describe --members --verbose`."
     )
+    if len(table) <= MAX_MARKDOWN_MEMBERS:
+        st.markdown(
+            tables.markdown_table(table.set_index("member"), text=members_table.TEXT_COLUMNS)
+        )
+        return
     st.dataframe(
         table,
         hide_index=True,

@@ -309,7 +309,10 @@ def _lag(before: Scenario) -> None:
         st.caption(f"The first {shown:,} of {topic.partitions:,} partitions.")
     edited = st.data_editor(
         table,
-        key=f"shape.lag_table.{topic_name}.{state.scenario_key()}",
+        # Keyed by the shaped "before" it edits (its lags do not change when a member is added
+        # or removed): a membership edit keeps the table, unapplied edits and all, instead of
+        # sending 2,000 rows and building a new grid. Not a "shape." key, which every edit resets.
+        key=f"lag_table.{topic_name}.{state.scenario_key(whatif.is_shaping)}",
         disabled=["partition"],
         hide_index=True,
         width="stretch",

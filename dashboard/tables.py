@@ -2,11 +2,15 @@
 pipeline named its columns (``lag_total`` -> "lag total", ``pause_s`` -> "pause (s)").
 
 The data keep their column names (tests and links use them); only what is shown changes,
-through Streamlit's ``column_config``.
+through Streamlit's ``column_config``. A short table of words can also be drawn as Markdown
+(:func:`markdown_table`): the browser then needs none of the data-grid code (~1.3 MB of
+JavaScript loaded and run on the first visit).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection
 from typing import Any
 
 import pandas as pd
@@ -59,3 +63,26 @@ def show(frame: pd.DataFrame, **options: Any) -> None:
         column_config=column_config(frame, **overrides),
         **options,
     )
+
+
+#: Characters Markdown (and Streamlit's: ``$`` opens LaTeX) would read as markup in a cell.
+_MARKUP = re.compile(r"([\\|*_`$<>\[\]~#])")
+
+
+def _cell(value: Any) -> str:
+    """A value as one Markdown table cell, read as text (a pipe would end the cell)."""
+    return _MARKUP.sub(r"\\\1", str(value)).replace("\n", " ")
+
+
+def markdown_table(frame: pd.DataFrame, text: Collection[str] = ()) -> str:
+    """``frame`` as a Markdown table: its index (named) first, left-aligned, then its columns,
+    right-aligned as numbers are but for the ``text`` ones; the cells as the frame words them."""
+    names = [str(frame.index.name or ""), *(str(name) for name in frame.columns)]
+    align = [":---" if name in text else "---:" for name in names[1:]]
+    lines = [
+        "| " + " | ".join(_cell(name) for name in names) + " |",
+        "| :--- | " + " | ".join(align) + " |",
+    ]
+    for label, row in frame.iterrows():
+        lines.append("| " + " | ".join(_cell(v) for v in (label, *row.tolist())) + " |")
+    return "\n".join(lines)

@@ -84,8 +84,9 @@ def strategies_shown(page: Any) -> list[str]:
 
 def comparison_rows(page: Any) -> list[str]:
     """The row names of the comparison table (current first, then each strategy)."""
-    table = page.locator('[data-testid="stTable"]').first
-    return [str(cell).strip() for cell in table.locator("tbody tr th").all_inner_texts()]
+    table = page.locator(MAIN).locator("table").filter(has_text="partitions moved").first
+    names = table.locator("tbody tr td:first-child").all_inner_texts()
+    return [str(cell).strip() for cell in names]
 
 
 def add_strategy(page: Any, name: str) -> None:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 
@@ -46,13 +48,38 @@ def lag_panel(app: AppTest, title: str) -> dict[str, float]:
     raise AssertionError(f"no lag panel {title!r}")
 
 
+def markdown_rows(text: str) -> list[list[str]]:
+    """The rows of a Markdown table (header first, the alignment line dropped), cells unescaped."""
+    rows = []
+    for line in text.strip().splitlines()[:1] + text.strip().splitlines()[2:]:
+        cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+        rows.append([re.sub(r"\\(.)", r"\1", cell).strip() for cell in cells])
+    return rows
+
+
+def comparison_text(app: AppTest) -> str | None:
+    """The comparison table at the top, as the Markdown the page shows (``None``: not shown)."""
+    for block in app.markdown:
+        if block.value.startswith("| strategy |") and "partitions moved" in block.value:
+            return str(block.value)
+    return None
+
+
 def comparison(app: AppTest) -> dict[str, dict[str, str]]:
     """The comparison table at the top: row name -> column -> the text shown."""
-    for table in app.table:
-        frame = table.value
-        if "partitions moved" in frame.columns:
-            return {
-                str(name): {str(k): str(v) for k, v in row.items()}
-                for name, row in frame.iterrows()
-            }
-    raise AssertionError("no comparison table on the page")
+    text = comparison_text(app)
+    if text is None:
+        raise AssertionError("no comparison table on the page")
+    header, *rows = markdown_rows(text)
+    return {row[0]: dict(zip(header[1:], row[1:], strict=True)) for row in rows}
+
+
+def markdown_frame(app: AppTest, column: str) -> pd.DataFrame | None:
+    """The first Markdown table on the page with a ``column`` header, as a frame of the texts
+    shown (``None``: there is none)."""
+    for block in app.markdown:
+        if block.value.startswith("| ") and column in block.value.splitlines()[0]:
+            header, *rows = markdown_rows(block.value)
+            if column in header:
+                return pd.DataFrame(rows, columns=header)
+    return None

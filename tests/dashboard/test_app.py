@@ -223,3 +223,30 @@ def test_the_what_if_panel_is_built_only_while_open_and_reopens_with_the_scenari
     assert_no_exception(app)
     assert not app.error, [e.value for e in app.error]
     assert "after-reopening" in app.multiselect(key="shape.remove_ids").options
+
+
+@pytest.mark.parametrize("members", [3, 41])
+def test_the_members_view_lists_every_member_small_groups_as_text(members: int) -> None:
+    """The default *More views* view: a Markdown table up to 40 members (nothing for the
+    browser to load for it on a first visit), a scrollable grid past that."""
+    app = start_app()
+    ids = [f"consumer-{index:02d}" for index in range(members)]
+    scenario = {
+        "name": f"{members} members",
+        "topics": [{"name": "orders", "partitions": 60}],
+        "members": [{"member_id": member, "topics": ["orders"]} for member in ids],
+    }
+    app.radio(key="source.kind").set_value("Upload").run()
+    app.file_uploader(key="source.upload").upload(
+        "members.json", json.dumps(scenario).encode(), "application/json"
+    ).run()
+    assert_no_exception(app)
+    shown = plotly_spec.markdown_frame(app, "client id")
+    grids = [frame.value for frame in app.dataframe if "client id" in frame.value.columns]
+    if members <= 40:
+        assert shown is not None and not grids
+    else:
+        assert shown is None and len(grids) == 1
+        shown = grids[0]
+    assert list(shown["member id"]) == ids
+    assert sum(int(count) for count in shown["partitions"]) == 60  # each partition once

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 from hypothesis import given, settings
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from assignors.model import Member, Scenario, Topic, TopicPartition
 from dashboard import charts, members_table, summary, tables
+from tests.dashboard import plotly_spec
 
 TP = TopicPartition
 
@@ -112,12 +114,38 @@ def test_large_assignments_are_cells_per_member_and_topic_that_grow_and_shrink()
     figure = charts.assignment_animation(
         [charts.Phase("before", before), charts.Phase("after", after)], max_tiles=600
     )
-    first, last = (_by_id(f.data[0], "customdata") for f in figure.frames)
-    assert first["m0|big"][1] == 100 and last["m0|big"][1] == 50
-    assert last["m10|big"][1] == 50 and last["m10|big"][2] == 50
-    assert sum(row[1] for row in last.values()) == 1000
+    first, last = (_by_id(f.data[0], "customdata") for f in figure.frames)  # held, arrived
+    assert first["m0|big"][0] == 100 and last["m0|big"][0] == 50
+    assert last["m10|big"][0] == 50 and last["m10|big"][1] == 50
+    assert sum(row[0] for row in last.values()) == 1000
     sizes = [_by_id(f.data[0], "size")["m0|big"] for f in figure.frames]
     assert sizes[1] < sizes[0]  # the cell shrinks as half of m0's partitions leave
+
+
+def test_figures_built_without_checks_pass_plotlys_checks() -> None:
+    """The lag chart and the cell animation skip Plotly's per-property checks while they are
+    built (:func:`dashboard.figure_build.trusted_figure`, for speed); every property they set
+    must still pass them, here: building a checked figure from their JSON raises on any
+    unknown property or bad value."""
+    members = [f"member-{i:03}" for i in range(60)]
+    lag = charts.lag_by_member_figure(
+        [
+            ("current", {m: float(i) for i, m in enumerate(members)}),
+            ("sticky", {"member-000": 3.0}),
+        ],
+        order=members,
+    )
+    before = {f"m{i}": [TP(f"t{i % 3}", p) for p in range(i, 300, 10)] for i in range(10)}
+    after = {**before, "m0": [], "m10": before["m0"]}
+    cells = charts.assignment_animation(
+        [charts.Phase("before", before), charts.Phase("after", after)]
+    )
+    for figure in (lag, cells):
+        checked = go.Figure(figure.to_dict())
+        assert len(checked.data) == len(figure.data)
+    assert len(cells.frames) == 2
+    with pytest.raises(ValueError):
+        go.Figure({"data": [{"type": "scatter", "markr": {"size": 3}}]})  # the check is real
 
 
 def test_member_colours_never_repeat_and_topics_have_their_own() -> None:
@@ -346,3 +374,19 @@ def test_members_table_lists_each_member_like_kafka_consumer_groups() -> None:
 )
 def test_table_headers_read_as_words(name: str, expected: str) -> None:
     assert tables.header(name) == expected
+
+
+def test_a_markdown_table_shows_every_cell_as_the_text_it_holds() -> None:
+    frame = pd.DataFrame(
+        [
+            {"strategy": "current", "moved": "—", "note": "a|b *c* $5 [x] <y> `z`"},
+            {"strategy": "range", "moved": "1,234", "note": "two\nlines"},
+        ]
+    ).set_index("strategy")
+    text = tables.markdown_table(frame)
+    assert text.splitlines()[1] == "| :--- | ---: | ---: |"  # names left, numbers right
+    assert plotly_spec.markdown_rows(text) == [
+        ["strategy", "moved", "note"],
+        ["current", "—", "a|b *c* $5 [x] <y> `z`"],
+        ["range", "1,234", "two lines"],
+    ]

@@ -70,7 +70,8 @@ def test_a_live_group_shows_its_members_and_lag(kafka_cluster: KafkaCluster) -> 
         # Lag = end offset - committed offset: 100 + 50 + 0 + 10 records in all.
         assert sum(lag.values()) == 160
         # The member table, as kafka-consumer-groups.sh --describe --members shows it.
-        table = next(df.value for df in app.dataframe if "client id" in df.value.columns)
+        table = plotly_spec.markdown_frame(app, "client id")  # a small group: Markdown
+        assert table is not None, "the members table is on the page"
         assert set(table["member id"]) == members
         assert all(client != "—" for client in table["client id"])
         assert all(host != "—" for host in table["host"])
