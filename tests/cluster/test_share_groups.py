@@ -31,6 +31,7 @@ from cluster.snapshot import read_group, snapshot_group
 from tests.cluster.dashboard_live import dashboard_with_live_group
 from tests.cluster.recording_proxy import RecordingProxy
 from tests.cluster.test_read_only import assert_read_only
+from tests.dashboard import plotly_spec
 from tests.kafka_broker import unique_name
 from tests.kafka_cluster.cluster import KafkaCluster
 from tests.kafka_cluster.java_share import ConfluentShareMember, JavaShareGroup
@@ -158,7 +159,8 @@ def test_a_share_group_read_live_equals_its_consumers_and_our_strategy(
                 for topic in loaded.topics
                 for p, lag in enumerate(topic.lags or ())
             }
-            table = next(df.value for df in app.dataframe if "client id" in df.value.columns)
+            table = plotly_spec.markdown_frame(app, "client id")  # a small group: Markdown
+            assert table is not None, "the members table is on the page"
             assert list(table["member id"]) == [m.member_id for m in loaded.members]
             for member, row_lag in zip(loaded.members, table["lag"], strict=True):
                 held = sum(lags[(tp.topic, tp.partition)] for tp in member.owned_partitions)
