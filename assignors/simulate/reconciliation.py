@@ -187,16 +187,7 @@ class ReadingChanges:
     @property
     def any(self) -> bool:
         """Whether anything at all changed."""
-        return bool(
-            self.joined
-            or self.left
-            or self.gained
-            or self.lost
-            or self.target_changed
-            or self.member_epochs
-            or self.group_epoch[0] != self.group_epoch[1]
-            or self.assignment_epoch[0] != self.assignment_epoch[1]
-        )
+        return _anything_changed(self)
 
 
 def _epochs(scenario: Scenario) -> tuple[int | None, int | None]:
@@ -277,16 +268,7 @@ class StreamsReadingChanges:
     @property
     def any(self) -> bool:
         """Whether anything at all changed."""
-        return bool(
-            self.joined
-            or self.left
-            or self.gained
-            or self.lost
-            or self.target_changed
-            or self.member_epochs
-            or self.group_epoch[0] != self.group_epoch[1]
-            or self.assignment_epoch[0] != self.assignment_epoch[1]
-        )
+        return _anything_changed(self)
 
 
 def _by_kind(tasks: ClientAssignment) -> dict[str, set[TaskId]]:
@@ -342,4 +324,18 @@ def streams_reading_changes(
                 if was[m].member_epoch != now[m].member_epoch
             }
         ),
+    )
+
+
+def _anything_changed(changes: ReadingChanges | StreamsReadingChanges) -> bool:
+    """Whether two readings differ at all (members, assignments, targets or epochs)."""
+    return bool(
+        changes.joined
+        or changes.left
+        or changes.gained
+        or changes.lost
+        or changes.target_changed
+        or changes.member_epochs
+        or changes.group_epoch[0] != changes.group_epoch[1]
+        or changes.assignment_epoch[0] != changes.assignment_epoch[1]
     )
