@@ -250,9 +250,7 @@ def main() -> None:
 
         def sample() -> None:
             while running[0]:
-                total = served_app.rss_bytes(pid) + sum(
-                    served_app.rss_bytes(child) for child in served_app.descendants(pid)
-                )
+                total = served_app.tree_memory_bytes(pid)
                 peak[0] = max(peak[0], total)
                 time.sleep(0.2)
 

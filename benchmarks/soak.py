@@ -94,9 +94,7 @@ def run_soak(
         pid = served.process.pid
 
         def resident() -> int:
-            return served_app.rss_bytes(pid) + sum(
-                served_app.rss_bytes(child) for child in served_app.descendants(pid)
-            )
+            return served_app.tree_memory_bytes(pid)
 
         peak = [0]
         running = [True]
@@ -138,7 +136,7 @@ def run_soak(
             time.sleep(1)
         running[0] = False
         final = resident()
-        final_server = served_app.rss_bytes(pid)
+        final_server = served_app.pss_bytes(pid)
         final_children = len(served_app.descendants(pid))
     from dashboard import budget as budget_module
 

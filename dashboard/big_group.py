@@ -265,6 +265,7 @@ def summaries(
             on_item=arrived,
             on_wait=progress,
             still_wanted=_session_alive,
+            on_queued=lambda ahead, elapsed: line.text(jobs.queued_text(ahead, elapsed)),
         )
         box.update(label=f"Worked out in {time.monotonic() - started:.1f} s", state="complete")
     return rows()

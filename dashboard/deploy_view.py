@@ -194,6 +194,7 @@ def _work_out(key: str, scenario: Scenario, request: Request) -> deploy_model.De
                 request.strategy,
                 request.plan,
                 on_wait=lambda elapsed: _progress(line, elapsed),
+                on_queued=lambda ahead, elapsed: line.text(jobs.queued_text(ahead, elapsed)),
             )
         except jobs.JobFailed as error:
             box.update(label="The deploy cannot be simulated", state="error")

@@ -14,7 +14,12 @@ session for the one interpreter lock. :func:`run` runs it in a forked child proc
    or went away (a new action, a closed tab): the exception it raises ends :func:`run`, which
    kills the child. The session's liveness is also checked directly, and a ``deadline_s`` bounds
    the wait.
-3. Every live child is recorded; :func:`stop_all` (called at exit) kills them, so the server
+3. At most :func:`configured_workers` children run at once, server-wide (``AE_WORKERS``,
+   default the number of cores): a further job waits its turn, in arrival order, still
+   cancellable, and tells its session how many are ahead (``on_queued``). This bounds both the
+   memory heavy work can take at once (the server plus that many children) and how much of the
+   machine one team member's uploads can take from the others' reruns.
+4. Every live child is recorded; :func:`stop_all` (called at exit) kills them, so the server
    never waits for work nobody will see. Children also ask the kernel to kill them when the
    thread that started them ends (``PR_SET_PDEATHSIG``), so a server killed outright leaves none.
 
@@ -74,6 +79,60 @@ class JobFailed(Exception):
 
 _live: dict[int, BaseProcess] = {}
 _live_lock = threading.Lock()
+
+
+def configured_workers() -> int:
+    """Heavy jobs that may run at once: ``AE_WORKERS`` (a positive integer), else the cores."""
+    raw = os.environ.get("AE_WORKERS", "").strip()
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    return max(1, os.cpu_count() or 1)
+
+
+class _Turns:
+    """First come, first served turns for at most ``limit`` jobs at once."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._running = 0
+        self._queue: list[object] = []
+        self._changed = threading.Condition()
+
+    def wait_turn(self, ticket: object, timeout: float) -> int:
+        """Take a turn if ``ticket`` is first in line and a place is free (0), else wait up to
+        ``timeout`` s and return how many jobs are ahead of it, running or waiting (it stays in
+        line)."""
+        with self._changed:
+            if ticket not in self._queue:
+                self._queue.append(ticket)
+            if self._queue[0] is not ticket or self._running >= self.limit:
+                self._changed.wait(timeout)
+            if self._queue[0] is ticket and self._running < self.limit:
+                self._queue.pop(0)
+                self._running += 1
+                return 0
+            return self._queue.index(ticket) + self._running
+
+    def leave(self, ticket: object, had_turn: bool) -> None:
+        """Give the turn back (``had_turn``) or leave the line."""
+        with self._changed:
+            if had_turn:
+                self._running -= 1
+            elif ticket in self._queue:
+                self._queue.remove(ticket)
+            self._changed.notify_all()
+
+
+_turns = _Turns(configured_workers())
+
+
+def queued_text(ahead: int, elapsed: float) -> str:
+    """The progress line of a job waiting for its turn."""
+    jobs_ahead = "1 heavy job" if ahead == 1 else f"{ahead} heavy jobs"
+    return (
+        f"Waiting for a free worker: {jobs_ahead} ahead of this one on the server "
+        f"({elapsed:.0f} s); it starts as soon as one ends."
+    )
 
 
 def live_pids() -> list[int]:
@@ -158,6 +217,7 @@ def stream(
     on_wait: Callable[[float], None] | None = None,
     still_wanted: Callable[[], bool] | None = None,
     deadline_s: float | None = None,
+    on_queued: Callable[[int, float], object] | None = None,
 ) -> None:
     """``function(emit, *args)`` computed in a child process; ``on_item(x)`` in the caller for
     each ``emit(x)`` of the child, as soon as it arrives (show partial answers there).
@@ -177,7 +237,9 @@ def stream(
         original, text = rest
         raise JobFailed(text.strip().splitlines()[-1] if text else "the job failed", original)
 
-    _supervise(_streaming_child, function, args, receive, on_wait, still_wanted, deadline_s)
+    _supervise(
+        _streaming_child, function, args, receive, on_wait, still_wanted, deadline_s, on_queued
+    )
 
 
 def _supervise(
@@ -188,10 +250,62 @@ def _supervise(
     on_wait: Callable[[float], None] | None,
     still_wanted: Callable[[], bool] | None,
     deadline_s: float | None,
+    on_queued: Callable[[int, float], object] | None = None,
 ) -> None:
-    """Start ``child(function, args, sender)`` in a forked process and hand each message it
-    sends to ``receive`` until ``receive`` returns True; the child is ended and reaped on the
-    way out, whatever happens."""
+    """Wait for a turn (:func:`_wait_turn`), start ``child(function, args, sender)`` in a
+    forked process and hand each message it sends to ``receive`` until ``receive`` returns
+    True; the child is ended and reaped, and the turn given back, whatever happens."""
+    ticket = object()
+    started = time.monotonic()
+    had_turn = False
+    try:
+        _wait_turn(ticket, started, on_wait, still_wanted, deadline_s, on_queued)
+        had_turn = True
+        _watch(child, function, args, receive, on_wait, still_wanted, deadline_s, started)
+    finally:
+        _turns.leave(ticket, had_turn)
+
+
+def _check(
+    still_wanted: Callable[[], bool] | None, deadline_s: float | None, elapsed: float
+) -> None:
+    """Raise :class:`JobCancelled` when nobody wants the answer or the deadline has passed."""
+    if still_wanted is not None and not still_wanted():
+        raise JobCancelled("nobody waits for this result any more")
+    if deadline_s is not None and elapsed > deadline_s:
+        raise JobCancelled(f"not done after {deadline_s:.0f} s")
+
+
+def _wait_turn(
+    ticket: object,
+    started: float,
+    on_wait: Callable[[float], None] | None,
+    still_wanted: Callable[[], bool] | None,
+    deadline_s: float | None,
+    on_queued: Callable[[int, float], object] | None,
+) -> None:
+    """Until ``ticket`` gets a turn: report the jobs ahead every :data:`POLL_S` (``on_queued``,
+    else ``on_wait``), and stop waiting as a running job would be stopped."""
+    while ahead := _turns.wait_turn(ticket, POLL_S):
+        elapsed = time.monotonic() - started
+        _check(still_wanted, deadline_s, elapsed)
+        if on_queued is not None:
+            on_queued(ahead, elapsed)
+        elif on_wait is not None:
+            on_wait(elapsed)
+
+
+def _watch(
+    child: Callable[..., None],
+    function: Callable[..., Any],
+    args: tuple[Any, ...],
+    receive: Callable[[bytes], bool],
+    on_wait: Callable[[float], None] | None,
+    still_wanted: Callable[[], bool] | None,
+    deadline_s: float | None,
+    started: float,
+) -> None:
+    """Fork the child and follow it (see :func:`_supervise`)."""
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=child, args=(function, args, sender), daemon=True)
@@ -199,7 +313,6 @@ def _supervise(
     sender.close()
     with _live_lock:
         _live[process.pid or -1] = process
-    started = time.monotonic()
     try:
         while True:
             if receiver.poll(POLL_S):
@@ -215,10 +328,7 @@ def _supervise(
             elapsed = time.monotonic() - started
             if not process.is_alive() and not receiver.poll(0):
                 raise JobFailed(f"the worker process ended with code {process.exitcode}")
-            if still_wanted is not None and not still_wanted():
-                raise JobCancelled("nobody waits for this result any more")
-            if deadline_s is not None and elapsed > deadline_s:
-                raise JobCancelled(f"not done after {deadline_s:.0f} s")
+            _check(still_wanted, deadline_s, elapsed)
             if on_wait is not None:
                 on_wait(elapsed)
     finally:
@@ -232,6 +342,7 @@ def run(
     on_wait: Callable[[float], None] | None = None,
     still_wanted: Callable[[], bool] | None = None,
     deadline_s: float | None = None,
+    on_queued: Callable[[int, float], object] | None = None,
 ) -> T:
     """``function(*args)`` computed in a child process; its answer.
 
@@ -239,7 +350,9 @@ def run(
     there: Streamlit stops the script at such a call when its session wants it stopped, and the
     child is killed on the way out). ``still_wanted()`` returning False, or ``deadline_s``
     passing, kills the child and raises :class:`JobCancelled`. The child's own exception comes
-    back as :class:`JobFailed` (with ``original`` set when it could be pickled).
+    back as :class:`JobFailed` (with ``original`` set when it could be pickled). While the job
+    waits for a turn (module doc, point 3), ``on_queued(jobs_ahead, elapsed_s)`` is called
+    instead of ``on_wait`` when given.
     """
     answers: list[Any] = []
 
@@ -247,7 +360,7 @@ def run(
         answers.append(payload)
         return True
 
-    _supervise(_child, function, args, receive, on_wait, still_wanted, deadline_s)
+    _supervise(_child, function, args, receive, on_wait, still_wanted, deadline_s, on_queued)
     status, *rest = pickle.loads(answers[0])
     if status == "ok":
         answer: T = rest[0]

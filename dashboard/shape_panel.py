@@ -77,9 +77,8 @@ def render(source: Scenario, before: Scenario, after: Scenario) -> None:
     after a load or an edit none shows or applies a choice made for another scenario.
     """
     scope = state.scope_widgets(scenario_values(before, after))
-    members_tab, topics_tab, lag_tab, edits_tab = st.tabs(
-        _tab_labels(), key=TABS, on_change="rerun"
-    )
+    st.caption(_edits_line(len(state.edits())))
+    members_tab, topics_tab, lag_tab, edits_tab = st.tabs(TAB_LABELS, key=TABS, on_change="rerun")
     with members_tab:
         _members(source, before, after, scope)
     with topics_tab:
@@ -94,15 +93,17 @@ def render(source: Scenario, before: Scenario, after: Scenario) -> None:
 TABS = "panel.shape.tab"
 
 
-def _tab_labels() -> list[str]:
-    """The tabs' names; the Edits tab counts the edits. A tab is remembered by its name, so
-    when the count changes (an undo on the Edits tab) the remembered name follows it: the
-    panel stays on Edits instead of jumping back to Members."""
-    labels = ["Members", "Topics", "Lag & rates", f"Edits ({len(state.edits())})"]
-    picked = st.session_state.get(TABS)
-    if isinstance(picked, str) and picked.startswith("Edits") and picked != labels[-1]:
-        st.session_state[TABS] = labels[-1]
-    return labels
+#: The tabs' names. Fixed: a tab is remembered by its name, and the server never rewrites the
+#: remembered one (an Edits tab that counted the edits had to be renamed on every edit, and a tab
+#: clicked while that rerun was under way was switched back; the count is on the line above).
+TAB_LABELS = ("Members", "Topics", "Lag & rates", "Edits")
+
+
+def _edits_line(count: int) -> str:
+    """The line above the tabs: how many edits the what-if applies to the source."""
+    if not count:
+        return "Edits (0): the scenario is as the source gave it."
+    return f"Edits ({count}) applied to the source; undo or reset them on the Edits tab."
 
 
 def _members(source: Scenario, before: Scenario, after: Scenario, scope: str) -> None:

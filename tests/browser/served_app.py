@@ -129,6 +129,28 @@ def rss_bytes(pid: int) -> int:
     return 0
 
 
+def pss_bytes(pid: int) -> int:
+    """Proportional set size of one process (0 when it has gone): its resident pages, each
+    shared page divided among the processes sharing it."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        return 0
+    return 0
+
+
+def tree_memory_bytes(pid: int) -> int:
+    """Memory of a server and its worker processes: the sum of their proportional set sizes.
+
+    Summing resident set sizes would count twice every page a forked worker still shares with
+    the server (a worker starts as a copy-on-write image of it: hundreds of MB with a big group
+    loaded); proportional sizes count each page once.
+    """
+    return pss_bytes(pid) + sum(pss_bytes(child) for child in descendants(pid))
+
+
 def alive(pid: int) -> bool:
     """Whether ``pid`` is a running (not zombie) process."""
     try:

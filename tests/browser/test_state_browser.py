@@ -189,8 +189,9 @@ def test_monkey_random_valid_actions(page: Any) -> None:
 
 
 def test_undo_twice_from_the_edits_tab(page: Any) -> None:
-    """The Edits tab stays picked after an undo, although its name counts the edits: a second
-    undo is one more click on the same button (it used to jump back to Members, hiding it)."""
+    """The Edits tab stays picked after an undo: a second undo is one more click on the same
+    button (when the tab's name counted the edits it jumped back to Members, hiding it; then
+    the server renamed the picked tab on every undo, which undid a tab clicked meanwhile)."""
     ui.add_member(page, "first-joiner")
     ui.add_member(page, "second-joiner")
     panel = ui.open_expander(page, "Shape the what-if")

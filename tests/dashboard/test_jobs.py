@@ -4,6 +4,7 @@ process is gone."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from types import MappingProxyType
@@ -131,3 +132,57 @@ def test_a_stopped_stream_kills_its_child() -> None:
         jobs.stream(_counts_then_spins, 1, 600.0, on_item=on_item)
     assert seen and all(_gone(pid) for pid in set(seen))
     assert jobs.live_pids() == []
+
+
+def test_past_the_worker_limit_a_job_waits_its_turn_and_says_how_many_are_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(jobs, "_turns", jobs._Turns(1))
+    first_started = threading.Event()
+    answers: list[int] = []
+
+    def first() -> None:
+        answers.append(jobs.run(_spins, 1.0, on_wait=lambda _s: first_started.set()))
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert first_started.wait(10)
+    queued: list[int] = []
+    children_while_queued: list[int] = []
+
+    def on_queued(ahead: int, _elapsed: float) -> None:
+        queued.append(ahead)
+        children_while_queued.append(len(jobs.live_pids()))
+
+    assert jobs.run(_square_map, 3, on_queued=on_queued)[2] == 4
+    thread.join()
+    assert queued and set(queued) == {1}, "it waited behind the one running job"
+    assert set(children_while_queued) == {1}, "only the running job had a child meanwhile"
+    assert answers and answers[0] > 0
+    assert jobs.live_pids() == []
+
+
+def test_a_waiting_job_nobody_wants_leaves_the_line_without_starting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    turns = jobs._Turns(1)
+    monkeypatch.setattr(jobs, "_turns", turns)
+    holder = object()
+    assert turns.wait_turn(holder, 0) == 0  # another session's job holds the only turn
+    started = time.monotonic()
+    with pytest.raises(jobs.JobCancelled):
+        jobs.run(_square_map, 3, still_wanted=lambda: time.monotonic() - started < 0.5)
+    assert jobs.live_pids() == []
+    turns.leave(holder, True)
+    assert turns.wait_turn(object(), 0) == 0, "the cancelled job left the line"
+
+
+def test_queued_jobs_take_their_turns_in_arrival_order() -> None:
+    turns = jobs._Turns(1)
+    running, second, third = object(), object(), object()
+    assert turns.wait_turn(running, 0) == 0
+    assert turns.wait_turn(second, 0) == 1
+    assert turns.wait_turn(third, 0) == 2
+    turns.leave(running, True)
+    assert turns.wait_turn(third, 0) == 1, "the second came first"
+    assert turns.wait_turn(second, 0) == 0
