@@ -155,8 +155,12 @@ class GroupSpec:
     held: Mapping[str, set[int]]
 
     @classmethod
-    def of(cls, scenario: Scenario) -> GroupSpec:
-        """The spec of ``scenario``; :class:`ScenarioError` for a malformed topic id."""
+    def of(cls, scenario: Scenario, *, with_current: bool = True) -> GroupSpec:
+        """The spec of ``scenario``; :class:`ScenarioError` for a malformed topic id.
+
+        ``with_current=False`` leaves ``current`` and ``held`` empty, for an assignor that reads
+        every claimant's claims itself (``share-simple``).
+        """
         counts = scenario.partition_counts()
         uuids = {topic.name: topic_uuid(topic) for topic in scenario.topics}
         member_ids = tuple(hash_order((m.member_id for m in scenario.members), string_hash))
@@ -167,7 +171,7 @@ class GroupSpec:
         }
         current = {
             member_id: _valid_claims(by_id[member_id].owned_partitions, counts)
-            for member_id in member_ids
+            for member_id in (member_ids if with_current else ())
         }
         held: dict[str, set[int]] = {}
         claimed_twice = False
