@@ -168,12 +168,7 @@ class GroupSpec:
         uuids = {topic.name: topic_uuid(topic) for topic in scenario.topics}
         member_ids = tuple(hash_order((m.member_id for m in scenario.members), string_hash))
         by_id = {m.member_id: m for m in scenario.members}
-        # Members mostly share one subscription: each distinct one is worked out once.
-        distinct = {m.topics: m.topics for m in scenario.members}
-        existing = {
-            topics: tuple(dict.fromkeys(t for t in topics if t in counts)) for topics in distinct
-        }
-        subscriptions = {m.member_id: existing[m.topics] for m in scenario.members}
+        subscriptions = _existing_subscriptions(scenario, counts)
         owned = {m: by_id[m].owned_partitions for m in (member_ids if with_current else ())}
         current: Mapping[str, Mapping[str, list[TopicPartition]]] = _GroupedClaims(owned, counts)
         listed = {
@@ -185,7 +180,7 @@ class GroupSpec:
             current = _last_claimant_keeps(member_ids, current)
         return cls(
             member_ids=member_ids,
-            homogeneous=len({frozenset(topics) for topics in distinct}) <= 1,
+            homogeneous=_same_topic_names(scenario),
             subscribed_names={m.member_id: tuple(m.topics) for m in scenario.members},
             partition_counts=counts,
             topic_uuids=uuids,
@@ -197,6 +192,33 @@ class GroupSpec:
 
 
 _partition_number = itemgetter(1)
+
+
+def _existing_subscriptions(
+    scenario: Scenario, counts: Mapping[str, int]
+) -> dict[str, tuple[str, ...]]:
+    """Member id -> its existing subscribed topics (listed order, no repeats).
+
+    Members mostly list the same topics: a subscription equal to the previous member's (compared
+    element by element, which finds the same string objects at once) is not worked out again.
+    """
+    subscriptions: dict[str, tuple[str, ...]] = {}
+    listed: tuple[str, ...] | None = None
+    existing: tuple[str, ...] = ()
+    for member in scenario.members:
+        if member.topics != listed:
+            listed = member.topics
+            existing = tuple(dict.fromkeys(t for t in listed if t in counts))
+        subscriptions[member.member_id] = existing
+    return subscriptions
+
+
+def _same_topic_names(scenario: Scenario) -> bool:
+    """Whether every member subscribes to the same topic names (repeats and order aside)."""
+    members = scenario.members
+    if all(member.topics == members[0].topics for member in members):
+        return True
+    return len({frozenset(member.topics) for member in members}) <= 1
 
 
 def _held(listed: Iterable[list[TopicPartition]]) -> tuple[dict[str, set[int]], bool]:
