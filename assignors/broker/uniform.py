@@ -168,7 +168,7 @@ class GroupSpec:
         uuids = {topic.name: topic_uuid(topic) for topic in scenario.topics}
         member_ids = tuple(hash_order((m.member_id for m in scenario.members), string_hash))
         by_id = {m.member_id: m for m in scenario.members}
-        subscriptions = _existing_subscriptions(scenario, counts)
+        subscriptions, one_listing = _existing_subscriptions(scenario, counts)
         owned = {m: by_id[m].owned_partitions for m in (member_ids if with_current else ())}
         current: Mapping[str, Mapping[str, list[TopicPartition]]] = _GroupedClaims(owned, counts)
         listed = {
@@ -180,7 +180,7 @@ class GroupSpec:
             current = _last_claimant_keeps(member_ids, current)
         return cls(
             member_ids=member_ids,
-            homogeneous=_same_topic_names(scenario),
+            homogeneous=one_listing or _same_topic_names(scenario),
             subscribed_names={m.member_id: tuple(m.topics) for m in scenario.members},
             partition_counts=counts,
             topic_uuids=uuids,
@@ -196,29 +196,29 @@ _partition_number = itemgetter(1)
 
 def _existing_subscriptions(
     scenario: Scenario, counts: Mapping[str, int]
-) -> dict[str, tuple[str, ...]]:
-    """Member id -> its existing subscribed topics (listed order, no repeats).
+) -> tuple[dict[str, tuple[str, ...]], bool]:
+    """Member id -> its existing subscribed topics (listed order, no repeats), and whether every
+    member lists the same topics.
 
     Members mostly list the same topics: a subscription equal to the previous member's (compared
-    element by element, which finds the same string objects at once) is not worked out again.
+    element by element, no hashing) is not worked out again.
     """
     subscriptions: dict[str, tuple[str, ...]] = {}
     listed: tuple[str, ...] | None = None
     existing: tuple[str, ...] = ()
+    listings = 0
     for member in scenario.members:
         if member.topics != listed:
             listed = member.topics
             existing = tuple(dict.fromkeys(t for t in listed if t in counts))
+            listings += 1
         subscriptions[member.member_id] = existing
-    return subscriptions
+    return subscriptions, listings <= 1
 
 
 def _same_topic_names(scenario: Scenario) -> bool:
     """Whether every member subscribes to the same topic names (repeats and order aside)."""
-    members = scenario.members
-    if all(member.topics == members[0].topics for member in members):
-        return True
-    return len({frozenset(member.topics) for member in members}) <= 1
+    return len({frozenset(member.topics) for member in scenario.members}) <= 1
 
 
 def _held(listed: Iterable[list[TopicPartition]]) -> tuple[dict[str, set[int]], bool]:
@@ -355,7 +355,7 @@ def assign_homogeneous(
         taken = group.held.get(topic, set())
         if len(taken) < count:
             free = range(count) if not taken else [p for p in range(count) if p not in taken]
-            unassigned.extend(_topic_partitions(topic, free))
+            unassigned.extend(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), free)))
 
     floor, extra = divmod(total, len(members))
     if trace is not None:
@@ -395,7 +395,10 @@ def assign_homogeneous(
 
     position = 0
     for member_id, quota in unfilled:
-        result[member_id].extend(unassigned[position : position + quota])
+        if result[member_id]:
+            result[member_id].extend(unassigned[position : position + quota])
+        else:
+            result[member_id] = unassigned[position : position + quota]
         if trace is not None:
             _trace_filled(trace, unassigned[position : position + quota], member_id, position)
         position += quota
