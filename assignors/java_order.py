@@ -36,7 +36,8 @@ import base64
 import binascii
 import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
-from operator import mul
+from itertools import repeat
+from operator import and_, mul, xor
 from typing import Any, Generic, TypeVar, cast
 
 K = TypeVar("K", bound=Hashable)
@@ -213,15 +214,107 @@ class JavaHashMapOrder(Generic[K]):
 def hash_order(
     keys: Iterable[K], hash_of: Callable[[K], int], initial_capacity: int | None = None
 ) -> list[K]:
-    """The iteration order of a ``HashMap``/``HashSet`` filled with ``keys`` in that order."""
-    table: JavaHashMapOrder[K] = JavaHashMapOrder(hash_of, initial_capacity)
-    table.put_all(keys)
-    return list(table)
+    """The iteration order of a ``HashMap``/``HashSet`` filled with ``keys`` in that order.
+
+    Without removals the order is the keys sorted by their bucket in the final table, stably
+    (insertion order within a bucket), which one sort computes. Only where ``treeifyBin`` may
+    have doubled a small table (more than 8 keys and fewer than 64 buckets) are the puts
+    replayed one by one (:class:`JavaHashMapOrder`).
+    """
+    distinct = list(dict.fromkeys(keys))
+    capacity = 16 if initial_capacity is None else table_size_for(initial_capacity)
+    while len(distinct) > capacity * 3 // 4:
+        capacity <<= 1
+    if capacity < MIN_TREEIFY_CAPACITY and len(distinct) > TREEIFY_THRESHOLD:
+        table: JavaHashMapOrder[K] = JavaHashMapOrder(hash_of, initial_capacity)
+        table.put_all(distinct)
+        return list(table)
+    if len(distinct) < 2:
+        return distinct
+    return bucket_order(distinct, [hash_of(key) for key in distinct], capacity)
+
+
+def bucket_order(keys: Sequence[K], hash_codes: Sequence[int], capacity: int) -> list[K]:
+    """``keys`` sorted by their bucket in a table of ``capacity`` buckets, stably.
+
+    ``hash_codes[i]`` is ``keys[i].hashCode()``. This is a ``HashMap``'s iteration order when
+    its keys went in (``put``) in the order given and no bucket is a tree; for keys linked at
+    the head of their buckets (``computeIfAbsent``), give them in reverse insertion order.
+    """
+    mask = capacity - 1
+    buckets = [(h ^ ((h & _MASK32) >> 16)) & mask for h in hash_codes]
+    return [keys[i] for i in sorted(range(len(keys)), key=buckets.__getitem__)]
+
+
+def head_first_order(
+    keys: Sequence[K], hash_codes: Sequence[int], initial_capacity: int | None = None
+) -> list[K]:
+    """The iteration order of a new ``HashMap`` after ``computeIfAbsent`` of each key in turn.
+
+    ``keys`` are distinct; ``hash_codes[i]`` is ``keys[i].hashCode()``. Same answer as
+    :meth:`JavaHashMapOrder.put_first` for every key, then iteration: the table grows before an
+    insertion that finds it over its threshold, and each new key goes to the head of its bucket,
+    so the order is the keys in reverse insertion order sorted stably by bucket (one sort; a
+    table small enough for ``treeifyBin`` to double it is replayed key by key).
+    """
+    capacity = head_first_capacity(len(keys), initial_capacity)
+    if capacity < MIN_TREEIFY_CAPACITY and len(keys) >= TREEIFY_THRESHOLD:
+        codes = dict(zip(keys, hash_codes, strict=True))
+        table: JavaHashMapOrder[K] = JavaHashMapOrder(codes.__getitem__, initial_capacity)
+        for key in keys:
+            table.put_first(key)
+        return list(table)
+    return bucket_order(keys[::-1], hash_codes[::-1], capacity)
+
+
+def head_first_capacity(size: int, initial_capacity: int | None = None) -> int:
+    """A ``HashMap``'s buckets after ``computeIfAbsent`` of ``size`` new keys (no ``treeifyBin``).
+
+    It grows before an insertion that finds it over its threshold, so it may end one key over.
+    """
+    capacity = 16 if initial_capacity is None else table_size_for(initial_capacity)
+    while size - 1 > capacity * 3 // 4:
+        capacity <<= 1
+    return capacity
+
+
+def consecutive_buckets(first_code: int, count: int, capacity: int) -> list[int]:
+    """The buckets of the hash codes ``first_code, first_code + 1, ...`` (``count`` of them).
+
+    Codes wrap modulo 2^32 like Java's ``int``; ``TopicIdPartition(id, 0 .. n - 1)`` hash to
+    such a run (``31 * id.hashCode() + partition``). Within a run of codes sharing their high 16
+    bits, ``spread`` xors one constant into the low half, so the buckets come from C-level maps
+    over a ``range`` per run, not from arithmetic per key in Python.
+    """
+    mask = capacity - 1
+    buckets: list[int] = []
+    code = first_code & _MASK32
+    while count > 0:
+        run = min(count, 0x10000 - (code & 0xFFFF))
+        high = code >> 16
+        buckets.extend(map(and_, map(xor, range(code, code + run), repeat(high)), repeat(mask)))
+        count -= run
+        code = (code + run) & _MASK32
+    return buckets
 
 
 def hash_set_copy_capacity(size: int) -> int:
     """Initial capacity ``new HashSet<>(collection)`` asks for: ``max(size / .75f + 1, 16)``."""
     return max(int(size / 0.75) + 1, 16)
+
+
+def integer_set_copy_order(numbers: Sequence[int]) -> list[int]:
+    """The iteration order of ``new HashSet<>(numbers)`` for ``Integer`` elements.
+
+    Numbers from 0 to below both the table's capacity and 2^16 are their own buckets, so they
+    come out ascending; any other set takes :func:`hash_order`.
+    """
+    if not numbers:
+        return []
+    requested = hash_set_copy_capacity(len(numbers))
+    if min(numbers) >= 0 and max(numbers) < min(table_size_for(requested), 1 << 16):
+        return sorted(set(numbers))
+    return hash_order(numbers, integer_hash, requested)
 
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF

@@ -156,6 +156,20 @@ class Scenario:
         """Partition count per existing topic."""
         return {topic.name: topic.partitions for topic in self.topics}
 
+    def subscribed_topics(self) -> set[str]:
+        """Every topic name some member subscribes to (existing or not).
+
+        Members mostly list the same topics: a member whose list equals the previous member's
+        (compared element by element, no hashing) adds nothing and is skipped.
+        """
+        names: set[str] = set()
+        previous: tuple[str, ...] | None = None
+        for member in self.members:
+            if member.topics != previous:
+                previous = member.topics
+                names.update(previous)
+        return names
+
     def subscribed_existing_topics(self) -> list[str]:
         """Topics that exist and that at least one member subscribes to, sorted by name."""
         counts = self.partition_counts()

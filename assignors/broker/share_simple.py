@@ -37,19 +37,26 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import compress, groupby, repeat
+from operator import itemgetter
+from typing import TypeVar, cast
 
-from assignors.broker.uniform import GroupSpec, _valid_claims
+from assignors.broker.uniform import GroupSpec
 from assignors.errors import AssignmentExplorerError
 from assignors.gc_pause import paused_gc
 from assignors.java_order import (
+    MIN_TREEIFY_CAPACITY,
     JavaHashMapOrder,
+    consecutive_buckets,
     hash_order,
     hash_set_copy_capacity,
+    head_first_capacity,
+    head_first_order,
     integer_hash,
+    integer_set_copy_order,
     string_hash,
-    to_int32,
     uuid_hash,
 )
 from assignors.model import Scenario, TopicPartition
@@ -86,12 +93,31 @@ def int_set(hash_capacity: int | None = None) -> JavaHashMapOrder[int]:
     return JavaHashMapOrder(integer_hash, hash_capacity)
 
 
+def _claims_by_topic(
+    owned: Iterable[TopicPartition], counts: Mapping[str, int]
+) -> dict[str, list[int]]:
+    """A member's claims on existing partitions: topic (first-claim order) -> numbers."""
+    claims: dict[str, list[int]] = {}
+    for topic, run in groupby(owned, key=itemgetter(0)):
+        count = counts.get(topic)
+        if count is not None:
+            numbers = [partition for _, partition in run if partition < count]
+            if numbers:
+                claims.setdefault(topic, []).extend(numbers)
+    return claims
+
+
+def _set_copy_order(numbers: list[int]) -> list[int]:
+    """:func:`integer_set_copy_order`, without the call for the many one-partition claims."""
+    return numbers if len(numbers) == 1 else integer_set_copy_order(numbers)
+
+
 class _Group:
     """What both builders share: member order, old claims in Java's order, new claims."""
 
     def __init__(self, scenario: Scenario, trace: DecisionTrace | None = None) -> None:
         self.trace = trace
-        spec = GroupSpec.of(scenario)
+        spec = GroupSpec.of(scenario, with_current=False)
         self.spec = spec
         self.members = spec.member_ids
         self.uuid_hash = {name: uuid_hash(*ids) for name, ids in spec.topic_uuids.items()}
@@ -99,21 +125,9 @@ class _Group:
         # Old assignment: topics in HashMap order, each topic's partitions in HashSet-copy order.
         self.old: list[list[tuple[str, list[int]]]] = []
         for member_id in self.members:
-            claims = _valid_claims(by_id[member_id].owned_partitions, spec.partition_counts)
+            claims = _claims_by_topic(by_id[member_id].owned_partitions, spec.partition_counts)
             topics = hash_order(claims, self.uuid_hash.__getitem__)
-            self.old.append(
-                [
-                    (
-                        topic,
-                        hash_order(
-                            [tp.partition for tp in claims[topic]],
-                            integer_hash,
-                            hash_set_copy_capacity(len(claims[topic])),
-                        ),
-                    )
-                    for topic in topics
-                ]
-            )
+            self.old.append([(topic, _set_copy_order(claims[topic])) for topic in topics])
         self.new: dict[int, Claims] = {}
         if trace is not None:
             for member_id, old in zip(self.members, self.old, strict=True):
@@ -202,79 +216,226 @@ def _fill(
 
 def assign_homogeneous(group: _Group) -> dict[str, list[TopicPartition]]:
     """Kafka's ``SimpleHomogeneousAssignmentBuilder`` (all partitions as one unit)."""
-    tracing = group.trace is not None
-    names = group.spec.subscribed_names[group.members[0]]
-    if not names:
+    if not group.spec.subscribed_names[group.members[0]]:
         return {}
-    topics = group.names_order(0)
-    subscribed = set(topics)
-    counts = group.spec.partition_counts
-    targets = [(t, p) for t in topics for p in range(counts[t])]
-    member_count = len(group.members)
-    sharing = (member_count + len(targets) - 1) // len(targets) if targets else 0
-    wants = desired_counts(sharing, len(targets), member_count)
+    builder = _HomogeneousBuilder(group)
+    builder.take_current()
+    order = builder.partition_map_order()
+    builder.revoke_overfilled()
+    builder.revoke_overshared(order)
+    builder.fill(order)
+    return builder.result()
 
-    def tp_hash(key: tuple[str, int]) -> int:
-        return to_int32(31 * group.uuid_hash[key[0]] + key[1])
 
-    by_partition: JavaHashMapOrder[tuple[str, int]] = JavaHashMapOrder(
-        tp_hash, presized_capacity(len(targets))
-    )
-    holders: dict[tuple[str, int], JavaHashMapOrder[int]] = {}
-    by_member: dict[int, JavaHashMapOrder[tuple[str, int]]] = {}
-    unfilled: set[int] = set()
-    overfilled: list[int] = []
-    for member, old in enumerate(group.old):
-        held = 0
-        for topic, partitions in old:
-            if topic in subscribed:
-                for partition in partitions:
-                    key = (topic, partition)
-                    held += 1
-                    by_partition.put_first(key)
-                    holders.setdefault(key, int_set()).put(member)
-                    by_member.setdefault(member, JavaHashMapOrder(tp_hash)).put(key)
+#: ``_HomogeneousBuilder.holder`` of a partition no member holds, and of one several hold.
+_NOBODY = -1
+_SEVERAL = -2
+
+
+class _HomogeneousBuilder:
+    """Steps 2-5 over flat state, one number per partition, no object per partition.
+
+    Partition ``t`` is a number in ``0 .. T - 1`` (topics by name, then partition number, so
+    sorted numbers are sorted partitions). Kafka's hash maps and sets are never built: their
+    iteration orders come from the partitions' hash codes in one sort
+    (:func:`assignors.java_order.head_first_order`). ``holder[t]`` is the one member holding
+    ``t``, :data:`_NOBODY`, or :data:`_SEVERAL` (then ``shared[t]`` lists them, in the order
+    they took it); ``held[m]`` is the size of member ``m``'s set of partitions in Kafka.
+    """
+
+    def __init__(self, group: _Group) -> None:
+        self.group = group
+        self.tracing = group.trace is not None
+        self.topics = group.names_order(0)
+        counts = group.spec.partition_counts
+        self.offset: dict[str, int] = {}
+        #: Each partition's ``TopicIdPartition.hashCode()`` (modulo 2^32) and its partition.
+        self.codes: list[int] = []
+        self.partitions: list[TopicPartition] = []
+        for topic in sorted(self.topics):
+            self.offset[topic] = len(self.codes)
+            base = 31 * group.uuid_hash[topic]
+            self.codes.extend(range(base, base + counts[topic]))
+            made = map(
+                tuple.__new__, repeat(TopicPartition), zip(repeat(topic), range(counts[topic]))
+            )
+            self.partitions.extend(cast(Iterable[TopicPartition], made))
+        total, member_count = len(self.codes), len(group.members)
+        self.sharing = (member_count + total - 1) // total if total else 0
+        self.wants = desired_counts(self.sharing, total, member_count)
+        self.holder = [_NOBODY] * total
+        self.shared: dict[int, list[int]] = {}
+        #: ``shared`` as step 2 left it (a hash set's order depends on every key it took).
+        self.puts: dict[int, list[int]] = {}
+        self.first_taken: list[int] = []
+        self.claimed: list[list[int]] = [[] for _ in range(member_count)]
+        self.held = [0] * member_count
+        self.removed: dict[int, set[int]] = {}
+        self.added: dict[int, list[int]] = {}
+        self.unfilled: set[int] = set()
+        self.overfilled: list[int] = []
+
+    def take_current(self) -> None:
+        """Step 2: current claims on subscribed topics stay; claims on other topics go."""
+        offset = self.offset
+        for member, old in enumerate(self.group.old):
+            mine = [offset[t] + p for t, partitions in old if t in offset for p in partitions]
+            self.claimed[member] = mine
+            for topic, partitions in old:
+                if topic in offset:
+                    continue
+                self.removed.setdefault(member, set())
+                for partition in partitions if self.tracing else ():
+                    self.group.record(topic, partition, member, "2 dropped", "topic not subscribed")
+            self.hold(member, mine)
+            self.held[member] = len(mine)
+            if len(mine) < self.wants[member]:
+                self.unfilled.add(member)
+            elif len(mine) > self.wants[member]:
+                self.overfilled.append(member)
+
+    def hold(self, member: int, numbers: list[int]) -> None:
+        """``member`` joins the holders of each of ``numbers`` (distinct), in that order.
+
+        Partitions no one held before become keys of the partition map in that order; when
+        none of them was held, that is done for all at once (C-level maps).
+        """
+        holder, shared = self.holder, self.shared
+        if set(map(holder.__getitem__, numbers)) <= {_NOBODY}:
+            deque(map(holder.__setitem__, numbers, repeat(member)), maxlen=0)
+            self.first_taken.extend(numbers)
+            return
+        for t in numbers:
+            h = holder[t]
+            if h == _NOBODY:
+                holder[t] = member
+                self.first_taken.append(t)
+            elif h == _SEVERAL:
+                shared[t].append(member)
             else:
-                del group.editable(member)[topic]
-                for partition in partitions:
-                    if tracing:
-                        group.record(topic, partition, member, "2 dropped", "topic not subscribed")
-        if held < wants[member]:
-            unfilled.add(member)
-        elif held > wants[member]:
-            overfilled.append(member)
-    for member in overfilled:
-        mine = by_member[member]
-        for key in list(mine):
-            if len(mine) <= wants[member]:
+                holder[t] = _SEVERAL
+                shared[t] = [h, member]
+
+    def partition_map_order(self) -> list[int]:
+        """Iteration order of Kafka's partition -> members map (step 5 walks it).
+
+        Current claims create their partitions' entries (``computeIfAbsent``) first, then the
+        partitions nobody holds, topic by topic in subscription order: every partition is a key.
+        """
+        holder, counts = self.holder, self.group.spec.partition_counts
+        keys = list(self.first_taken)
+        for topic in self.topics:
+            start = self.offset[topic]
+            numbers = range(start, start + counts[topic])
+            keys.extend(compress(numbers, [holder[t] == _NOBODY for t in numbers]))
+        requested = presized_capacity(len(keys))
+        capacity = head_first_capacity(len(keys), requested)
+        if capacity < MIN_TREEIFY_CAPACITY:
+            return head_first_order(keys, [self.codes[t] for t in keys], requested)
+        buckets: list[int] = []
+        for topic in sorted(self.topics):
+            first = 31 * self.group.uuid_hash[topic]
+            buckets.extend(consecutive_buckets(first, counts[topic], capacity))
+        keys.reverse()  # a new key goes to the head of its bucket
+        return sorted(keys, key=buckets.__getitem__)
+
+    def revoke(self, member: int, t: int, step: str, why: str) -> None:
+        """``member`` gives back partition ``t``."""
+        if self.holder[t] == _SEVERAL:
+            self.shared[t].remove(member)
+        else:
+            self.holder[t] = _NOBODY
+        self.held[member] -= 1
+        self.removed.setdefault(member, set()).add(t)
+        if self.tracing:
+            self.group.record(*self.partitions[t], member, step, why)
+
+    def revoke_overfilled(self) -> None:
+        """Step 3: members over their count give back partitions in their set's order."""
+        self.puts = {t: list(members) for t, members in self.shared.items()}
+        for member in self.overfilled:
+            excess = self.held[member] - self.wants[member]
+            mine = hash_order(self.claimed[member], self.codes.__getitem__)
+            for t in mine[:excess]:
+                self.revoke(member, t, "3 over count", f"holds more than its {self.wants[member]}")
+
+    def revoke_overshared(self, order: Sequence[int]) -> None:
+        """Step 4: partitions held by more than ``sharing`` members lose holders, in set order."""
+        if not self.shared:
+            return
+        sharing, why = self.sharing, f"held by more than {self.sharing} member(s)"
+        for t in order:
+            members = self.shared.get(t)
+            if members is None or len(members) <= sharing:
+                continue
+            count = len(members)
+            for member in hash_order(self.puts[t], integer_hash):
+                if member in members:
+                    self.revoke(member, t, "4 overshared", why)
+                    self.unfilled.add(member)
+                    count -= 1
+                if count <= sharing:
+                    break
+
+    def fill(self, order: Sequence[int]) -> None:
+        """Step 5 (``assignRemainingPartitions``): partitions in map order to unfilled members.
+
+        Kafka does not add a taker to the partition's holder set, so a later pass may offer the
+        same partition to the same member again: it is then already in the member's set (its
+        last addition) and nothing changes.
+        """
+        unfilled = sorted(self.unfilled)
+        if not unfilled:
+            return
+        holder, shared, sharing, held, wants = (
+            self.holder, self.shared, self.sharing, self.held, self.wants
+        )  # fmt: skip
+        added = {member: self.added.setdefault(member, []) for member in unfilled}
+        takers, position, placed_this_pass = list(unfilled), 0, False
+        for t in order:
+            h = holder[t]
+            have = len(shared[t]) if h == _SEVERAL else h != _NOBODY
+            to_make = sharing - have
+            while to_make > 0:
+                if position >= len(takers):
+                    if not placed_this_pass:
+                        break
+                    if not unfilled:
+                        # Kafka asks a fresh iterator over the empty set for its next member.
+                        raise ShareAssignmentError("no unfilled member left for a partition")
+                    takers, position, placed_this_pass = list(unfilled), 0, False
+                member = takers[position]
+                position += 1
+                if member == h or (h == _SEVERAL and member in shared[t]):
+                    continue
+                to_make -= 1
+                placed_this_pass = True
+                mine = added[member]
+                if not mine or mine[-1] != t:
+                    mine.append(t)
+                    held[member] += 1
+                if self.tracing:
+                    self.trace_fill(t, member)
+                if held[member] >= wants[member]:
+                    unfilled.remove(member)
+            if not unfilled:
                 break
-            group.editable(member)[key[0]].discard(key[1])
-            if tracing:
-                group.record(*key, member, "3 over count", f"holds more than its {wants[member]}")
-            holders[key].remove(member)
-            mine.remove(key)
-    for key in list(by_partition):
 
-        def forget(member: int, key: tuple[str, int] = key) -> None:
-            by_member[member].remove(key)
-            unfilled.add(member)
+    def trace_fill(self, t: int, member: int) -> None:
+        why = _fill_reason(self.sharing, self.held[member], self.wants[member])
+        self.group.record(*self.partitions[t], member, "5 fill", why)
 
-        _revoke_overshared(group, key, holders[key], sharing, forget)
-    for key in targets:
-        if key not in holders:
-            by_partition.put_first(key)
-            holders[key] = int_set()
-
-    def give(key: tuple[str, int], member: int) -> bool:
-        group.editable(member).setdefault(key[0], set()).add(key[1])
-        mine = by_member.setdefault(member, JavaHashMapOrder(tp_hash))
-        mine.put(key)
-        if tracing:
-            group.record(*key, member, "5 fill", _fill_reason(sharing, len(mine), wants[member]))
-        return len(mine) >= wants[member]
-
-    _fill(((k, holders[k]) for k in by_partition), sharing, sorted(unfilled), give)
-    return group.result()
+    def result(self) -> dict[str, list[TopicPartition]]:
+        """Each member's partitions, sorted: what it kept, then what it was given."""
+        partitions, answer = self.partitions, {}
+        for member, member_id in enumerate(self.group.members):
+            numbers = self.claimed[member]
+            removed, added = self.removed.get(member), self.added.get(member)
+            if removed or added:
+                numbers = list(set(numbers).difference(removed or ()).union(added or ()))
+            numbers.sort()
+            answer[member_id] = [partitions[t] for t in numbers]
+        return answer
 
 
 def _revoke_overshared(

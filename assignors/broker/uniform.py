@@ -76,11 +76,11 @@ the same subscriptions (overlapping subscriptions may leave a larger spread, as 
 from __future__ import annotations
 
 import uuid
-from collections import Counter, deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter, defaultdict, deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, groupby, repeat
-from operator import itemgetter
+from itertools import chain, compress, groupby, repeat
+from operator import itemgetter, lt
 from typing import cast
 
 from assignors.broker.uniform_kafka39 import assign_heterogeneous_kafka39
@@ -142,7 +142,9 @@ class GroupSpec:
     -> partitions (listed order), topics in the order first claimed; a partition claimed by
     several members is left with the last of them in member-map order. ``held``: topic -> the
     partition numbers some member currently holds. ``homogeneous``: every member subscribes to the
-    same topic names.
+    same topic names. ``listed``: each member's valid claims in one list (as listed when all are
+    valid), or ``None`` when some partition is claimed twice. ``current`` groups a member's
+    claims when first asked (a member within its quota never needs them grouped).
     """
 
     member_ids: tuple[str, ...]
@@ -153,45 +155,126 @@ class GroupSpec:
     subscriptions: Mapping[str, tuple[str, ...]]
     current: Mapping[str, Mapping[str, list[TopicPartition]]]
     held: Mapping[str, set[int]]
+    listed: Mapping[str, list[TopicPartition]] | None = None
 
     @classmethod
-    def of(cls, scenario: Scenario) -> GroupSpec:
-        """The spec of ``scenario``; :class:`ScenarioError` for a malformed topic id."""
+    def of(cls, scenario: Scenario, *, with_current: bool = True) -> GroupSpec:
+        """The spec of ``scenario``; :class:`ScenarioError` for a malformed topic id.
+
+        ``with_current=False`` leaves ``current`` and ``held`` empty, for an assignor that reads
+        every claimant's claims itself (``share-simple``).
+        """
         counts = scenario.partition_counts()
         uuids = {topic.name: topic_uuid(topic) for topic in scenario.topics}
         member_ids = tuple(hash_order((m.member_id for m in scenario.members), string_hash))
         by_id = {m.member_id: m for m in scenario.members}
-        subscriptions = {
-            m.member_id: tuple(dict.fromkeys(t for t in m.topics if t in counts))
-            for m in scenario.members
+        subscriptions, one_listing = _existing_subscriptions(scenario, counts)
+        owned = {m: by_id[m].owned_partitions for m in (member_ids if with_current else ())}
+        current: Mapping[str, Mapping[str, list[TopicPartition]]] = _GroupedClaims(owned, counts)
+        listed = {
+            member_id: _valid_listed(claims, counts, current, member_id)
+            for member_id, claims in owned.items()
         }
-        current = {
-            member_id: _valid_claims(by_id[member_id].owned_partitions, counts)
-            for member_id in member_ids
-        }
-        held: dict[str, set[int]] = {}
-        claimed_twice = False
-        for claims in current.values():
-            for topic, partitions in claims.items():
-                numbers = held.setdefault(topic, set())
-                before = len(numbers)
-                numbers.update(map(_partition_number, partitions))
-                claimed_twice = claimed_twice or len(numbers) - before != len(partitions)
+        held, claimed_twice = _held(listed.values())
         if claimed_twice:
             current = _last_claimant_keeps(member_ids, current)
         return cls(
             member_ids=member_ids,
-            homogeneous=len({frozenset(m.topics) for m in scenario.members}) <= 1,
+            homogeneous=one_listing or _same_topic_names(scenario),
             subscribed_names={m.member_id: tuple(m.topics) for m in scenario.members},
             partition_counts=counts,
             topic_uuids=uuids,
             subscriptions=subscriptions,
             current=current,
             held=held,
+            listed=None if claimed_twice else listed,
         )
 
 
 _partition_number = itemgetter(1)
+
+
+def _existing_subscriptions(
+    scenario: Scenario, counts: Mapping[str, int]
+) -> tuple[dict[str, tuple[str, ...]], bool]:
+    """Member id -> its existing subscribed topics (listed order, no repeats), and whether every
+    member lists the same topics.
+
+    Members mostly list the same topics: a subscription equal to the previous member's (compared
+    element by element, no hashing) is not worked out again.
+    """
+    subscriptions: dict[str, tuple[str, ...]] = {}
+    listed: tuple[str, ...] | None = None
+    existing: tuple[str, ...] = ()
+    listings = 0
+    for member in scenario.members:
+        if member.topics != listed:
+            listed = member.topics
+            existing = tuple(dict.fromkeys(t for t in listed if t in counts))
+            listings += 1
+        subscriptions[member.member_id] = existing
+    return subscriptions, listings <= 1
+
+
+def _same_topic_names(scenario: Scenario) -> bool:
+    """Whether every member subscribes to the same topic names (repeats and order aside)."""
+    return len({frozenset(member.topics) for member in scenario.members}) <= 1
+
+
+def _held(listed: Iterable[list[TopicPartition]]) -> tuple[dict[str, set[int]], bool]:
+    """Topic -> the partition numbers claimed, and whether some partition is claimed twice
+    (by two members, or listed twice by one)."""
+    claims = list(chain.from_iterable(listed))
+    held: defaultdict[str, set[int]] = defaultdict(set)
+    for topic, partition in claims:
+        held[topic].add(partition)
+    return dict(held), sum(map(len, held.values())) != len(claims)
+
+
+_topic_name = itemgetter(0)
+
+
+def _valid_listed(
+    owned: Sequence[TopicPartition],
+    counts: Mapping[str, int],
+    current: Mapping[str, Mapping[str, list[TopicPartition]]],
+    member_id: str,
+) -> list[TopicPartition]:
+    """The member's claims on existing partitions, as listed.
+
+    When every claim is valid (checked by C-level maps), that is ``owned`` itself; otherwise
+    the member's claims are grouped (``current``) and flattened.
+    """
+    topics = list(map(_topic_name, owned))
+    if counts.keys() >= set(topics) and all(
+        map(lt, map(_partition_number, owned), map(counts.__getitem__, topics))
+    ):
+        return list(owned)
+    return list(chain.from_iterable(current[member_id].values()))
+
+
+class _GroupedClaims(Mapping[str, Mapping[str, list[TopicPartition]]]):
+    """Member id -> :func:`_valid_claims` of its owned partitions, grouped when first asked."""
+
+    def __init__(
+        self, owned: Mapping[str, Sequence[TopicPartition]], counts: Mapping[str, int]
+    ) -> None:
+        self._owned = owned
+        self._counts = counts
+        self._grouped: dict[str, dict[str, list[TopicPartition]]] = {}
+
+    def __getitem__(self, member_id: str) -> dict[str, list[TopicPartition]]:
+        claims = self._grouped.get(member_id)
+        if claims is None:
+            claims = _valid_claims(self._owned[member_id], self._counts)
+            self._grouped[member_id] = claims
+        return claims
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._owned)
+
+    def __len__(self) -> int:
+        return len(self._owned)
 
 
 def _valid_claims(
@@ -272,7 +355,7 @@ def assign_homogeneous(
         taken = group.held.get(topic, set())
         if len(taken) < count:
             free = range(count) if not taken else [p for p in range(count) if p not in taken]
-            unassigned.extend([TopicPartition(topic, p) for p in free])
+            unassigned.extend(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), free)))
 
     floor, extra = divmod(total, len(members))
     if trace is not None:
@@ -285,20 +368,18 @@ def assign_homogeneous(
         has_extra = extra > 0
         if has_extra:
             quota += 1
-        claims = group.current[member_id]
-        kept: list[TopicPartition] = []
-        for topic in hash_order(claims, uuid_hash_of.__getitem__) if claims else ():
-            if topic not in subscribed:
-                continue
-            partitions = claims[topic]
-            if len(partitions) <= quota:
-                quota -= len(partitions)
-                kept.extend(partitions)
-                continue
-            ordered = _int_set_order(partitions)
-            kept.extend(ordered[:quota])
-            unassigned.extend(ordered[quota:])
-            quota = 0
+        listed = group.listed[member_id] if group.listed is not None and trace is None else None
+        if (
+            listed is not None
+            and len(listed) <= quota
+            and subscribed.issuperset(map(_topic_name, listed))
+        ):
+            # Every topic fits: the walk below would keep all of them, whatever their order.
+            kept, quota = list(listed), quota - len(listed)
+        else:
+            kept, quota = _keep(
+                group.current[member_id], quota, subscribed, uuid_hash_of, unassigned
+            )
         result[member_id] = kept
         if trace is not None:
             _trace_kept(trace, kept, member_id, index, floor + (1 if has_extra else 0))
@@ -314,13 +395,45 @@ def assign_homogeneous(
 
     position = 0
     for member_id, quota in unfilled:
-        result[member_id].extend(unassigned[position : position + quota])
+        if result[member_id]:
+            result[member_id].extend(unassigned[position : position + quota])
+        else:
+            result[member_id] = unassigned[position : position + quota]
         if trace is not None:
             _trace_filled(trace, unassigned[position : position + quota], member_id, position)
         position += quota
     if position < len(unassigned):
         raise AssertionError("uniform: partitions left unassigned (claims were not deduplicated)")
     return result
+
+
+def _keep(
+    claims: Mapping[str, list[TopicPartition]],
+    quota: int,
+    subscribed: set[str],
+    uuid_hash_of: Mapping[str, int],
+    unassigned: list[TopicPartition],
+) -> tuple[list[TopicPartition], int]:
+    """Step 3 for one member: what it keeps of ``claims`` and its quota left.
+
+    Topics in the order of the member's ``HashMap`` of topic ids; a topic that does not fit is
+    split in its ``HashSet`` order, the rest of it (and of every later topic) going to the end
+    of ``unassigned``.
+    """
+    kept: list[TopicPartition] = []
+    for topic in hash_order(claims, uuid_hash_of.__getitem__) if claims else ():
+        if topic not in subscribed:
+            continue
+        partitions = claims[topic]
+        if len(partitions) <= quota:
+            quota -= len(partitions)
+            kept.extend(partitions)
+            continue
+        ordered = _int_set_order(partitions)
+        kept.extend(ordered[:quota])
+        unassigned.extend(ordered[quota:])
+        quota = 0
+    return kept, quota
 
 
 def _note_homogeneous(trace: DecisionTrace, total: int, members: Sequence[str]) -> None:

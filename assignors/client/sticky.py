@@ -367,7 +367,7 @@ def _sticky_assign(
     if not members:
         return StickyOutcome({}, {})
     counts = scenario.partition_counts()
-    subscribed = set[str]().union(*(member.topics for member in scenario.members))
+    subscribed = scenario.subscribed_topics()
     partition_counts = {
         topic: count for topic, count in counts.items() if count > 0 and topic in subscribed
     }
@@ -584,7 +584,7 @@ def _unassigned_partitions(
         marks = kept_marks[topic]
         numbers = range(len(marks))
         free = numbers if not any(marks) else compress(numbers, marks.translate(_FLIP))
-        unassigned.extend(map(_new_partition, zip(repeat(topic), free)))
+        unassigned.extend(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), free)))
     return unassigned
 
 

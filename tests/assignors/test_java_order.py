@@ -12,8 +12,13 @@ from hypothesis import strategies as st
 
 from assignors.java_order import (
     JavaHashMapOrder,
+    consecutive_buckets,
     hash_order,
+    hash_set_copy_capacity,
+    head_first_capacity,
+    head_first_order,
     integer_hash,
+    integer_set_copy_order,
     spread,
     string_hash,
     to_int32,
@@ -126,3 +131,69 @@ def test_a_crowded_bucket_of_a_small_table_doubles_the_table() -> None:
     for i in range(8):  # computeIfAbsent already resizes on the 8th key of a bucket
         heads.put_first(16 * i)
     assert heads.capacity == 32
+
+
+#: Keys that crowd a few buckets (multiples of 16 and 64) as well as spread ones, both signs.
+_KEYS = st.lists(
+    st.one_of(
+        st.integers(min_value=0, max_value=40).map(lambda k: 16 * k),
+        st.integers(min_value=-(2**31), max_value=2**31 - 1),
+    ),
+    max_size=120,
+)
+
+
+def _replayed(keys: list[int], initial_capacity: int | None, *, head_first: bool) -> list[int]:
+    """The order the step-by-step model answers (``put`` or ``computeIfAbsent`` per key)."""
+    table: JavaHashMapOrder[int] = JavaHashMapOrder(integer_hash, initial_capacity)
+    for key in keys:
+        table.put_first(key) if head_first else table.put(key)
+    return list(table)
+
+
+@given(_KEYS, st.sampled_from([None, 1, 16, 40, 64, 300]))
+def test_hash_order_in_one_sort_answers_as_the_key_by_key_model(
+    keys: list[int], initial_capacity: int | None
+) -> None:
+    """Crowded small tables included (there the model replays them), repeated keys kept once."""
+    assert hash_order(keys, integer_hash, initial_capacity) == _replayed(
+        keys, initial_capacity, head_first=False
+    )
+
+
+@given(_KEYS, st.sampled_from([None, 1, 16, 40, 64, 300]))
+def test_head_first_order_answers_as_compute_if_absent_key_by_key(
+    keys: list[int], initial_capacity: int | None
+) -> None:
+    distinct = list(dict.fromkeys(keys))
+    assert head_first_order(distinct, distinct, initial_capacity) == _replayed(
+        distinct, initial_capacity, head_first=True
+    )
+
+
+@given(
+    st.integers(min_value=-(2**40), max_value=2**40),
+    st.integers(min_value=0, max_value=70_000),
+    st.sampled_from([16, 1024, 1 << 21]),
+)
+def test_consecutive_buckets_are_each_codes_spread_bucket(
+    first: int, count: int, capacity: int
+) -> None:
+    """Runs that cross a 2^16 boundary and the 2^32 wrap included."""
+    expected = [spread(to_int32(first + k)) & (capacity - 1) for k in range(count)]
+    assert consecutive_buckets(first, count, capacity) == expected
+
+
+@given(st.lists(st.integers(min_value=-5, max_value=70_000), max_size=80))
+def test_integer_set_copy_order_is_the_order_of_new_hash_set_of_the_numbers(
+    numbers: list[int],
+) -> None:
+    """``new HashSet<>(numbers)``: presized for the collection, so no resize happens."""
+    capacity = hash_set_copy_capacity(len(numbers))
+    assert integer_set_copy_order(numbers) == _replayed(numbers, capacity, head_first=False)
+
+
+def test_head_first_capacity_grows_before_the_insertion_that_finds_the_table_full() -> None:
+    assert head_first_capacity(13) == 16  # the 13th finds 12 keys: not over 12, stays at 16
+    assert head_first_capacity(14) == 32  # the 14th finds 13 > 12 and doubles first
+    assert head_first_capacity(1_000_000, 1_333_334) == 1 << 21
