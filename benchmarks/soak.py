@@ -5,8 +5,10 @@ Each round opens ``--parallel`` tabs at once; each uploads its own group (a runn
 ``--partitions`` owned partitions, a different member count per tab so no two share a cache
 entry), adds a member, waits for the answer and closes. The server runs with a byte budget
 (``AE_CACHE_BYTES``) and a short time to live (``AE_CACHE_TTL_S``), and .streamlit/'s
-``disconnectedSessionTTL`` frees a closed tab's session. Resident memory (server plus workers)
-is sampled throughout; after the last tab, the script waits ``--settle`` seconds.
+``disconnectedSessionTTL`` frees a closed tab's session; ``AE_MEMORY_BYTES`` (``--memory``)
+holds back a worker while the server and running workers use more. Memory (server plus workers,
+proportional set sizes: a page a forked worker shares with the server counts once) is sampled
+throughout; after the last tab, the script waits ``--settle`` seconds.
 
     .venv/bin/python benchmarks/soak.py [--rounds 6] [--parallel 3] [--partitions 400000]
 
@@ -33,12 +35,14 @@ if str(ROOT) not in sys.path[:1]:
 
 import big_groups  # noqa: E402
 
+from dashboard import jobs  # noqa: E402
 from tests.browser import served_app  # noqa: E402
 
 
 @dataclass(frozen=True)
 class SoakResult:
-    """Resident bytes: before any tab, the most while tabs worked, and after they had gone."""
+    """Memory in bytes (PSS, server plus workers): before any tab, the most while tabs worked,
+    and after they had gone."""
 
     baseline: int
     peak: int
@@ -79,6 +83,7 @@ def run_soak(
     budget: str,
     ttl_s: float,
     settle_s: float,
+    memory: str = "2G",
 ) -> SoakResult:
     """Serve, drive ``rounds`` x ``parallel`` tabs, and measure memory (see the module doc)."""
     from playwright.sync_api import sync_playwright
@@ -89,7 +94,7 @@ def run_soak(
         path = folder / f"soak-{index}.json"
         path.write_text(json.dumps(document, separators=(",", ":")))
         paths.append(path)
-    env = {"AE_CACHE_BYTES": budget, "AE_CACHE_TTL_S": str(ttl_s)}
+    env = {"AE_CACHE_BYTES": budget, "AE_CACHE_TTL_S": str(ttl_s), "AE_MEMORY_BYTES": memory}
     with served_app.serve(folder / "streamlit.log", env) as served:
         pid = served.process.pid
 
@@ -136,7 +141,7 @@ def run_soak(
             time.sleep(1)
         running[0] = False
         final = resident()
-        final_server = served_app.pss_bytes(pid)
+        final_server = jobs.pss_bytes(pid)
         final_children = len(served_app.descendants(pid))
     from dashboard import budget as budget_module
 
@@ -173,6 +178,9 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=400_000)
     parser.add_argument("--budget", default="512M")
     parser.add_argument("--ttl", type=float, default=30.0)
+    parser.add_argument(
+        "--memory", default="2G", help="AE_MEMORY_BYTES: a worker starts only below this"
+    )
     parser.add_argument("--settle", type=float, default=90.0)
     args = parser.parse_args()
     load = os.getloadavg()[0]
@@ -184,13 +192,15 @@ def main() -> None:
         budget=args.budget,
         ttl_s=args.ttl,
         settle_s=args.settle,
+        memory=args.memory,
     )
     mb = 2**20
     print(
         f"soak: {result.sessions} sessions ({args.rounds} rounds of {args.parallel}) uploading "
-        f"{args.partitions:,} owned partitions each, cache budget {result.budget / mb:.0f} MB: "
-        f"resident memory baseline {result.baseline / mb:.0f} MB, peak {result.peak / mb:.0f} "
-        f"MB, {args.settle:.0f} s after the last tab {result.final / mb:.0f} MB (server "
+        f"{args.partitions:,} owned partitions each, cache budget {result.budget / mb:.0f} MB, "
+        f"workers start below {args.memory}: memory (PSS) baseline {result.baseline / mb:.0f} "
+        f"MB, peak {result.peak / mb:.0f} MB, {args.settle:.0f} s after the last tab "
+        f"{result.final / mb:.0f} MB (server "
         f"{result.final_server / mb:.0f} MB, {result.final_children} child processes); "
         f"load average {load:.1f} -> {os.getloadavg()[0]:.1f}; {len(result.errors)} errors"
     )

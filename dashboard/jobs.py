@@ -15,10 +15,12 @@ session for the one interpreter lock. :func:`run` runs it in a forked child proc
    kills the child. The session's liveness is also checked directly, and a ``deadline_s`` bounds
    the wait.
 3. At most :func:`configured_workers` children run at once, server-wide (``AE_WORKERS``,
-   default the number of cores): a further job waits its turn, in arrival order, still
-   cancellable, and tells its session how many are ahead (``on_queued``). This bounds both the
-   memory heavy work can take at once (the server plus that many children) and how much of the
-   machine one team member's uploads can take from the others' reruns.
+   default the number of cores), and a job starts only while the server and its running
+   children use less than :func:`configured_memory` (``AE_MEMORY_BYTES``, default 6 GiB;
+   proportional set sizes, so pages a child shares with the server count once), unless no other
+   job runs. A further job waits its turn, in arrival order, still cancellable, and tells its
+   session how many are ahead (``on_queued``). This bounds the memory heavy work can take at
+   once and how much of the machine one team member's uploads can take from the others' reruns.
 4. Every live child is recorded; :func:`stop_all` (called at exit) kills them, so the server
    never waits for work nobody will see. Children also ask the kernel to kill them when the
    thread that started them ends (``PR_SET_PDEATHSIG``), so a server killed outright leaves none.
@@ -37,6 +39,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -89,11 +92,40 @@ def configured_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-class _Turns:
-    """First come, first served turns for at most ``limit`` jobs at once."""
+def configured_memory() -> int:
+    """Bytes the server and its workers may use when a job starts: ``AE_MEMORY_BYTES``
+    (suffixes K/M/G allowed), default 6 GiB (a quarter of a 24 GB machine shared by a team)."""
+    from dashboard.budget import parse_bytes
 
-    def __init__(self, limit: int) -> None:
+    raw = os.environ.get("AE_MEMORY_BYTES", "").strip()
+    return parse_bytes(raw) if raw else 6 << 30
+
+
+def pss_bytes(pid: int) -> int:
+    """Proportional set size of one process (0 when it has gone): its resident pages, each
+    page shared with other processes divided among them."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as rollup:
+            for line in rollup:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        return 0
+    return 0
+
+
+def memory_in_use() -> int:
+    """The server's and its running workers' memory (sum of proportional set sizes)."""
+    return pss_bytes(os.getpid()) + sum(pss_bytes(pid) for pid in live_pids())
+
+
+class _Turns:
+    """First come, first served turns for at most ``limit`` jobs at once; with another job
+    running, a turn also waits until ``memory_ok()``."""
+
+    def __init__(self, limit: int, memory_ok: Callable[[], bool] = lambda: True) -> None:
         self.limit = limit
+        self.memory_ok = memory_ok
         self._running = 0
         self._queue: list[object] = []
         self._changed = threading.Condition()
@@ -105,13 +137,18 @@ class _Turns:
         with self._changed:
             if ticket not in self._queue:
                 self._queue.append(ticket)
-            if self._queue[0] is not ticket or self._running >= self.limit:
+            if not self._may_start(ticket):
                 self._changed.wait(timeout)
-            if self._queue[0] is ticket and self._running < self.limit:
+            if self._may_start(ticket):
                 self._queue.pop(0)
                 self._running += 1
                 return 0
             return self._queue.index(ticket) + self._running
+
+    def _may_start(self, ticket: object) -> bool:
+        if self._queue[0] is not ticket or self._running >= self.limit:
+            return False
+        return self._running == 0 or self.memory_ok()
 
     def leave(self, ticket: object, had_turn: bool) -> None:
         """Give the turn back (``had_turn``) or leave the line."""
@@ -123,7 +160,17 @@ class _Turns:
             self._changed.notify_all()
 
 
-_turns = _Turns(configured_workers())
+def _memory_limit() -> int:
+    """:func:`configured_memory`, or its default with a warning when the setting is malformed."""
+    try:
+        return configured_memory()
+    except ValueError as error:
+        print(f"AE_MEMORY_BYTES ignored ({error}); using 6 GiB", file=sys.stderr)
+        return 6 << 30
+
+
+_MEMORY_LIMIT = _memory_limit()
+_turns = _Turns(configured_workers(), lambda: memory_in_use() < _MEMORY_LIMIT)
 
 
 def queued_text(ahead: int, elapsed: float) -> str:

@@ -129,18 +129,6 @@ def rss_bytes(pid: int) -> int:
     return 0
 
 
-def pss_bytes(pid: int) -> int:
-    """Proportional set size of one process (0 when it has gone): its resident pages, each
-    shared page divided among the processes sharing it."""
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        return 0
-    return 0
-
-
 def tree_memory_bytes(pid: int) -> int:
     """Memory of a server and its worker processes: the sum of their proportional set sizes.
 
@@ -148,6 +136,8 @@ def tree_memory_bytes(pid: int) -> int:
     the server (a worker starts as a copy-on-write image of it: hundreds of MB with a big group
     loaded); proportional sizes count each page once.
     """
+    from dashboard.jobs import pss_bytes
+
     return pss_bytes(pid) + sum(pss_bytes(child) for child in descendants(pid))
 
 

@@ -186,3 +186,19 @@ def test_queued_jobs_take_their_turns_in_arrival_order() -> None:
     turns.leave(running, True)
     assert turns.wait_turn(third, 0) == 1, "the second came first"
     assert turns.wait_turn(second, 0) == 0
+
+
+def test_over_the_memory_limit_a_job_waits_for_the_running_one_but_a_lone_job_starts() -> None:
+    memory_ok = [False]
+    turns = jobs._Turns(4, lambda: memory_ok[0])
+    alone, second = object(), object()
+    assert turns.wait_turn(alone, 0) == 0, "with nothing running, a job always starts"
+    assert turns.wait_turn(second, 0) == 1, "a free place, but the memory is over the limit"
+    memory_ok[0] = True
+    assert turns.wait_turn(second, 0) == 0
+
+
+def test_memory_in_use_counts_the_server_and_its_running_workers() -> None:
+    alone = jobs.memory_in_use()
+    assert alone >= jobs.pss_bytes(os.getpid()) > 10 * 2**20
+    assert jobs.pss_bytes(2**22 + 12345) == 0, "a process that is not there uses nothing"
