@@ -44,6 +44,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from types import MappingProxyType
@@ -284,72 +285,62 @@ def stream(
         original, text = rest
         raise JobFailed(text.strip().splitlines()[-1] if text else "the job failed", original)
 
-    _supervise(
-        _streaming_child, function, args, receive, on_wait, still_wanted, deadline_s, on_queued
-    )
+    caller = _Caller(receive, on_wait, still_wanted, deadline_s, on_queued)
+    _supervise(_streaming_child, function, args, caller)
+
+
+@dataclass(frozen=True)
+class _Caller:
+    """What the session that asked for a job wants told and when it stops wanting the answer."""
+
+    receive: Callable[[bytes], bool]
+    on_wait: Callable[[float], None] | None
+    still_wanted: Callable[[], bool] | None
+    deadline_s: float | None
+    on_queued: Callable[[int, float], object] | None = None
+
+    def check(self, elapsed: float) -> None:
+        """Raise :class:`JobCancelled` when nobody wants the answer or the deadline passed."""
+        if self.still_wanted is not None and not self.still_wanted():
+            raise JobCancelled("nobody waits for this result any more")
+        if self.deadline_s is not None and elapsed > self.deadline_s:
+            raise JobCancelled(f"not done after {self.deadline_s:.0f} s")
 
 
 def _supervise(
-    child: Callable[..., None],
-    function: Callable[..., Any],
-    args: tuple[Any, ...],
-    receive: Callable[[bytes], bool],
-    on_wait: Callable[[float], None] | None,
-    still_wanted: Callable[[], bool] | None,
-    deadline_s: float | None,
-    on_queued: Callable[[int, float], object] | None = None,
+    child: Callable[..., None], function: Callable[..., Any], args: tuple[Any, ...], caller: _Caller
 ) -> None:
     """Wait for a turn (:func:`_wait_turn`), start ``child(function, args, sender)`` in a
-    forked process and hand each message it sends to ``receive`` until ``receive`` returns
+    forked process and hand each message it sends to ``caller.receive`` until that returns
     True; the child is ended and reaped, and the turn given back, whatever happens."""
     ticket = object()
     started = time.monotonic()
     had_turn = False
     try:
-        _wait_turn(ticket, started, on_wait, still_wanted, deadline_s, on_queued)
+        _wait_turn(ticket, started, caller)
         had_turn = True
-        _watch(child, function, args, receive, on_wait, still_wanted, deadline_s, started)
+        _watch(child, function, args, caller, started)
     finally:
         _turns.leave(ticket, had_turn)
 
 
-def _check(
-    still_wanted: Callable[[], bool] | None, deadline_s: float | None, elapsed: float
-) -> None:
-    """Raise :class:`JobCancelled` when nobody wants the answer or the deadline has passed."""
-    if still_wanted is not None and not still_wanted():
-        raise JobCancelled("nobody waits for this result any more")
-    if deadline_s is not None and elapsed > deadline_s:
-        raise JobCancelled(f"not done after {deadline_s:.0f} s")
-
-
-def _wait_turn(
-    ticket: object,
-    started: float,
-    on_wait: Callable[[float], None] | None,
-    still_wanted: Callable[[], bool] | None,
-    deadline_s: float | None,
-    on_queued: Callable[[int, float], object] | None,
-) -> None:
+def _wait_turn(ticket: object, started: float, caller: _Caller) -> None:
     """Until ``ticket`` gets a turn: report the jobs ahead every :data:`POLL_S` (``on_queued``,
     else ``on_wait``), and stop waiting as a running job would be stopped."""
     while ahead := _turns.wait_turn(ticket, POLL_S):
         elapsed = time.monotonic() - started
-        _check(still_wanted, deadline_s, elapsed)
-        if on_queued is not None:
-            on_queued(ahead, elapsed)
-        elif on_wait is not None:
-            on_wait(elapsed)
+        caller.check(elapsed)
+        if caller.on_queued is not None:
+            caller.on_queued(ahead, elapsed)
+        elif caller.on_wait is not None:
+            caller.on_wait(elapsed)
 
 
 def _watch(
     child: Callable[..., None],
     function: Callable[..., Any],
     args: tuple[Any, ...],
-    receive: Callable[[bytes], bool],
-    on_wait: Callable[[float], None] | None,
-    still_wanted: Callable[[], bool] | None,
-    deadline_s: float | None,
+    caller: _Caller,
     started: float,
 ) -> None:
     """Fork the child and follow it (see :func:`_supervise`)."""
@@ -369,15 +360,15 @@ def _watch(
                     raise JobFailed(
                         f"the worker process ended with code {process.exitcode}"
                     ) from None
-                if receive(payload):
+                if caller.receive(payload):
                     return
                 continue
             elapsed = time.monotonic() - started
             if not process.is_alive() and not receiver.poll(0):
                 raise JobFailed(f"the worker process ended with code {process.exitcode}")
-            _check(still_wanted, deadline_s, elapsed)
-            if on_wait is not None:
-                on_wait(elapsed)
+            caller.check(elapsed)
+            if caller.on_wait is not None:
+                caller.on_wait(elapsed)
     finally:
         receiver.close()
         _end(process)
@@ -407,7 +398,9 @@ def run(
         answers.append(payload)
         return True
 
-    _supervise(_child, function, args, receive, on_wait, still_wanted, deadline_s, on_queued)
+    _supervise(
+        _child, function, args, _Caller(receive, on_wait, still_wanted, deadline_s, on_queued)
+    )
     status, *rest = pickle.loads(answers[0])
     if status == "ok":
         answer: T = rest[0]
