@@ -43,7 +43,7 @@ Invariant: every group in the input gets exactly one verdict row.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,18 @@ PARTITION_KEYS = ("cluster", "group_id", "topic", "partition")
 SEVERITY = {"OK": 0, "NOTFOUND": 1, "WARN": 2, "REWIND": 3, "STALL": 4, "STOP": 5}
 #: The job's outputs (Parquet directories under its output directory), in the order written.
 LAG_TABLES = ("partition_lag", "member_lag", "group_lag", "partition_health", "group_health")
+#: Step 1's columns before the rates (``partition_lag`` adds ``produce_rate``, ``consume_rate``).
+HISTORY_COLUMNS = (
+    *PARTITION_KEYS,
+    "time",
+    "t",
+    "log_start",
+    "log_end",
+    "committed",
+    "member_id",
+    "problem",
+    "lag",
+)
 
 
 def by_group(offsets: Any) -> Any:
@@ -60,31 +72,35 @@ def by_group(offsets: Any) -> Any:
     return offsets.repartition("cluster", "group_id").sortWithinPartitions(*PARTITION_KEYS, "t")
 
 
-def partition_history(offsets: Any) -> Any:
-    """Step 1: lag with produce and consume rates per partition and sample."""
+def with_rates(frame: Any, keys: Sequence[str] = PARTITION_KEYS) -> Any:
+    """``frame`` with ``produce_rate`` and ``consume_rate`` (step 1) per ``keys``, by ``t``.
+
+    Each previous value is one window function (``lag`` of ``t``, ``log_end``, ``committed``),
+    however often the rates use it. Rows without ``log_end``/``committed`` get null rates.
+    """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    order = Window.partitionBy(*PARTITION_KEYS).orderBy("t")
-    seconds = F.col("t") - F.lag("t").over(order)
-    produce = (F.col("log_end") - F.lag("log_end").over(order)) / seconds
-    consume = (F.col("committed") - F.lag("committed").over(order)) / seconds
-    return offsets.select(
-        "cluster",
-        "group_id",
-        "topic",
-        "partition",
-        "time",
-        "t",
-        "log_start",
-        "log_end",
-        "committed",
-        "member_id",
-        "problem",
-        "lag",
+    order = Window.partitionBy(*keys).orderBy("t")
+    previous = frame.select(
+        "*",
+        F.lag("t").over(order).alias("_previous_t"),
+        F.lag("log_end").over(order).alias("_previous_log_end"),
+        F.lag("committed").over(order).alias("_previous_committed"),
+    )
+    seconds = F.col("t") - F.col("_previous_t")
+    produce = (F.col("log_end") - F.col("_previous_log_end")) / seconds
+    consume = (F.col("committed") - F.col("_previous_committed")) / seconds
+    return previous.select(
+        *frame.columns,
         F.when(seconds > 0, produce).alias("produce_rate"),
         F.when(seconds > 0, consume).alias("consume_rate"),
     )
+
+
+def partition_history(offsets: Any) -> Any:
+    """Step 1: lag with produce and consume rates per partition and sample."""
+    return with_rates(offsets.select(*HISTORY_COLUMNS))
 
 
 def member_history(partitions: Any) -> Any:

@@ -2,10 +2,13 @@
 
 :func:`fleet_whatif` (DataFrame -> DataFrame):
 
-1. Per group, the latest sample time ``<= at`` (over both tables) and the sample before it.
-2. Rates from those two samples (:func:`pipeline.lag_history.partition_history`).
+1. Per group, the latest sample time ``<= at`` (over both tables) and the sample before it
+   (small frames of times, broadcast to the joins).
+2. Rates from those two samples (:func:`pipeline.lag_history.with_rates`), computed after the
+   shuffle of step 3 on its layout (:func:`current_by_group`: the job's one shuffle of rows; it
+   used to take three, for the join with the times, the rates window and the layout by group).
 3. The group's offsets rows and members rows at the latest time, in one frame partitioned and
-   sorted by group (:func:`by_group`, one shuffle), go through ``mapInArrow``: each Arrow batch
+   sorted by group (:func:`current_by_group`), go through ``mapInArrow``: each Arrow batch
    becomes Python lists once, each group a slice of them (:func:`groups_of`), and one call per
    group rebuilds the Scenario and runs every requested strategy and change through the core
    (:func:`pipeline.scenarios.whatif_rows`; no pandas per group); result rows go back as Arrow
@@ -32,7 +35,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from pipeline.lag_history import partition_history
+from pipeline.lag_history import HISTORY_COLUMNS, with_rates
 from pipeline.scenarios import (
     REPLAY_COLUMNS,
     WHATIF_COLUMNS,
@@ -44,7 +47,7 @@ from pipeline.scenarios import (
 from pipeline.schema import ddl
 
 GROUP_KEYS = ("cluster", "group_id")
-#: Column of :func:`by_group`'s frame naming the table a row came from.
+#: Column of :func:`current_by_group`'s frame naming the table a row came from.
 TABLE = "_table"
 #: Result rows gathered before one Arrow batch goes back to Spark.
 ROWS_PER_BATCH = 2048
@@ -100,10 +103,6 @@ def fleet_whatif(
 
     ``groups_done``: an accumulator the per-group step adds 1 to per group (progress).
     """
-    latest, recent = _latest_samples(offsets, members, at)
-    history = partition_history(offsets.join(recent, [*GROUP_KEYS, "t"], "left_semi"))
-    current = history.join(latest, [*GROUP_KEYS, "t"], "left_semi")
-    current_members = members.join(latest, [*GROUP_KEYS, "t"], "left_semi")
     names = list(strategies)
     specs = list(change_specs)
     schema = arrow_schema(WHATIF_COLUMNS)
@@ -129,23 +128,39 @@ def fleet_whatif(
         if rows:
             yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
-    return by_group(current, current_members).mapInArrow(run, ddl(WHATIF_COLUMNS))
+    return current_by_group(offsets, members, at).mapInArrow(run, ddl(WHATIF_COLUMNS))
 
 
-def by_group(offsets: Any, members: Any) -> Any:
-    """Step 3's input: both tables' rows in one frame, hash-partitioned by group (one shuffle)
-    and sorted by group, then table (offsets rows first), so each group's rows are contiguous
-    in one task. Column ``_table``: 0 for offsets rows, 1 for members rows."""
+def current_by_group(offsets: Any, members: Any, at: int | None) -> Any:
+    """Steps 1-2 and step 3's input, with one shuffle of rows: each group's offsets rows at
+    its two latest samples and members rows at the latest (the sample times joined by
+    broadcast) in one frame, hash-partitioned by group and sorted by group, table (offsets
+    first), topic, partition and time; the rates window runs on that order (no other shuffle
+    or sort); then only the latest sample's rows are kept. Each group's rows are contiguous in
+    one task. Column ``_table``: 0 for offsets rows, 1 for members rows."""
     from pyspark.sql import functions as F
 
-    left = offsets.drop("time").withColumn(TABLE, F.lit(0))
-    right = members.drop("time").withColumn(TABLE, F.lit(1))
+    latest, recent = _latest_samples(offsets, members, at)
+    times = [*GROUP_KEYS, "t"]
+    left = (
+        offsets.join(F.broadcast(recent), times, "left_semi")
+        .select(*(c for c in HISTORY_COLUMNS if c != "time"))
+        .withColumn(TABLE, F.lit(0))
+    )
+    right = (
+        members.join(F.broadcast(latest), times, "left_semi")
+        .drop("time")
+        .withColumn(TABLE, F.lit(1))
+    )
     both = left.unionByName(right, allowMissingColumns=True)
-    return both.repartition(*GROUP_KEYS).sortWithinPartitions(*GROUP_KEYS, TABLE)
+    keys = (*GROUP_KEYS, TABLE, "topic", "partition")
+    laid_out = both.repartition(*GROUP_KEYS).sortWithinPartitions(*keys, "t")
+    return with_rates(laid_out, keys).join(F.broadcast(latest), times, "left_semi")
 
 
 def groups_of(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple[GroupRows, GroupRows]]:
-    """``(offsets rows, members rows)`` of each group in batches laid out by :func:`by_group`.
+    """``(offsets rows, members rows)`` of each group in batches laid out by
+    :func:`current_by_group`.
 
     Each batch becomes Python lists once (``to_pydict``); a group is a slice of them, and may
     run on into the next batch. Memory: one batch plus one group.
