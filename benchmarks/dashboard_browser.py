@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path[:1]:
@@ -84,9 +85,24 @@ def first_load(url: str, browser: object) -> float:
     return seconds
 
 
-def add_member_times(url: str, browser: object, path: Path, repeat: int) -> list[float]:
+def _count_received(page: Any, received: list[int]) -> None:
+    """Add the size of every websocket frame the page receives to ``received[0]``."""
+
+    def frame(payload: str | bytes) -> None:
+        received[0] += len(payload)
+
+    page.on("websocket", lambda socket: socket.on("framereceived", frame))
+
+
+def add_member_times(
+    url: str, browser: object, path: Path, repeat: int
+) -> tuple[list[float], list[int]]:
+    """Seconds from each click on *Add member* to the charts updated, and the bytes the page
+    received from the server for each click (what the rerun re-sent)."""
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()  # type: ignore[attr-defined]
     page.set_default_timeout(600_000)
+    received = [0]
+    _count_received(page, received)
     page.goto(f"{url}/?strategies={','.join(STRATEGIES)}")
     page.locator(".js-plotly-plot").first.wait_for()
     _say("uploading the 10,000 x 200 group")
@@ -95,20 +111,23 @@ def add_member_times(url: str, browser: object, path: Path, repeat: int) -> list
     served_app.wait_idle(page)
     _say("uploaded; adding members")
     page.get_by_text("Shape the what-if").first.click()
-    times = []
+    times: list[float] = []
+    sent: list[int] = []
     for attempt in range(repeat):
         member = f"bench-new-{attempt}"
         page.get_by_label("Member id").fill(member)
         before = page.evaluate(LAG_SIGNATURE_JS)
+        bytes_before = received[0]
         started = time.perf_counter()
         page.get_by_role("button", name="Add member").click()
         page.wait_for_function(LAG_CHANGED_JS, arg=before, polling="raf")
         times.append(time.perf_counter() - started)
-        _say(f"add member {attempt + 1}: {times[-1]:.2f} s")
         served_app.wait_idle(page)
-        page.get_by_role("button", name="Undo last edit").count()  # the page stays usable
+        sent.append(received[0] - bytes_before)
+        _say(f"add member {attempt + 1}: {times[-1]:.2f} s, {sent[-1] / 1000:,.0f} KB received")
+        page.get_by_role("button", name="Add member").count()  # the page stays usable
     page.context.close()
-    return times
+    return times, sent
 
 
 def main() -> None:
@@ -125,7 +144,7 @@ def main() -> None:
         first_load(served.url, browser)  # warms the server
         loads = [first_load(served.url, browser) for _ in range(3)]
         load_avg = os.getloadavg()[0]
-        adds = add_member_times(served.url, browser, path, args.repeat)
+        adds, received = add_member_times(served.url, browser, path, args.repeat)
         browser.close()
     print(
         f"first load on a warm server: median {statistics.median(loads):.2f} s "
@@ -135,6 +154,10 @@ def main() -> None:
         f"add member -> charts updated at 10,000 x 200, {len(STRATEGIES)} strategies: median "
         f"{statistics.median(adds):.2f} s (runs {', '.join(f'{s:.2f}' for s in adds)}; "
         f"target < 0.5 s); load average {load_avg:.1f} -> {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"received from the server per add member: median "
+        f"{statistics.median(received) / 1000:,.0f} KB (websocket frames)"
     )
 
 

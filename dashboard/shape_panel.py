@@ -79,14 +79,20 @@ def render(source: Scenario, before: Scenario, after: Scenario) -> None:
     scope = state.scope_widgets(scenario_values(before, after))
     st.caption(_edits_line(len(state.edits())))
     members_tab, topics_tab, lag_tab, edits_tab = st.tabs(TAB_LABELS, key=TABS, on_change="rerun")
-    with members_tab:
-        _members(source, before, after, scope)
-    with topics_tab:
-        _topics(source, before, after)
-    with lag_tab:
-        _lag(before)
-    with edits_tab:
-        _edit_list()
+    # Only the open tab is built and sent: the others' pickers, forms and the lag table (2,000
+    # rows) cost the browser a re-render on every click elsewhere; picking a tab reruns the page.
+    if members_tab.open:
+        with members_tab:
+            _members(source, before, after, scope)
+    if topics_tab.open:
+        with topics_tab:
+            _topics(source, before, after)
+    if lag_tab.open:
+        with lag_tab:
+            _lag(before)
+    if edits_tab.open:
+        with edits_tab:
+            _edit_list()
 
 
 #: The panel's tabs' key: the tab picked stays picked across reruns and edits.

@@ -40,6 +40,15 @@ def open_panel(app: AppTest, key: str) -> AppTest:
     return app
 
 
+def open_tab(app: AppTest, tab: str) -> AppTest:
+    """Pick the what-if panel's tab ``tab`` (``"Members"``, ``"Topics"``, ``"Lag & rates"`` or
+    ``"Edits"``) as a click on it does, and rerun: only the open tab's controls are built."""
+    app.session_state[shape_panel.TABS] = tab
+    app.run()
+    assert_no_exception(app)
+    return app
+
+
 def add_form(app: AppTest, field: str) -> Any:
     """The *Add member* form's ``field`` (``add_id``, ``add_topics``, ``add_submit``, ...) as the
     last run drew it; its key carries the scenario it was drawn for

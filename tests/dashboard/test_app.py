@@ -20,6 +20,7 @@ from tests.dashboard.app_session import (
     add_form,
     assert_no_exception,
     has_add_form,
+    open_tab,
     start_app,
 )
 
@@ -83,19 +84,24 @@ def test_add_then_remove_a_member_and_undo() -> None:
     add_form(app, "add_id").input("new-consumer")
     add_form(app, "add_submit").click().run()
     assert_no_exception(app)
-    assert "add member new-consumer" in _texts(app)
     assert "new-consumer" in app.multiselect(key="shape.remove_ids").options
+    # Only the open tab is built: the edit list is on the Edits tab.
+    assert "add member new-consumer" not in _texts(app)
+    assert "add member new-consumer" in _texts(open_tab(app, "Edits"))
 
+    open_tab(app, "Members")
     app.multiselect(key="shape.remove_ids").set_value(["new-consumer"]).run()
     app.button(key="shape.remove").click().run()
     assert_no_exception(app)
-    assert "remove member new-consumer" in _texts(app)
     assert "new-consumer" not in app.multiselect(key="shape.remove_ids").options
+    assert "remove member new-consumer" in _texts(open_tab(app, "Edits"))
 
     app.button(key="shape.undo").click().run()
-    assert "new-consumer" in app.multiselect(key="shape.remove_ids").options
-    app.button(key="shape.reset").click().run()
-    assert "new-consumer" not in app.multiselect(key="shape.remove_ids").options
+    leaving = open_tab(app, "Members").multiselect(key="shape.remove_ids")
+    assert "new-consumer" in leaving.options
+    open_tab(app, "Edits").button(key="shape.reset").click().run()
+    leaving = open_tab(app, "Members").multiselect(key="shape.remove_ids")
+    assert "new-consumer" not in leaving.options
 
 
 def test_a_click_on_a_form_drawn_for_another_group_adds_nothing() -> None:
@@ -175,13 +181,13 @@ def test_a_shared_link_restores_sample_strategies_and_edits() -> None:
     app = start_app(**params)
     assert "Sticky" in _headline(app)
     assert app.multiselect(key="strategies.pick").value == ["sticky", "range"]
-    assert "add member C3" in _texts(app)
+    assert "add member C3" in _texts(open_tab(app, "Edits"))
 
 
 def test_skew_the_lag_raises_the_lag_spread() -> None:
     app = start_app(sample="lag-aware-worked-example")
     total_before = sum(_lag_panel(app, "current").values())
-    app.button(key="shape.skew").click().run()
+    open_tab(app, "Lag & rates").button(key="shape.skew").click().run()
     assert_no_exception(app)
     assert sum(_lag_panel(app, "current").values()) > total_before
 

@@ -22,7 +22,13 @@ from assignors.io.scenario import parse_scenario
 from assignors.simulate import metrics, rebalance
 from dashboard import export_panel, png_export, whatif
 from tests.dashboard import downloads, plotly_spec
-from tests.dashboard.app_session import add_form, assert_no_exception, open_panel, start_app
+from tests.dashboard.app_session import (
+    add_form,
+    assert_no_exception,
+    open_panel,
+    open_tab,
+    start_app,
+)
 
 SAMPLE = sample_data.DEFAULT_SAMPLE
 STRATEGIES = ["range", "cooperative-sticky"]
@@ -205,8 +211,8 @@ def test_walkthrough_buttons_step_through_and_show_a_step() -> None:
     # Step 2: C2 leaves. Showing it removes C2 in the what-if, like the user would.
     app.button(key="teach.apply").click().run()
     assert_no_exception(app)
-    assert "remove member C2" in _markdown(app)
-    assert "C2" not in app.multiselect(key="shape.remove_ids").options
+    assert "remove member C2" in _markdown(open_tab(app, "Edits"))
+    assert "C2" not in open_tab(app, "Members").multiselect(key="shape.remove_ids").options
 
     # Step 3: C2 comes back, one rebalance after it left (not in the same change).
     app.button(key="teach.next").click().run()
@@ -214,8 +220,8 @@ def test_walkthrough_buttons_step_through_and_show_a_step() -> None:
     assert_no_exception(app)
     assert not app.error, [e.value for e in app.error]
     assert "after walkthrough step 2" in _markdown(app)
-    assert "add member C2" in _markdown(app)
-    assert "C2" in app.multiselect(key="shape.remove_ids").options
+    assert "add member C2" in _markdown(open_tab(app, "Edits"))
+    assert "C2" in open_tab(app, "Members").multiselect(key="shape.remove_ids").options
     # The "before" is the group without C2: the current assignment has no C2 column.
     assert "C2" not in plotly_spec.lag_panel(app, "current")
     assert "C2" in plotly_spec.lag_panel(app, "roundrobin")
