@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from dashboard import share
+from tests.browser import ui
 from tests.browser.conftest import SCREENSHOT_VIEWPORT
 from tests.browser.served_app import ROOT, RUNNING
 
@@ -38,13 +39,10 @@ def _idle(page: Any) -> None:
 
 
 def _add_member(page: Any, member_id: str) -> None:
-    """Add a member through the what-if form and wait until the lag chart shows it."""
+    """Add a member through the what-if form (as every browser test does: it waits for the
+    panel's rerun before filling the form) and wait until the lag chart shows it."""
     _idle(page)
-    page.get_by_text("Shape the what-if").click()
-    _idle(page)
-    page.get_by_label("Member id").fill(member_id)
-    page.get_by_role("button", name="Add member").click()
-    page.get_by_text("Edits (1)").wait_for()
+    ui.add_member(page, member_id)
     page.wait_for_function(
         LAG_MEMBERS_JS.replace(
             "return bars.map",
