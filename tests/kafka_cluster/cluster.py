@@ -524,9 +524,14 @@ def start_cluster(work_dir: Path) -> KafkaCluster:
 
 
 def _cluster_id() -> str:
+    """A random id as Kafka's ``Uuid.randomUuid()`` makes one: URL-safe base64, never starting
+    with "-" (the storage tool would read such an id as an option: about 1 run in 64 failed)."""
     import base64
 
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not text.startswith("-"):
+            return text
 
 
 def stop_cluster(cluster: KafkaCluster) -> None:
