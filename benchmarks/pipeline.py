@@ -33,6 +33,7 @@ import contextlib
 import os
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -58,9 +59,13 @@ def _plain(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def pandas_whatif(folder: Path, out: Path, drain_target_s: float | None) -> int:
-    offsets = _plain(pd.read_parquet(folder / "offsets"))
-    members = _plain(pd.read_parquet(folder / "members"))
+def pandas_whatif(
+    folder: Path, out: Path, drain_target_s: float | None, groups: list[str] | None = None
+) -> int:
+    """The fleet what-if in one process; ``groups``: only those groups' rows are read."""
+    where = None if groups is None else [("group_id", "in", groups)]
+    offsets = _plain(pd.read_parquet(folder / "offsets", filters=where))
+    members = _plain(pd.read_parquet(folder / "members", filters=where))
     keys = ["cluster", "group_id", "topic", "partition"]
     offsets = offsets.sort_values([*keys, "t"])
     offsets["problem"] = None
@@ -298,40 +303,138 @@ def _whatif_config(size: int) -> SynthConfig:
     )
 
 
+def _input(size: int) -> tuple[Path, int]:
+    """The synthetic fleet of ``size`` groups, generated once: a run that measures one engine
+    reuses the input an earlier run wrote (its row count is kept beside it)."""
+    folder = WORK / f"whatif-{size}"
+    done = folder / "rows.txt"
+    if done.exists():
+        return folder, int(done.read_text())
+    shutil.rmtree(folder, ignore_errors=True)
+    rows_in, _ = write_history(_whatif_config(size), folder)
+    done.write_text(str(rows_in))
+    return folder, rows_in
+
+
+def _sample_groups(folder: Path, count: int) -> list[str]:
+    """``count`` group ids spread evenly over the fleet (sorted ids, every k-th)."""
+    ids = sorted(pd.read_parquet(folder / "members", columns=["group_id"])["group_id"].unique())
+    step = max(1, len(ids) // count)
+    return [str(group) for group in ids[::step][:count]]
+
+
+def _sampled_parity(folder: Path, spark_out: Path, drain_target: float | None) -> str:
+    """Parity where pandas cannot hold the fleet: the pandas baseline on up to 1,000 groups
+    (each group's rows depend on that group alone) against Spark's rows for them."""
+    sample = _sample_groups(folder, 1000)
+    pandas_whatif(folder, WORK / "out-pandas-sample.parquet", drain_target, sample)
+    spark_rows = pd.read_parquet(spark_out, filters=[("group_id", "in", sample)])
+    spark_rows.to_parquet(WORK / "out-spark-sample.parquet")
+    same, total = _same_rows(WORK / "out-spark-sample.parquet", WORK / "out-pandas-sample.parquet")
+    return f"{same}/{total} rows of {len(sample):,} sampled groups equal"
+
+
+class MemoryCap:
+    """Stops this process when its resident memory passes ``cap_mb`` during the pandas run, and
+    says so: a single process that cannot hold the fleet is a result, not a crash to wait for
+    (the machine would swap or the kernel kill something else first)."""
+
+    def __init__(self, cap_mb: float, line: Any) -> None:
+        self.cap_mb, self.line, self.started = cap_mb, line, time.perf_counter()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> MemoryCap:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.25):
+            resident = _resident_mb(os.getpid())
+            if resident > self.cap_mb:
+                seconds = time.perf_counter() - self.started
+                print(self.line(resident, seconds), flush=True)
+                os._exit(3)
+
+
+def _resident_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _stopped_line(head: str, spark_cells: list[str], cap_mb: float) -> Any:
+    """The table line for a pandas run stopped at the memory cap."""
+
+    def line(resident: float, seconds: float) -> str:
+        return (
+            f"{head}{' | '.join(spark_cells[1:3])} | did not fit: stopped after {seconds:.0f} s"
+            f" (cap {cap_mb:,.0f} MB) | - | {spark_cells[3]} | {resident:,.0f} | - |"
+        )
+
+    return line
+
+
+def _spark_cells(spark: Any, folder: Path, size: int, drain_target: float | None) -> list[str]:
+    driver = (os.getpid(), spark.sparkContext._gateway.proc.pid)
+    spark_s, _, load, peak, cpu = _timed(
+        "spark what-if",
+        lambda: spark_whatif(spark, folder, WORK / f"out-spark-{size}", drain_target),
+        driver,
+    )
+    return [f"{spark_s:.1f} ({load})", f"{cpu:.0f}", f"{1000 * spark_s / size:.1f}", f"{peak:.0f}"]
+
+
 def run_whatif_sizes(
-    spark: Any, sizes: list[int], drain_target: float | None, pandas_up_to: int
+    spark: Any | None,
+    sizes: list[int],
+    drain_target: float | None,
+    pandas_up_to: int,
+    cap_mb: float,
 ) -> tuple[list[str], list[tuple[int, float]], list[tuple[int, float]]]:
-    """One table line per size, and the (groups, seconds) points of Spark and pandas."""
+    """One table line per size, and the (groups, seconds) points of Spark and pandas.
+
+    ``spark`` None: pandas only. Sizes past ``pandas_up_to`` get no pandas run; a pandas run
+    whose memory passes ``cap_mb`` ends the process with a line saying so. Parity: every row
+    when both ran, else 1,000 sampled groups against pandas."""
     lines: list[str] = []
     spark_points: list[tuple[int, float]] = []
     pandas_points: list[tuple[int, float]] = []
-    driver = (os.getpid(), spark.sparkContext._gateway.proc.pid)
     for size in sizes:
-        folder = WORK / f"whatif-{size}"
-        shutil.rmtree(folder, ignore_errors=True)
-        rows_in, _ = write_history(_whatif_config(size), folder)
+        folder, rows_in = _input(size)
         print(f"what-if {size} groups: {rows_in:,} offsets rows", file=sys.stderr)
-        spark_s, _, spark_load, peak, spark_cpu = _timed(
-            "spark what-if",
-            lambda f=folder: spark_whatif(spark, f, WORK / "out-spark", drain_target),
-            driver,
-        )
-        spark_points.append((size, spark_s))
-        pandas_cell, ratio, parity, pandas_load = "not run", "-", "-", "-"
+        spark_cells = ["not run"] * 4
+        if spark is not None:
+            spark_cells = _spark_cells(spark, folder, size, drain_target)
+            spark_points.append((size, float(spark_cells[0].split()[0])))
+        pandas_cells, ratio, parity = ["not run", "-"], "-", "-"
+        head = f"| what-if x4 strategies | {size:,} | {rows_in:,} | {spark_cells[0]} | "
         if size <= pandas_up_to:
-            pandas_s, _, pandas_load, _, _ = _timed(
-                "pandas what-if",
-                lambda f=folder: pandas_whatif(f, WORK / "out-pandas.parquet", drain_target),
-            )
+            out = WORK / f"out-pandas-{size}.parquet"
+            with MemoryCap(cap_mb, _stopped_line(head, spark_cells, cap_mb)):
+                pandas_s, _, load, pandas_peak, _ = _timed(
+                    "pandas what-if",
+                    lambda f=folder, o=out: pandas_whatif(f, o, drain_target),
+                    (os.getpid(),),
+                )
             pandas_points.append((size, pandas_s))
-            same, total = _same_rows(WORK / "out-spark", WORK / "out-pandas.parquet")
-            pandas_cell, ratio = f"{pandas_s:.1f}", f"{pandas_s / spark_s:.2f}"
-            parity = f"{same}/{total} rows equal"
+            pandas_cells = [f"{pandas_s:.1f} ({load})", f"{pandas_peak:.0f}"]
+            if spark is not None:
+                same, total = _same_rows(WORK / f"out-spark-{size}", out)
+                ratio = f"{pandas_s / float(spark_cells[0].split()[0]):.2f}"
+                parity = f"{same}/{total} rows equal"
+        elif spark is not None:
+            parity = _sampled_parity(folder, WORK / f"out-spark-{size}", drain_target)
         lines.append(
-            f"| what-if x4 strategies{'' if drain_target else ' (no drain search)'} | {size:,}"
-            f" | {rows_in:,} | {spark_s:.1f} ({spark_load}) | {spark_cpu:.0f}"
-            f" | {1000 * spark_s / size:.1f}"
-            f" | {pandas_cell} ({pandas_load}) | {ratio} | {peak:.0f} | {parity} |"
+            f"{head}{' | '.join(spark_cells[1:3])} | {pandas_cells[0]} | {ratio}"
+            f" | {spark_cells[3]} | {pandas_cells[1]} | {parity} |"
         )
         print(lines[-1], file=sys.stderr)
     return lines, spark_points, pandas_points
@@ -358,16 +461,24 @@ def run_lag(spark: Any, groups: int) -> str:
         "spark lag", lambda: spark_lag(spark, folder, out), driver
     )
     (WORK / "lag-pandas").mkdir(parents=True, exist_ok=True)
-    pandas_s, pandas_verdicts, pandas_load, _, _ = _timed(
-        "pandas lag", lambda: pandas_lag(folder, WORK / "lag-pandas")
+    pandas_s, pandas_verdicts, pandas_load, pandas_peak, _ = _timed(
+        "pandas lag", lambda: pandas_lag(folder, WORK / "lag-pandas"), (os.getpid(),)
     )
     merged = spark_verdicts.merge(pandas_verdicts, on="group_id", suffixes=("_s", "_p"))
     agree = int((merged["status_s"] == merged["status_p"]).sum())
     return (
         f"| lag history 24 h @ 30 s | {groups:,} | {rows_in:,} | {spark_s:.1f} ({spark_load})"
         f" | {spark_cpu:.0f} | {1000 * spark_s / groups:.0f} | {pandas_s:.1f} ({pandas_load})"
-        f" | {pandas_s / spark_s:.2f} | {peak:.0f} | {agree}/{len(merged)} verdicts equal |"
+        f" | {pandas_s / spark_s:.2f} | {peak:.0f} | {pandas_peak:.0f}"
+        f" | {agree}/{len(merged)} verdicts equal |"
     )
+
+
+def _available_mb() -> float:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 1024
+    return 8192.0
 
 
 def main() -> None:
@@ -379,27 +490,45 @@ def main() -> None:
     parser.add_argument("--skip-whatif", action="store_true")
     parser.add_argument("--skip-lag", action="store_true")
     parser.add_argument("--no-drain-search", action="store_true")
+    parser.add_argument(
+        "--engines", default="spark,pandas", help="spark,pandas (both), spark or pandas"
+    )
+    parser.add_argument(
+        "--pandas-cap-mb",
+        type=float,
+        default=0.8 * _available_mb(),
+        help="stop the pandas run past this resident memory (default: 80%% of what is free)",
+    )
     options = parser.parse_args()
     drain_target = None if options.no_drain_search else 3600.0
-    from pipeline.session import get_session
+    engines = set(options.engines.split(","))
+    spark = None
+    lines = []
+    if "spark" in engines:
+        from pipeline.session import get_session
 
-    started = time.perf_counter()
-    spark = get_session(options.master, conf={"spark.ui.showConsoleProgress": "false"})
-    spark.sparkContext.setLogLevel("ERROR")
-    spark.range(4).mapInPandas(lambda it: it, "id long").count()  # start Python workers
-    startup = time.perf_counter() - started
-    lines = [
-        f"Spark {spark.version}, master {options.master}, {os.cpu_count()} cores,"
-        f" start-up {startup:.1f} s (excluded); (x/y) = 1-minute load average before/after",
+        started = time.perf_counter()
+        spark = get_session(options.master, conf={"spark.ui.showConsoleProgress": "false"})
+        spark.sparkContext.setLogLevel("ERROR")
+        spark.range(4).mapInPandas(lambda it: it, "id long").count()  # start Python workers
+        startup = time.perf_counter() - started
+        lines.append(
+            f"Spark {spark.version}, master {options.master}, {os.cpu_count()} cores,"
+            f" start-up {startup:.1f} s (excluded); (x/y) = 1-minute load average before/after"
+        )
+    pandas_up_to = options.pandas_up_to if "pandas" in engines else 0
+    lines += [
         "",
         "| job | groups | input rows | Spark s (load) | Spark CPU s | Spark ms/group"
-        " | pandas s (load) | pandas / Spark | driver peak MB (Python + JVM) | parity |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        " | pandas s (load) | pandas / Spark | driver peak MB (Python + JVM)"
+        " | pandas peak MB | parity |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
+    print("\n".join(lines), flush=True)
     if not options.skip_whatif:
         sizes = [int(s) for s in options.sizes.split(",")]
         table, spark_points, pandas_points = run_whatif_sizes(
-            spark, sizes, drain_target, options.pandas_up_to
+            spark, sizes, drain_target, pandas_up_to, options.pandas_cap_mb
         )
         lines += table
         fits = [("Spark", spark_points), ("pandas", pandas_points)]
@@ -407,9 +536,10 @@ def main() -> None:
             if points:
                 fixed, per_group = fit_per_group(points)
                 lines.append(f"fit {name}: {fixed:.1f} s + {per_group:.2f} ms per group")
-    if not options.skip_lag:
+    if not options.skip_lag and spark is not None:
         lines.append(run_lag(spark, options.lag_groups))
-    spark.stop()
+    if spark is not None:
+        spark.stop()
     print("\n".join(lines))
 
 
