@@ -16,7 +16,17 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from assignors import AssignmentMetrics, Scenario, TopicPartition, describe_change, partition_lags
-from dashboard import charts, compute, explain_panel, members_table, summary, tables, whatif
+from dashboard import (
+    charts,
+    compute,
+    explain_panel,
+    member_picker,
+    members_table,
+    state,
+    summary,
+    tables,
+    whatif,
+)
 
 #: Horizons offered for the drain projection, in seconds; "fit the backlog" (the default) ends
 #: a third after the slowest strategy clears it (an hour when one never does).
@@ -193,7 +203,28 @@ def _busiest_changes(
     if outcome.metrics is None:
         return list(order)
     touched = {m.member_id: m.gained + m.lost for m in outcome.metrics.members}
-    return sorted(order, key=lambda member: (-touched.get(member, 0), order.index(member)))
+    place = {member: index for index, member in enumerate(order)}
+    return sorted(order, key=lambda member: (-touched.get(member, 0), place[member]))
+
+
+def _members_shown(
+    key: str, current: compute.Current, outcome: compute.StrategyOutcome, order: Sequence[str]
+) -> list[str]:
+    """The members the cell animation draws: by default the :data:`MAX_ANIMATED_MEMBERS` the
+    change touches most. Up to :data:`member_picker.SUBSET_LIMIT` members a multiselect (its
+    default follows each edit); past it a filter box, kept across edits of the same source (a
+    multiselect of 30 chips re-created on every *Add member* cost the browser more than the
+    chart it filters)."""
+    busiest = _busiest_changes(current, outcome, order)[:MAX_ANIMATED_MEMBERS]
+    label = (
+        f"Members shown ({len(order):,} in the group; by default the {MAX_ANIMATED_MEMBERS} the"
+        " change touches most)"
+    )
+    if len(order) <= member_picker.SUBSET_LIMIT:
+        widget_key = f"view.animate_members.{key}"
+    else:
+        widget_key = f"view.animate_members.{state.source().key}"
+    return member_picker.pick_subset(label, order, busiest, widget_key) or busiest
 
 
 @st.fragment
@@ -223,18 +254,7 @@ def animation(
         )
     shown = list(order)
     if not tiles and len(order) > MAX_ANIMATED_MEMBERS:
-        ranked = _busiest_changes(current, chosen, order)
-        shown = (
-            st.multiselect(
-                f"Members shown ({len(order):,} in the group; the {MAX_ANIMATED_MEMBERS} the change"
-                " touches most by default)",
-                list(order),
-                default=ranked[:MAX_ANIMATED_MEMBERS],
-                key=f"view.animate_members.{key}",
-                format_func=lambda member: charts.short_label(member, 40),
-            )
-            or ranked[:MAX_ANIMATED_MEMBERS]
-        )
+        shown = _members_shown(key, current, chosen, order)
     figure = animation_figure(key, plan, current, chosen, colours, order, colour_by, shown)
     st.plotly_chart(figure, width="stretch", key=f"view.animation.{name}")
     st.caption(
