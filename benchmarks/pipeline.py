@@ -382,14 +382,60 @@ def _stopped_line(head: str, spark_cells: list[str], cap_mb: float) -> Any:
     return line
 
 
+class WorkerWatch:
+    """The largest resident memory any one of Spark's Python workers (the JVM's descendants)
+    reached while the block ran, sampled every half second: the driver's figure leaves them out,
+    and a worker that kept every group's garbage grew to 10 GB unseen."""
+
+    def __init__(self, jvm: int) -> None:
+        self.jvm, self.largest_mb = jvm, 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> WorkerWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.5):
+            for pid in _descendants(self.jvm):
+                self.largest_mb = max(self.largest_mb, _resident_mb(pid))
+
+
+def _descendants(root: int) -> list[int]:
+    parent: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                parent[int(entry.name)] = int(fields[1])
+    found, grew = {root}, True
+    while grew:
+        more = {pid for pid, up in parent.items() if up in found} - found
+        found |= more
+        grew = bool(more)
+    return sorted(found - {root})
+
+
 def _spark_cells(spark: Any, folder: Path, size: int, drain_target: float | None) -> list[str]:
     driver = (os.getpid(), spark.sparkContext._gateway.proc.pid)
-    spark_s, _, load, peak, cpu = _timed(
-        "spark what-if",
-        lambda: spark_whatif(spark, folder, WORK / f"out-spark-{size}", drain_target),
-        driver,
-    )
-    return [f"{spark_s:.1f} ({load})", f"{cpu:.0f}", f"{1000 * spark_s / size:.1f}", f"{peak:.0f}"]
+    with WorkerWatch(driver[1]) as workers:
+        spark_s, _, load, peak, cpu = _timed(
+            "spark what-if",
+            lambda: spark_whatif(spark, folder, WORK / f"out-spark-{size}", drain_target),
+            driver,
+        )
+    print(f"  largest Python worker: {workers.largest_mb:,.0f} MB", file=sys.stderr, flush=True)
+    return [
+        f"{spark_s:.1f} ({load})",
+        f"{cpu:.0f}",
+        f"{1000 * spark_s / size:.1f}",
+        f"{peak:,.0f} (worker {workers.largest_mb:,.0f})",
+    ]
 
 
 def run_whatif_sizes(
@@ -520,7 +566,7 @@ def main() -> None:
     lines += [
         "",
         "| job | groups | input rows | Spark s (load) | Spark CPU s | Spark ms/group"
-        " | pandas s (load) | pandas / Spark | driver peak MB (Python + JVM)"
+        " | pandas s (load) | pandas / Spark | driver peak MB (Python + JVM; largest worker)"
         " | pandas peak MB | parity |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
