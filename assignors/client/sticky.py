@@ -107,7 +107,7 @@ from assignors.java_order import (
     string_hash,
     topic_partition_hash,
 )
-from assignors.model import Member, Scenario, TopicPartition
+from assignors.model import Member, Scenario, SortedAnswer, TopicPartition
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
 
@@ -196,6 +196,7 @@ def _resolve_claims(
     previous_owner: dict[TopicPartition, str] = {}
     doubly_claimed: set[TopicPartition] = set()
     subscribed: set[str] = set()
+    first: tuple[str, ...] = ()  # the subscription ``subscribed`` was filled from
     all_equal = True
     max_generation = DEFAULT_GENERATION
     smallest_count = min(partition_counts.values(), default=0)
@@ -203,9 +204,8 @@ def _resolve_claims(
         member = members[member_id]
         if not subscribed:
             subscribed.update(member.topics)
-        elif all_equal and not (
-            len(member.topics) == len(subscribed) and subscribed.issuperset(member.topics)
-        ):
+            first = member.topics
+        elif all_equal and not _same_subscription(member.topics, first, subscribed):
             all_equal = False
         generation = DEFAULT_GENERATION if member.generation is None else member.generation
         max_generation = max(max_generation, generation)
@@ -240,6 +240,17 @@ def _resolve_claims(
                 _remove_first(owned[other], tp)
                 previous_owner[tp] = member_id
     return _Claims(owned, doubly_claimed, all_equal, max_generation)
+
+
+def _same_subscription(
+    topics: tuple[str, ...], first: tuple[str, ...], subscribed: set[str]
+) -> bool:
+    """Kafka's test that a member subscribes to the same topics as the first: as many topics
+    as the first one's set, all in it. A list equal to the first member's, element by element
+    (cheaper than hashing every name), passes exactly when the first list has no repeats."""
+    if topics == first:
+        return len(first) == len(subscribed)
+    return len(topics) == len(subscribed) and subscribed.issuperset(topics)
 
 
 def _valid_claims(
@@ -450,14 +461,7 @@ def _constrained(
     for member_id, claimed in claims.owned.items():
         owned = claimed
         if racks.aware:
-            owned = []
-            for tp in claimed:
-                if racks.mismatch(member_id, tp):
-                    given_up[tp] = member_id
-                    if trace is not None:
-                        trace.release(tp, member_id, "1 give up", "no replica on its rack")
-                else:
-                    owned.append(tp)
+            owned = _on_rack(member_id, claimed, racks, given_up, trace)
         if doubly_claimed:
             owned = [tp for tp in owned if tp not in doubly_claimed]
         if len(owned) < floor_quota:
@@ -486,7 +490,9 @@ def _constrained(
         for tp in owned:
             kept_marks[tp.topic][tp.partition] = 1
 
-    unassigned = _unassigned_partitions(partition_counts, kept_marks)
+    topic_order = _java_sorted(list(partition_counts))
+    unassigned = _unassigned_partitions(topic_order, kept_marks)
+    presorted = _dealt_in_order(assignment, topic_order, racks)
     under_floor = _java_sorted(under_floor)
     at_floor = _java_sorted(at_floor)
     unassigned = racks.sort_by_members_sharing(unassigned)
@@ -503,30 +509,66 @@ def _constrained(
         unassigned, under_floor, deque(at_floor), assignment, given, floor_quota, trace
     )
 
-    return _hand_over(assignment, given, given_up, doubly_claimed)
+    return _hand_over(assignment, given, given_up, doubly_claimed, presorted)
+
+
+def _on_rack(
+    member_id: str,
+    claimed: list[TopicPartition],
+    racks: _Racks,
+    given_up: dict[TopicPartition, str],
+    trace: DecisionTrace | None,
+) -> list[TopicPartition]:
+    """Step 1, rack-aware: the claims on a replica's rack; the others are given up."""
+    owned: list[TopicPartition] = []
+    for tp in claimed:
+        if racks.mismatch(member_id, tp):
+            given_up[tp] = member_id
+            if trace is not None:
+                trace.release(tp, member_id, "1 give up", "no replica on its rack")
+        else:
+            owned.append(tp)
+    return owned
+
+
+def _dealt_in_order(
+    kept: Mapping[str, list[TopicPartition]], topic_order: list[str], racks: _Racks
+) -> bool:
+    """Whether every list of the constrained answer comes out in :class:`TopicPartition`
+    order without a sort: nobody kept a claim, no rack reorders the unassigned partitions and
+    Java's topic order is Python's. Step 2 then deals each member its partitions in the order
+    of the unassigned list, which is sorted (whether or not the counts come out even)."""
+    return (
+        not any(kept.values()) and not racks.members_sharing and topic_order == sorted(topic_order)
+    )
 
 
 def _hand_over(
     assignment: dict[str, list[TopicPartition]],
-    given: Mapping[str, list[TopicPartition]],
+    given: dict[str, list[TopicPartition]],
     given_up: Mapping[TopicPartition, str],
     doubly_claimed: set[TopicPartition],
+    presorted: bool,
 ) -> StickyOutcome:
     """Add what the fill steps gave to the kept claims, and find what changes hands.
 
     A partition changes hands when a member gave it up (or its claim was void) and the fill
-    steps handed it to a different member.
+    steps handed it to a different member. ``presorted``: every list ends up sorted
+    (:func:`_dealt_in_order`), so the answer is a :class:`SortedAnswer`.
     """
     watched = given_up.keys() | doubly_claimed
     transferring: dict[TopicPartition, str] = {}
     for member_id, new_partitions in given.items():
         if new_partitions:
-            assignment[member_id].extend(new_partitions)
+            if assignment[member_id]:
+                assignment[member_id].extend(new_partitions)
+            else:
+                assignment[member_id] = new_partitions
             if watched:
                 for tp in watched.intersection(new_partitions):
                     if given_up.get(tp) != member_id or tp in doubly_claimed:
                         transferring[tp] = member_id
-    return StickyOutcome(assignment, transferring)
+    return StickyOutcome(SortedAnswer(assignment) if presorted else assignment, transferring)
 
 
 def _note_quotas(trace: DecisionTrace, total: int, members: int) -> None:
@@ -576,15 +618,19 @@ class _Quotas:
 
 
 def _unassigned_partitions(
-    partition_counts: Mapping[str, int], kept_marks: Mapping[str, bytearray]
+    topics: Sequence[str], kept_marks: Mapping[str, bytearray]
 ) -> list[TopicPartition]:
-    """Every partition not kept, topics in Java string order, partitions by number."""
+    """Every partition not kept, topics in the order given, partitions by number.
+
+    Built in C (``tuple.__new__`` over ``zip``), the partition numbers drawn from one list so
+    that every topic shares the same ``int`` objects instead of making its own."""
     unassigned: list[TopicPartition] = []
-    for topic in _java_sorted(list(partition_counts)):
+    numbers = list(range(max(map(len, kept_marks.values()), default=0)))
+    for topic in topics:
         marks = kept_marks[topic]
-        numbers = range(len(marks))
-        free = numbers if not any(marks) else compress(numbers, marks.translate(_FLIP))
-        unassigned.extend(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), free)))
+        free = compress(numbers, marks.translate(_FLIP)) if 1 in marks else numbers
+        pairs = zip(repeat(topic, len(marks)), free, strict=False)
+        unassigned.extend(map(tuple.__new__, repeat(TopicPartition), pairs))
     return unassigned
 
 
@@ -644,7 +690,7 @@ def _fill_round_robin(
     under_floor: list[str],
     at_floor: deque[str],
     assignment: Mapping[str, list[TopicPartition]],
-    given: Mapping[str, list[TopicPartition]],
+    given: dict[str, list[TopicPartition]],
     floor_quota: int,
     trace: DecisionTrace | None = None,
 ) -> None:
@@ -667,10 +713,14 @@ def _fill_round_robin(
         width = len(circle)
         end = position + width * passes
         for offset, member_id in enumerate(circle):
-            given[member_id].extend(unassigned[position + offset : end : width])
+            dealt = unassigned[position + offset : end : width]
+            if given[member_id]:
+                given[member_id].extend(dealt)
+            else:
+                given[member_id] = dealt
             if trace is not None:
                 trace.place_all(
-                    unassigned[position + offset : end : width],
+                    dealt,
                     member_id,
                     "2b round-robin",
                     f"dealt round the members under the floor ({', '.join(circle)}), one "
