@@ -32,12 +32,14 @@ uses it to play the two rounds of a cooperative rebalance.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from assignors.client.sticky import COOPERATIVE_RULES, sticky_assign
 from assignors.model import Scenario, SortedAnswer, TopicPartition
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
 
-MemberPartitions = dict[str, list[TopicPartition]]
+MemberPartitions = Mapping[str, Sequence[TopicPartition]]
 
 
 def assign_with_target(
@@ -70,7 +72,7 @@ def assign_with_target(
                 f"withheld from {new_owner} this round: {claimant} claimed it and revokes it "
                 f"first; the follow-up rebalance hands it to {new_owner}",
             )
-    round1 = {
+    round1: dict[str, Sequence[TopicPartition]] = {
         member_id: [tp for tp in partitions if tp not in withheld[member_id]]
         if member_id in withheld
         else partitions

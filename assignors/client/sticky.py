@@ -95,7 +95,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import itemgetter
 
 from assignors.errors import AssignmentExplorerError
@@ -120,6 +120,8 @@ _by_partition_then_topic = itemgetter(1, 0)
 _topic_of = itemgetter(0)
 _partition_of = itemgetter(1)
 _FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
+#: What step 2 of the constrained algorithm gives each member: a list, or a slice as dealt.
+_Given = dict[str, Sequence[TopicPartition]]
 
 
 class StickyAssignmentError(AssignmentExplorerError, RuntimeError):
@@ -152,7 +154,7 @@ class StickyOutcome:
     that owned them (what the cooperative protocol withholds for one round).
     """
 
-    assignment: dict[str, list[TopicPartition]]
+    assignment: Mapping[str, Sequence[TopicPartition]]
     transferring: dict[TopicPartition, str]
 
 
@@ -301,7 +303,9 @@ class _Racks:
         racks = self.partition_racks.get(tp)
         return racks is None or rack not in racks
 
-    def sort_by_members_sharing(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+    def sort_by_members_sharing(
+        self, partitions: Sequence[TopicPartition]
+    ) -> Sequence[TopicPartition]:
         if not self.members_sharing:
             return partitions
         sharing = self.members_sharing
@@ -491,13 +495,13 @@ def _constrained(
             kept_marks[tp.topic][tp.partition] = 1
 
     topic_order = _java_sorted(list(partition_counts))
-    unassigned = _unassigned_partitions(topic_order, kept_marks)
+    unassigned: Sequence[TopicPartition] = _unassigned_partitions(topic_order, kept_marks)
     presorted = _dealt_in_order(assignment, topic_order, racks)
     under_floor = _java_sorted(under_floor)
     at_floor = _java_sorted(at_floor)
     unassigned = racks.sort_by_members_sharing(unassigned)
 
-    given: dict[str, list[TopicPartition]] = {member_id: [] for member_id in assignment}
+    given: _Given = {member_id: [] for member_id in assignment}
     if racks.aware:
         quotas = _Quotas(floor_quota, ceiling_quota, ceiling_slots, at_ceiling)
         unassigned = _fill_same_rack(
@@ -545,7 +549,7 @@ def _dealt_in_order(
 
 def _hand_over(
     assignment: dict[str, list[TopicPartition]],
-    given: dict[str, list[TopicPartition]],
+    given: _Given,
     given_up: Mapping[TopicPartition, str],
     doubly_claimed: set[TopicPartition],
     presorted: bool,
@@ -558,17 +562,18 @@ def _hand_over(
     """
     watched = given_up.keys() | doubly_claimed
     transferring: dict[TopicPartition, str] = {}
-    for member_id, new_partitions in given.items():
+    answer: dict[str, Sequence[TopicPartition]] = {}
+    for member_id, kept in assignment.items():
+        new_partitions = given[member_id]
+        answer[member_id] = kept if kept else new_partitions
         if new_partitions:
-            if assignment[member_id]:
-                assignment[member_id].extend(new_partitions)
-            else:
-                assignment[member_id] = new_partitions
+            if kept:
+                kept.extend(new_partitions)
             if watched:
                 for tp in watched.intersection(new_partitions):
                     if given_up.get(tp) != member_id or tp in doubly_claimed:
                         transferring[tp] = member_id
-    return StickyOutcome(SortedAnswer(assignment) if presorted else assignment, transferring)
+    return StickyOutcome(SortedAnswer(answer) if presorted else answer, transferring)
 
 
 def _note_quotas(trace: DecisionTrace, total: int, members: int) -> None:
@@ -601,7 +606,7 @@ def _trace_kept(
 
 
 def _note_to_hand_out(
-    trace: DecisionTrace, unassigned: list[TopicPartition], under: list[str], at: list[str]
+    trace: DecisionTrace, unassigned: Sequence[TopicPartition], under: list[str], at: list[str]
 ) -> None:
     trace.note(
         f"to hand out: {len(unassigned)} partition(s); members under the floor, by id: "
@@ -619,27 +624,46 @@ class _Quotas:
 
 def _unassigned_partitions(
     topics: Sequence[str], kept_marks: Mapping[str, bytearray]
-) -> list[TopicPartition]:
+) -> tuple[TopicPartition, ...]:
     """Every partition not kept, topics in the order given, partitions by number.
 
     Built in C (``tuple.__new__`` over ``zip``), the partition numbers drawn from one list so
-    that every topic shares the same ``int`` objects instead of making its own."""
-    unassigned: list[TopicPartition] = []
+    that every topic shares the same ``int`` objects instead of making its own. A tuple: its
+    slices, what step 2 deals, are tuples that can go into the answer as they are."""
     numbers = list(range(max(map(len, kept_marks.values()), default=0)))
-    for topic in topics:
-        marks = kept_marks[topic]
-        free = compress(numbers, marks.translate(_FLIP)) if 1 in marks else numbers
-        pairs = zip(repeat(topic, len(marks)), free, strict=False)
-        unassigned.extend(map(tuple.__new__, repeat(TopicPartition), pairs))
-    return unassigned
+    return tuple(
+        chain.from_iterable(map(_free_partitions, topics, repeat(kept_marks), repeat(numbers)))
+    )
+
+
+def _free_partitions(
+    topic: str, kept_marks: Mapping[str, bytearray], numbers: list[int]
+) -> Iterator[TopicPartition]:
+    """The partitions of ``topic`` not marked kept, by number (``numbers``: 0, 1, 2, ...)."""
+    marks = kept_marks[topic]
+    free = compress(numbers, marks.translate(_FLIP)) if 1 in marks else numbers
+    pairs = zip(repeat(topic, len(marks)), free, strict=False)
+    return map(tuple.__new__, repeat(TopicPartition), pairs)
+
+
+def _deal(given: _Given, member_id: str, partitions: Sequence[TopicPartition]) -> None:
+    """Add ``partitions`` to what step 2 gives ``member_id``: as they are (no copy) while it
+    has nothing yet, else onto a list."""
+    held = given[member_id]
+    if not held:
+        given[member_id] = partitions
+    elif isinstance(held, list):
+        held.extend(partitions)
+    else:
+        given[member_id] = [*held, *partitions]
 
 
 def _fill_same_rack(
-    unassigned: list[TopicPartition],
+    unassigned: Sequence[TopicPartition],
     under_floor: list[str],
     at_floor: list[str],
     assignment: Mapping[str, list[TopicPartition]],
-    given: Mapping[str, list[TopicPartition]],
+    given: _Given,
     racks: _Racks,
     quotas: _Quotas,
     trace: DecisionTrace | None = None,
@@ -672,7 +696,7 @@ def _fill_same_rack(
         if receiver is None:
             left.append(tp)
         else:
-            given[receiver].append(tp)
+            _deal(given, receiver, [tp])
             if trace is not None:
                 trace.place(
                     tp,
@@ -686,11 +710,11 @@ def _fill_same_rack(
 
 
 def _fill_round_robin(
-    unassigned: list[TopicPartition],
+    unassigned: Sequence[TopicPartition],
     under_floor: list[str],
     at_floor: deque[str],
     assignment: Mapping[str, list[TopicPartition]],
-    given: dict[str, list[TopicPartition]],
+    given: _Given,
     floor_quota: int,
     trace: DecisionTrace | None = None,
 ) -> None:
@@ -714,10 +738,7 @@ def _fill_round_robin(
         end = position + width * passes
         for offset, member_id in enumerate(circle):
             dealt = unassigned[position + offset : end : width]
-            if given[member_id]:
-                given[member_id].extend(dealt)
-            else:
-                given[member_id] = dealt
+            _deal(given, member_id, dealt)
             if trace is not None:
                 trace.place_all(
                     dealt,
@@ -737,7 +758,7 @@ def _fill_round_robin(
                 "some partitions are unassigned but every member is at its maximum quota"
             )
         receiver = at_floor.popleft()
-        given[receiver].append(tp)
+        _deal(given, receiver, [tp])
         if trace is not None:
             trace.place(
                 tp,
@@ -749,11 +770,11 @@ def _fill_round_robin(
 
 
 def _fill_round_robin_one_by_one(
-    unassigned: list[TopicPartition],
+    unassigned: Sequence[TopicPartition],
     under_floor: list[str],
     at_floor: deque[str],
     assignment: Mapping[str, list[TopicPartition]],
-    given: Mapping[str, list[TopicPartition]],
+    given: _Given,
     floor_quota: int,
     trace: DecisionTrace | None = None,
 ) -> None:
@@ -771,7 +792,7 @@ def _fill_round_robin_one_by_one(
         else:
             receiver = circle[0]
             cursor = 1
-        given[receiver].append(tp)
+        _deal(given, receiver, [tp])
         if trace is not None:
             trace.place(
                 tp,
@@ -1250,7 +1271,7 @@ def _balance_score(assignment: Mapping[str, list[TopicPartition]]) -> int:
 
 def assign_sticky(
     scenario: Scenario, trace: DecisionTrace | None = None
-) -> dict[str, list[TopicPartition]]:
+) -> Mapping[str, Sequence[TopicPartition]]:
     """Kafka's ``StickyAssignor``: claims travel in user data; eager protocol."""
     return sticky_assign(scenario, STICKY_RULES, trace).assignment
 
