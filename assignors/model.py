@@ -160,12 +160,13 @@ class Scenario:
         """Every topic name some member subscribes to (existing or not).
 
         Members mostly list the same topics: a member whose list equals the previous member's
-        (compared element by element, no hashing) adds nothing and is skipped.
+        (the same tuple, as the parser shares equal lists, or equal element by element; no
+        hashing) adds nothing and is skipped.
         """
         names: set[str] = set()
         previous: tuple[str, ...] | None = None
         for member in self.members:
-            if member.topics != previous:
+            if member.topics is not previous and member.topics != previous:
                 previous = member.topics
                 names.update(previous)
         return names

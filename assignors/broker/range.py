@@ -157,8 +157,14 @@ def _subscribers(
     """
     topics_of = {member.member_id: member.topics for member in scenario.members}
     groups: dict[tuple[str, ...], list[str]] = {}
+    last: tuple[str, ...] | None = None
+    group: list[str] = []
     for member_id in ordered:
-        groups.setdefault(topics_of[member_id], []).append(member_id)
+        topics = topics_of[member_id]
+        if topics is not last:  # the parser shares equal subscriptions: mostly the same tuple
+            group = groups.setdefault(topics, [])
+            last = topics
+        group.append(member_id)
     position = {member_id: index for index, member_id in enumerate(ordered)}
     by_topic: dict[str, list[list[str]]] = {}
     for topics, members in groups.items():

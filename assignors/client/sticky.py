@@ -249,8 +249,9 @@ def _same_subscription(
 ) -> bool:
     """Kafka's test that a member subscribes to the same topics as the first: as many topics
     as the first one's set, all in it. A list equal to the first member's, element by element
-    (cheaper than hashing every name), passes exactly when the first list has no repeats."""
-    if topics == first:
+    (cheaper than hashing every name; the parser shares equal lists, so mostly the same tuple)
+    passes exactly when the first list has no repeats."""
+    if topics is first or topics == first:
         return len(first) == len(subscribed)
     return len(topics) == len(subscribed) and subscribed.issuperset(topics)
 
