@@ -213,6 +213,8 @@ def _resolve_claims(
         max_generation = max(max_generation, generation)
         mine = _valid_claims(member.owned_partitions, partition_counts, smallest_count)
         owned[member_id] = mine
+        if not mine:
+            continue
         # Fast path, in bulk: no claim meets an earlier one (nor repeats within the member).
         if previous_owner.keys().isdisjoint(mine):
             before = len(previous_owner)
