@@ -56,26 +56,26 @@ def to_int32(value: int) -> int:
 
 #: Strings up to this many UTF-16 code units hash with the table below (longer ones by a loop).
 _TABLE_LENGTH = 1024
-#: ``31^(L-1), ..., 31^1, 31^0`` modulo 2^32: the code units' weights, last unit weighing 1.
-_WEIGHTS = [pow(31, _TABLE_LENGTH - 1 - k, 1 << 32) for k in range(_TABLE_LENGTH)]
+#: ``31^0, 31^1, ..., 31^(L-1)`` modulo 2^32: the weight of the code unit ``k`` places before
+#: the last one (the last weighs 1).
+_POWERS = [pow(31, k, 1 << 32) for k in range(_TABLE_LENGTH)]
 _UTF16_NATIVE = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"
 
 
 def string_hash(text: str) -> int:
     """Java's ``String.hashCode()``: ``s[0]*31^(n-1) + ... + s[n-1]`` over UTF-16 code units.
 
-    The weighted sum runs in C (``sum(map(mul, ...))`` over the code units and a table of
-    powers of 31 modulo 2^32); the result is wrapped to 32 bits once, at the end, which gives
-    the same value as Java's wrapping at every step.
+    The weighted sum runs in C (``sum(map(mul, ...))`` over the code units, last first, and a
+    table of powers of 31 modulo 2^32); the result is wrapped to 32 bits once, at the end, which
+    gives the same value as Java's wrapping at every step.
     """
+    units: bytes | memoryview
     if text.isascii():
-        units: Iterable[int] = text.encode("ascii")
-        length = len(text)
+        units = text.encode("ascii")
     else:
         units = memoryview(text.encode(_UTF16_NATIVE)).cast("H")
-        length = len(units)
-    if length <= _TABLE_LENGTH:
-        h = sum(map(mul, units, _WEIGHTS[_TABLE_LENGTH - length :]))
+    if len(units) <= _TABLE_LENGTH:
+        h = sum(map(mul, units[::-1], _POWERS))
     else:
         h = 0
         for unit in units:

@@ -24,10 +24,10 @@ Nothing here imports outside the standard library.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeVar
 
 AutoOffsetReset = Literal["latest", "earliest", "none"]
 
@@ -160,12 +160,13 @@ class Scenario:
         """Every topic name some member subscribes to (existing or not).
 
         Members mostly list the same topics: a member whose list equals the previous member's
-        (compared element by element, no hashing) adds nothing and is skipped.
+        (the same tuple, as the parser shares equal lists, or equal element by element; no
+        hashing) adds nothing and is skipped.
         """
         names: set[str] = set()
         previous: tuple[str, ...] | None = None
         for member in self.members:
-            if member.topics != previous:
+            if member.topics is not previous and member.topics != previous:
                 previous = member.topics
                 names.update(previous)
         return names
@@ -176,9 +177,22 @@ class Scenario:
         return sorted({t for m in self.members for t in m.topics if t in counts})
 
 
+_Partitions = TypeVar("_Partitions", bound=Sequence[TopicPartition])
+
+
+class SortedAnswer(dict[str, _Partitions]):
+    """A strategy's answer (member id -> partitions) whose every list is already in
+    :class:`TopicPartition` order, as the strategy built it: :meth:`Assignment.of` takes the
+    lists as they are instead of sorting them (at 1,000,000 partitions the sort is a tenth of
+    a fast strategy's time), and tuples without even a copy. Return one only where the order
+    is certain by construction."""
+
+
 def _frozen_partitions(
-    partitions: Mapping[str, Iterable[TopicPartition]],
+    partitions: Mapping[str, Iterable[TopicPartition]], presorted: bool = False
 ) -> Mapping[str, tuple[TopicPartition, ...]]:
+    if presorted:
+        return MappingProxyType({member: tuple(tps) for member, tps in partitions.items()})
     return MappingProxyType({member: tuple(sorted(tps)) for member, tps in partitions.items()})
 
 
@@ -202,12 +216,14 @@ class Assignment:
     ) -> Assignment:
         """An assignment listing every member in ``members`` (empty where none given).
 
-        Each member's partitions are read once (sorted into a tuple), never copied first."""
+        Each member's partitions are read once (sorted into a tuple), never copied first; a
+        :class:`SortedAnswer`'s lists are taken in their order."""
         complete = {member: partitions.get(member, ()) for member in members}
         extra = set(partitions) - set(complete)
         if extra:
             raise ValueError(f"assignment names members not in the group: {sorted(extra)}")
-        return cls(_frozen_partitions(complete), tuple(warnings))
+        presorted = isinstance(partitions, SortedAnswer)
+        return cls(_frozen_partitions(complete, presorted), tuple(warnings))
 
     def owner_of(self) -> dict[TopicPartition, str]:
         """Partition -> the member it is assigned to."""

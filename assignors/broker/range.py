@@ -25,11 +25,11 @@ take the same steps (Kafka has two code paths that agree).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import chain, product, repeat
 
 from assignors.java_order import hash_order, java_string_key, string_hash
-from assignors.model import Member, Scenario, TopicPartition
+from assignors.model import Member, Scenario, SortedAnswer, TopicPartition
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
 
@@ -47,15 +47,14 @@ def member_order(members: tuple[Member, ...]) -> list[str]:
 
 def compute(
     scenario: Scenario, trace: DecisionTrace | None = None
-) -> dict[str, list[TopicPartition]]:
+) -> Mapping[str, Sequence[TopicPartition]]:
     """Member id -> partitions, as Kafka's broker-side ``RangeAssignor`` computes them."""
     counts = scenario.partition_counts()
     ordered = member_order(scenario.members)
     subscribers = _subscribers(scenario, ordered, counts)
     result: dict[str, list[TopicPartition]] = {member_id: [] for member_id in ordered}
     if trace is None:
-        _split_by_shape(subscribers, counts, result)
-        return result
+        return _split_by_shape(subscribers, counts, result)
     trace.note(
         "member order (static members by instance id, then the rest by member id): "
         + ", ".join(ordered)
@@ -86,12 +85,15 @@ def _split_by_shape(
     subscribers: Mapping[str, list[str]],
     counts: Mapping[str, int],
     result: dict[str, list[TopicPartition]],
-) -> None:
-    """Step 2 without a trace, in bulk. Topics with the same partition count and the same
-    subscribers split alike, so each subscriber takes its range of all of them at once: one
-    ``list.extend`` per subscriber and shape, fed in C (``itertools.product`` of the topics and
-    its partition numbers; an empty range for a subscriber past the last partition). A member's
-    list is grouped by shape; :meth:`PartitionStrategy.assign` sorts it."""
+) -> Mapping[str, Sequence[TopicPartition]]:
+    """Step 2 without a trace, in bulk; ``result`` holds an empty list per member. Topics with
+    the same partition count and the same subscribers split alike (a *shape*), so each
+    subscriber takes its range of all of them at once: one ``list.extend`` per subscriber and
+    shape, fed in C (``itertools.product`` of the topics and its partition numbers; an empty
+    range for a subscriber past the last partition). A member's list is grouped by shape;
+    :meth:`PartitionStrategy.assign` sorts it. With one shape (every topic has the same count
+    and subscribers), each subscriber's product over the topics in name order is already in
+    :class:`TopicPartition` order: it is built straight into the answer's tuple, unsorted."""
     shapes: dict[tuple[int, int], tuple[list[str], list[str]]] = {}
     for topic, members in subscribers.items():
         shape = shapes.get((counts[topic], id(members)))
@@ -100,10 +102,17 @@ def _split_by_shape(
         else:
             shape[1].append(topic)
     range_cache: dict[tuple[int, int], list[range]] = {}
-    lists_of: dict[int, list[list[TopicPartition]]] = {}  # id(subscribers) -> their answer lists
     # tuple.__new__(TopicPartition, (topic, number)) per partition: a C call, no Python-level
     # ``_make``. One endless ``repeat(TopicPartition)`` serves every member's map.
     classes = repeat(TopicPartition)
+    if len(shapes) == 1:
+        [((count, _), (members, topics))] = shapes.items()
+        per_member = map(product, repeat(sorted(topics)), _ranges(count, len(members), {}))
+        made = map(map, repeat(tuple.__new__), repeat(classes), per_member)
+        answer: SortedAnswer[Sequence[TopicPartition]] = SortedAnswer(result)
+        answer.update(zip(members, map(tuple, made), strict=True))
+        return answer
+    lists_of: dict[int, list[list[TopicPartition]]] = {}  # id(subscribers) -> their answer lists
     for (count, _), (members, topics) in shapes.items():
         targets = lists_of.get(id(members))
         if targets is None:
@@ -111,6 +120,7 @@ def _split_by_shape(
         per_member = map(product, repeat(topics), _ranges(count, len(members), range_cache))
         made = map(map, repeat(tuple.__new__), repeat(classes), per_member)
         consume(map(list.extend, targets, made))
+    return result
 
 
 def consume(iterator: Iterator[object]) -> None:
@@ -147,8 +157,14 @@ def _subscribers(
     """
     topics_of = {member.member_id: member.topics for member in scenario.members}
     groups: dict[tuple[str, ...], list[str]] = {}
+    last: tuple[str, ...] | None = None
+    group: list[str] = []
     for member_id in ordered:
-        groups.setdefault(topics_of[member_id], []).append(member_id)
+        topics = topics_of[member_id]
+        if topics is not last:  # the parser shares equal subscriptions: mostly the same tuple
+            group = groups.setdefault(topics, [])
+            last = topics
+        group.append(member_id)
     position = {member_id: index for index, member_id in enumerate(ordered)}
     by_topic: dict[str, list[list[str]]] = {}
     for topics, members in groups.items():

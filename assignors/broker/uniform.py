@@ -76,10 +76,11 @@ the same subscriptions (overlapping subscriptions may leave a larger spread, as 
 from __future__ import annotations
 
 import uuid
+from bisect import bisect_right
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, groupby, repeat
+from itertools import chain, compress, groupby, pairwise, repeat
 from operator import itemgetter, lt
 from typing import cast
 
@@ -96,7 +97,7 @@ from assignors.java_order import (
     uuid_hash,
 )
 from assignors.kafka_versions import at_least
-from assignors.model import Scenario, Topic, TopicPartition
+from assignors.model import Scenario, SortedAnswer, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
 
@@ -332,7 +333,9 @@ def assign_homogeneous(
     """Kafka's ``UniformHomogeneousAssignmentBuilder``: steps 1-4 of the module docstring.
 
     ``keep_extra_unused``: Kafka 3.9 / 4.0 (a member keeps its extra slot even when its kept
-    partitions leave it unused); Kafka 4.1 and later give it up (step 1).
+    partitions leave it unused); Kafka 4.1 and later give it up (step 1). When nobody holds a
+    partition, every member's answer is one slice of the unassigned list; a
+    :class:`SortedAnswer` when each slice is in order (:func:`_slices_in_order`).
     """
     members = group.member_ids
     counts = group.partition_counts
@@ -347,16 +350,8 @@ def assign_homogeneous(
         return {}
     subscribed = set(topics)
 
-    unassigned: list[TopicPartition] = []
-    total = 0
-    for topic in topics:
-        count = counts[topic]
-        total += count
-        taken = group.held.get(topic, set())
-        if len(taken) < count:
-            free = range(count) if not taken else [p for p in range(count) if p not in taken]
-            unassigned.extend(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), free)))
-
+    unassigned = _unheld(topics, counts, group.held)
+    total = sum(map(counts.__getitem__, topics))
     floor, extra = divmod(total, len(members))
     if trace is not None:
         _note_homogeneous(trace, total, members)
@@ -404,7 +399,46 @@ def assign_homogeneous(
         position += quota
     if position < len(unassigned):
         raise AssertionError("uniform: partitions left unassigned (claims were not deduplicated)")
+    if not group.held and _slices_in_order(topics, counts, [quota for _, quota in unfilled]):
+        return SortedAnswer(result)
     return result
+
+
+def _unheld(
+    topics: list[str], counts: Mapping[str, int], held: Mapping[str, set[int]]
+) -> list[TopicPartition]:
+    """Step 2: the partitions nobody holds, topic by topic, numbers ascending. Built in C
+    (``tuple.__new__`` over ``zip``), every topic drawing on one list of ``int`` objects."""
+    unassigned: list[TopicPartition] = []
+    numbers = list(range(max(map(counts.__getitem__, topics))))
+    for topic in topics:
+        count = counts[topic]
+        taken = held.get(topic, set())
+        if len(taken) < count:
+            free = numbers if not taken else [p for p in numbers[:count] if p not in taken]
+            pairs = zip(repeat(topic, count), free, strict=False)
+            unassigned.extend(map(tuple.__new__, repeat(TopicPartition), pairs))
+    return unassigned
+
+
+def _slices_in_order(topics: list[str], counts: Mapping[str, int], quotas: list[int]) -> bool:
+    """Whether consecutive slices of ``quotas`` partitions each, cut from every partition of
+    ``topics`` in that order (topic by topic, numbers ascending), are each in
+    :class:`TopicPartition` order: no slice runs on from a topic into one whose name is smaller."""
+    descents: list[int] = []  # where a topic is followed by a smaller name
+    start = 0
+    for topic, following in pairwise(topics):
+        start += counts[topic]
+        if following < topic:
+            descents.append(start)
+    position = 0
+    for quota in quotas:
+        # a descent inside this slice: one strictly after its first position, before its end
+        inside = bisect_right(descents, position)
+        if inside < len(descents) and descents[inside] < position + quota:
+            return False
+        position += quota
+    return True
 
 
 def _keep(

@@ -32,12 +32,14 @@ uses it to play the two rounds of a cooperative rebalance.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from assignors.client.sticky import COOPERATIVE_RULES, sticky_assign
-from assignors.model import Scenario, TopicPartition
+from assignors.model import Scenario, SortedAnswer, TopicPartition
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
 
-MemberPartitions = dict[str, list[TopicPartition]]
+MemberPartitions = Mapping[str, Sequence[TopicPartition]]
 
 
 def assign_with_target(
@@ -46,7 +48,8 @@ def assign_with_target(
     """``(round1, target)``: what one cooperative round hands out, and where it is heading.
 
     Both map every member id to its partitions. ``round1`` is ``target`` minus the partitions
-    that move from a previous owner to another member (withheld from the new owner this round).
+    that move from a previous owner to another member (withheld from the new owner this round);
+    a member that keeps all of its target has the same list in both.
     """
     outcome = sticky_assign(scenario, COOPERATIVE_RULES, trace)
     target = outcome.assignment
@@ -69,13 +72,14 @@ def assign_with_target(
                 f"withheld from {new_owner} this round: {claimant} claimed it and revokes it "
                 f"first; the follow-up rebalance hands it to {new_owner}",
             )
-    round1 = {
+    round1: dict[str, Sequence[TopicPartition]] = {
         member_id: [tp for tp in partitions if tp not in withheld[member_id]]
         if member_id in withheld
-        else list(partitions)
+        else partitions
         for member_id, partitions in target.items()
     }
-    return round1, target
+    # Leaving partitions out keeps a list's order: a sorted target gives a sorted round 1.
+    return (SortedAnswer(round1) if isinstance(target, SortedAnswer) else round1), target
 
 
 def assign_cooperative_sticky(

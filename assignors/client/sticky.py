@@ -95,7 +95,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import itemgetter
 
 from assignors.errors import AssignmentExplorerError
@@ -107,7 +107,7 @@ from assignors.java_order import (
     string_hash,
     topic_partition_hash,
 )
-from assignors.model import Member, Scenario, TopicPartition
+from assignors.model import Member, Scenario, SortedAnswer, TopicPartition
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
 
@@ -120,6 +120,8 @@ _by_partition_then_topic = itemgetter(1, 0)
 _topic_of = itemgetter(0)
 _partition_of = itemgetter(1)
 _FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
+#: What step 2 of the constrained algorithm gives each member: a list, or a slice as dealt.
+_Given = dict[str, Sequence[TopicPartition]]
 
 
 class StickyAssignmentError(AssignmentExplorerError, RuntimeError):
@@ -152,7 +154,7 @@ class StickyOutcome:
     that owned them (what the cooperative protocol withholds for one round).
     """
 
-    assignment: dict[str, list[TopicPartition]]
+    assignment: Mapping[str, Sequence[TopicPartition]]
     transferring: dict[TopicPartition, str]
 
 
@@ -196,6 +198,7 @@ def _resolve_claims(
     previous_owner: dict[TopicPartition, str] = {}
     doubly_claimed: set[TopicPartition] = set()
     subscribed: set[str] = set()
+    first: tuple[str, ...] = ()  # the subscription ``subscribed`` was filled from
     all_equal = True
     max_generation = DEFAULT_GENERATION
     smallest_count = min(partition_counts.values(), default=0)
@@ -203,14 +206,15 @@ def _resolve_claims(
         member = members[member_id]
         if not subscribed:
             subscribed.update(member.topics)
-        elif all_equal and not (
-            len(member.topics) == len(subscribed) and subscribed.issuperset(member.topics)
-        ):
+            first = member.topics
+        elif all_equal and not _same_subscription(member.topics, first, subscribed):
             all_equal = False
         generation = DEFAULT_GENERATION if member.generation is None else member.generation
         max_generation = max(max_generation, generation)
         mine = _valid_claims(member.owned_partitions, partition_counts, smallest_count)
         owned[member_id] = mine
+        if not mine:
+            continue
         # Fast path, in bulk: no claim meets an earlier one (nor repeats within the member).
         if previous_owner.keys().isdisjoint(mine):
             before = len(previous_owner)
@@ -240,6 +244,18 @@ def _resolve_claims(
                 _remove_first(owned[other], tp)
                 previous_owner[tp] = member_id
     return _Claims(owned, doubly_claimed, all_equal, max_generation)
+
+
+def _same_subscription(
+    topics: tuple[str, ...], first: tuple[str, ...], subscribed: set[str]
+) -> bool:
+    """Kafka's test that a member subscribes to the same topics as the first: as many topics
+    as the first one's set, all in it. A list equal to the first member's, element by element
+    (cheaper than hashing every name; the parser shares equal lists, so mostly the same tuple)
+    passes exactly when the first list has no repeats."""
+    if topics is first or topics == first:
+        return len(first) == len(subscribed)
+    return len(topics) == len(subscribed) and subscribed.issuperset(topics)
 
 
 def _valid_claims(
@@ -290,7 +306,9 @@ class _Racks:
         racks = self.partition_racks.get(tp)
         return racks is None or rack not in racks
 
-    def sort_by_members_sharing(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+    def sort_by_members_sharing(
+        self, partitions: Sequence[TopicPartition]
+    ) -> Sequence[TopicPartition]:
         if not self.members_sharing:
             return partitions
         sharing = self.members_sharing
@@ -450,14 +468,7 @@ def _constrained(
     for member_id, claimed in claims.owned.items():
         owned = claimed
         if racks.aware:
-            owned = []
-            for tp in claimed:
-                if racks.mismatch(member_id, tp):
-                    given_up[tp] = member_id
-                    if trace is not None:
-                        trace.release(tp, member_id, "1 give up", "no replica on its rack")
-                else:
-                    owned.append(tp)
+            owned = _on_rack(member_id, claimed, racks, given_up, trace)
         if doubly_claimed:
             owned = [tp for tp in owned if tp not in doubly_claimed]
         if len(owned) < floor_quota:
@@ -486,12 +497,14 @@ def _constrained(
         for tp in owned:
             kept_marks[tp.topic][tp.partition] = 1
 
-    unassigned = _unassigned_partitions(partition_counts, kept_marks)
+    topic_order = _java_sorted(list(partition_counts))
+    unassigned: Sequence[TopicPartition] = _unassigned_partitions(topic_order, kept_marks)
+    presorted = _dealt_in_order(assignment, topic_order, racks)
     under_floor = _java_sorted(under_floor)
     at_floor = _java_sorted(at_floor)
     unassigned = racks.sort_by_members_sharing(unassigned)
 
-    given: dict[str, list[TopicPartition]] = {member_id: [] for member_id in assignment}
+    given: _Given = {member_id: [] for member_id in assignment}
     if racks.aware:
         quotas = _Quotas(floor_quota, ceiling_quota, ceiling_slots, at_ceiling)
         unassigned = _fill_same_rack(
@@ -503,30 +516,67 @@ def _constrained(
         unassigned, under_floor, deque(at_floor), assignment, given, floor_quota, trace
     )
 
-    return _hand_over(assignment, given, given_up, doubly_claimed)
+    return _hand_over(assignment, given, given_up, doubly_claimed, presorted)
+
+
+def _on_rack(
+    member_id: str,
+    claimed: list[TopicPartition],
+    racks: _Racks,
+    given_up: dict[TopicPartition, str],
+    trace: DecisionTrace | None,
+) -> list[TopicPartition]:
+    """Step 1, rack-aware: the claims on a replica's rack; the others are given up."""
+    owned: list[TopicPartition] = []
+    for tp in claimed:
+        if racks.mismatch(member_id, tp):
+            given_up[tp] = member_id
+            if trace is not None:
+                trace.release(tp, member_id, "1 give up", "no replica on its rack")
+        else:
+            owned.append(tp)
+    return owned
+
+
+def _dealt_in_order(
+    kept: Mapping[str, list[TopicPartition]], topic_order: list[str], racks: _Racks
+) -> bool:
+    """Whether every list of the constrained answer comes out in :class:`TopicPartition`
+    order without a sort: nobody kept a claim, no rack reorders the unassigned partitions and
+    Java's topic order is Python's. Step 2 then deals each member its partitions in the order
+    of the unassigned list, which is sorted (whether or not the counts come out even)."""
+    return (
+        not any(kept.values()) and not racks.members_sharing and topic_order == sorted(topic_order)
+    )
 
 
 def _hand_over(
     assignment: dict[str, list[TopicPartition]],
-    given: Mapping[str, list[TopicPartition]],
+    given: _Given,
     given_up: Mapping[TopicPartition, str],
     doubly_claimed: set[TopicPartition],
+    presorted: bool,
 ) -> StickyOutcome:
     """Add what the fill steps gave to the kept claims, and find what changes hands.
 
     A partition changes hands when a member gave it up (or its claim was void) and the fill
-    steps handed it to a different member.
+    steps handed it to a different member. ``presorted``: every list ends up sorted
+    (:func:`_dealt_in_order`), so the answer is a :class:`SortedAnswer`.
     """
     watched = given_up.keys() | doubly_claimed
     transferring: dict[TopicPartition, str] = {}
-    for member_id, new_partitions in given.items():
+    answer: dict[str, Sequence[TopicPartition]] = {}
+    for member_id, kept in assignment.items():
+        new_partitions = given[member_id]
+        answer[member_id] = kept if kept else new_partitions
         if new_partitions:
-            assignment[member_id].extend(new_partitions)
+            if kept:
+                kept.extend(new_partitions)
             if watched:
                 for tp in watched.intersection(new_partitions):
                     if given_up.get(tp) != member_id or tp in doubly_claimed:
                         transferring[tp] = member_id
-    return StickyOutcome(assignment, transferring)
+    return StickyOutcome(SortedAnswer(answer) if presorted else answer, transferring)
 
 
 def _note_quotas(trace: DecisionTrace, total: int, members: int) -> None:
@@ -559,7 +609,7 @@ def _trace_kept(
 
 
 def _note_to_hand_out(
-    trace: DecisionTrace, unassigned: list[TopicPartition], under: list[str], at: list[str]
+    trace: DecisionTrace, unassigned: Sequence[TopicPartition], under: list[str], at: list[str]
 ) -> None:
     trace.note(
         f"to hand out: {len(unassigned)} partition(s); members under the floor, by id: "
@@ -576,24 +626,47 @@ class _Quotas:
 
 
 def _unassigned_partitions(
-    partition_counts: Mapping[str, int], kept_marks: Mapping[str, bytearray]
-) -> list[TopicPartition]:
-    """Every partition not kept, topics in Java string order, partitions by number."""
-    unassigned: list[TopicPartition] = []
-    for topic in _java_sorted(list(partition_counts)):
-        marks = kept_marks[topic]
-        numbers = range(len(marks))
-        free = numbers if not any(marks) else compress(numbers, marks.translate(_FLIP))
-        unassigned.extend(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), free)))
-    return unassigned
+    topics: Sequence[str], kept_marks: Mapping[str, bytearray]
+) -> tuple[TopicPartition, ...]:
+    """Every partition not kept, topics in the order given, partitions by number.
+
+    Built in C (``tuple.__new__`` over ``zip``), the partition numbers drawn from one list so
+    that every topic shares the same ``int`` objects instead of making its own. A tuple: its
+    slices, what step 2 deals, are tuples that can go into the answer as they are."""
+    numbers = list(range(max(map(len, kept_marks.values()), default=0)))
+    return tuple(
+        chain.from_iterable(map(_free_partitions, topics, repeat(kept_marks), repeat(numbers)))
+    )
+
+
+def _free_partitions(
+    topic: str, kept_marks: Mapping[str, bytearray], numbers: list[int]
+) -> Iterator[TopicPartition]:
+    """The partitions of ``topic`` not marked kept, by number (``numbers``: 0, 1, 2, ...)."""
+    marks = kept_marks[topic]
+    free = compress(numbers, marks.translate(_FLIP)) if 1 in marks else numbers
+    pairs = zip(repeat(topic, len(marks)), free, strict=False)
+    return map(tuple.__new__, repeat(TopicPartition), pairs)
+
+
+def _deal(given: _Given, member_id: str, partitions: Sequence[TopicPartition]) -> None:
+    """Add ``partitions`` to what step 2 gives ``member_id``: as they are (no copy) while it
+    has nothing yet, else onto a list."""
+    held = given[member_id]
+    if not held:
+        given[member_id] = partitions
+    elif isinstance(held, list):
+        held.extend(partitions)
+    else:
+        given[member_id] = [*held, *partitions]
 
 
 def _fill_same_rack(
-    unassigned: list[TopicPartition],
+    unassigned: Sequence[TopicPartition],
     under_floor: list[str],
     at_floor: list[str],
     assignment: Mapping[str, list[TopicPartition]],
-    given: Mapping[str, list[TopicPartition]],
+    given: _Given,
     racks: _Racks,
     quotas: _Quotas,
     trace: DecisionTrace | None = None,
@@ -626,7 +699,7 @@ def _fill_same_rack(
         if receiver is None:
             left.append(tp)
         else:
-            given[receiver].append(tp)
+            _deal(given, receiver, [tp])
             if trace is not None:
                 trace.place(
                     tp,
@@ -640,11 +713,11 @@ def _fill_same_rack(
 
 
 def _fill_round_robin(
-    unassigned: list[TopicPartition],
+    unassigned: Sequence[TopicPartition],
     under_floor: list[str],
     at_floor: deque[str],
     assignment: Mapping[str, list[TopicPartition]],
-    given: Mapping[str, list[TopicPartition]],
+    given: _Given,
     floor_quota: int,
     trace: DecisionTrace | None = None,
 ) -> None:
@@ -667,10 +740,11 @@ def _fill_round_robin(
         width = len(circle)
         end = position + width * passes
         for offset, member_id in enumerate(circle):
-            given[member_id].extend(unassigned[position + offset : end : width])
+            dealt = unassigned[position + offset : end : width]
+            _deal(given, member_id, dealt)
             if trace is not None:
                 trace.place_all(
-                    unassigned[position + offset : end : width],
+                    dealt,
                     member_id,
                     "2b round-robin",
                     f"dealt round the members under the floor ({', '.join(circle)}), one "
@@ -687,7 +761,7 @@ def _fill_round_robin(
                 "some partitions are unassigned but every member is at its maximum quota"
             )
         receiver = at_floor.popleft()
-        given[receiver].append(tp)
+        _deal(given, receiver, [tp])
         if trace is not None:
             trace.place(
                 tp,
@@ -699,11 +773,11 @@ def _fill_round_robin(
 
 
 def _fill_round_robin_one_by_one(
-    unassigned: list[TopicPartition],
+    unassigned: Sequence[TopicPartition],
     under_floor: list[str],
     at_floor: deque[str],
     assignment: Mapping[str, list[TopicPartition]],
-    given: Mapping[str, list[TopicPartition]],
+    given: _Given,
     floor_quota: int,
     trace: DecisionTrace | None = None,
 ) -> None:
@@ -721,7 +795,7 @@ def _fill_round_robin_one_by_one(
         else:
             receiver = circle[0]
             cursor = 1
-        given[receiver].append(tp)
+        _deal(given, receiver, [tp])
         if trace is not None:
             trace.place(
                 tp,
@@ -1200,7 +1274,7 @@ def _balance_score(assignment: Mapping[str, list[TopicPartition]]) -> int:
 
 def assign_sticky(
     scenario: Scenario, trace: DecisionTrace | None = None
-) -> dict[str, list[TopicPartition]]:
+) -> Mapping[str, Sequence[TopicPartition]]:
     """Kafka's ``StickyAssignor``: claims travel in user data; eager protocol."""
     return sticky_assign(scenario, STICKY_RULES, trace).assignment
 
