@@ -223,37 +223,53 @@ def _reset_peak(pid: int) -> None:
         Path(f"/proc/{pid}/clear_refs").write_text("5")
 
 
-def _peak_mb(pid: int) -> float:
-    """A process's peak resident memory since the last reset, in MB (0 when unknown)."""
+def _status_mb(pid: int, field: str) -> float:
+    """A ``/proc/PID/status`` memory field (``VmHWM``: peak resident since the last reset,
+    ``VmRSS``: resident now) in MB; 0 when unknown."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return 0.0
 
 
+def _peak_mb(pid: int) -> float:
+    return _status_mb(pid, "VmHWM")
+
+
+def _resident_mb(pid: int) -> float:
+    return _status_mb(pid, "VmRSS")
+
+
+def _process_table() -> dict[int, list[str]]:
+    """Every process's ``/proc/PID/stat`` fields after its name (Linux)."""
+    table: dict[int, list[str]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                table[int(entry.name)] = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+    return table
+
+
+def _tree(root: int, table: dict[int, list[str]]) -> set[int]:
+    """``root`` and its descendants in ``table``."""
+    tree, grew = {root}, True
+    while grew:
+        more = {pid for pid, fields in table.items() if int(fields[1]) in tree} - tree
+        tree |= more
+        grew = bool(more)
+    return tree
+
+
 def _tree_cpu_s(root: int) -> float:
     """CPU seconds (user + system, reaped children's included) of ``root`` and its descendants:
     for this process, the Spark JVM it started and the JVM's Python workers (Linux ``/proc``)."""
-    parent: dict[int, int] = {}
-    ticks: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parent[int(entry.name)] = int(fields[1])
-        ticks[int(entry.name)] = sum(int(x) for x in fields[11:15])
-    tree, grew = {root}, True
-    while grew:
-        more = {pid for pid, up in parent.items() if up in tree} - tree
-        tree |= more
-        grew = bool(more)
-    return sum(ticks.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
+    table = _process_table()
+    tree = _tree(root, table)
+    ticks = sum(sum(int(x) for x in table[pid][11:15]) for pid in tree if pid in table)
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _timed(
@@ -334,40 +350,47 @@ def _sampled_parity(folder: Path, spark_out: Path, drain_target: float | None) -
     return f"{same}/{total} rows of {len(sample):,} sampled groups equal"
 
 
-class MemoryCap:
-    """Stops this process when its resident memory passes ``cap_mb`` during the pandas run, and
-    says so: a single process that cannot hold the fleet is a result, not a crash to wait for
-    (the machine would swap or the kernel kill something else first)."""
+class _Sampler:
+    """Calls :meth:`sample` every ``interval_s`` on a thread while the ``with`` block runs."""
 
-    def __init__(self, cap_mb: float, line: Any) -> None:
-        self.cap_mb, self.line, self.started = cap_mb, line, time.perf_counter()
+    interval_s = 0.5
+
+    def __init__(self) -> None:
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> MemoryCap:
+    def __enter__(self) -> _Sampler:
         self._thread.start()
         return self
 
     def __exit__(self, *_: object) -> None:
         self._stop.set()
+        self._thread.join()
 
-    def _watch(self) -> None:
-        while not self._stop.wait(0.25):
-            resident = _resident_mb(os.getpid())
-            if resident > self.cap_mb:
-                seconds = time.perf_counter() - self.started
-                print(self.line(resident, seconds), flush=True)
-                os._exit(3)
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self.sample()
+
+    def sample(self) -> None:
+        raise NotImplementedError
 
 
-def _resident_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+class MemoryCap(_Sampler):
+    """Stops this process when its resident memory passes ``cap_mb`` during the pandas run, and
+    says so: a single process that cannot hold the fleet is a result, not a crash to wait for
+    (the machine would swap or the kernel kill something else first)."""
+
+    interval_s = 0.25
+
+    def __init__(self, cap_mb: float, line: Any) -> None:
+        super().__init__()
+        self.cap_mb, self.line, self.started = cap_mb, line, time.perf_counter()
+
+    def sample(self) -> None:
+        resident = _resident_mb(os.getpid())
+        if resident > self.cap_mb:
+            print(self.line(resident, time.perf_counter() - self.started), flush=True)
+            os._exit(3)
 
 
 def _stopped_line(head: str, spark_cells: list[str], cap_mb: float) -> Any:
@@ -382,48 +405,24 @@ def _stopped_line(head: str, spark_cells: list[str], cap_mb: float) -> Any:
     return line
 
 
-class WorkerWatch:
+class WorkerWatch(_Sampler):
     """The largest resident memory any one of Spark's Python workers (the JVM's descendants)
-    reached while the block ran, sampled every half second: the driver's figure leaves them out,
-    and a worker that kept every group's garbage grew to 10 GB unseen."""
+    reached while the block ran: the driver's figure leaves them out, and a worker that kept
+    every group's garbage grew to 10 GB unseen."""
 
     def __init__(self, jvm: int) -> None:
+        super().__init__()
         self.jvm, self.largest_mb = jvm, 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
 
-    def __enter__(self) -> WorkerWatch:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _watch(self) -> None:
-        while not self._stop.wait(0.5):
-            for pid in _descendants(self.jvm):
-                self.largest_mb = max(self.largest_mb, _resident_mb(pid))
-
-
-def _descendants(root: int) -> list[int]:
-    parent: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError):
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                parent[int(entry.name)] = int(fields[1])
-    found, grew = {root}, True
-    while grew:
-        more = {pid for pid, up in parent.items() if up in found} - found
-        found |= more
-        grew = bool(more)
-    return sorted(found - {root})
+    def sample(self) -> None:
+        for pid in _tree(self.jvm, _process_table()) - {self.jvm}:
+            self.largest_mb = max(self.largest_mb, _resident_mb(pid))
 
 
 def _spark_cells(spark: Any, folder: Path, size: int, drain_target: float | None) -> list[str]:
     driver = (os.getpid(), spark.sparkContext._gateway.proc.pid)
-    with WorkerWatch(driver[1]) as workers:
+    workers = WorkerWatch(driver[1])
+    with workers:
         spark_s, _, load, peak, cpu = _timed(
             "spark what-if",
             lambda: spark_whatif(spark, folder, WORK / f"out-spark-{size}", drain_target),
