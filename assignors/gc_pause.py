@@ -13,7 +13,9 @@ per-group what-if kept ~1 MB of cyclic garbage per group (the evaluations' memo 
 Spark worker ran out of memory at 100,000 groups. The hand-overs are therefore counted, in O(1)
 (counting the objects themselves walks them), and every :data:`FULL_EVERY` hand-overs, or once
 they moved about :data:`FULL_AFTER` young objects, one runs a full collection. (Leaving small
-blocks to the young collections instead cost ~15% of the pipeline's per-group time.)
+blocks to the young collections instead cost ~15% of the pipeline's per-group time.) Left: the
+garbage itself, an :class:`~assignors.simulate.evaluate.Evaluation` and its strategies' memo
+refer to each other; without that cycle most of it would die by reference counting.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ from contextlib import contextmanager
 #: the dashboard's 150,000 objects, on every block's exit); a host freezes once and for good, so
 #: the count is not taken again. Were it ever unfrozen, blocks would only skip the hand-over.
 _host_froze = False
-#: A full collection after this many hand-overs (in the pipeline, every ~200 groups)...
-FULL_EVERY = 1_000
+#: A full collection after this many hand-overs (in the pipeline, every ~1,100 groups: its garbage,
+#: ~1 MB a group, stays under ~1.1 GB a process; every 1,000 hand-overs cost a Spark worker, whose
+#: heap each collection walks, ~20% more CPU per group, every 5,000 about a fifth of that)...
+FULL_EVERY = 5_000
 #: ... or once they moved this many young objects (a 1,000,000-partition assignment leaves about
 #: 1,000,000: a single large call never pays for one). The young count is net of what died, so
 #: it is a floor of what was moved.
