@@ -24,10 +24,11 @@ Nothing here imports outside the standard library.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from types import MappingProxyType
-from typing import Literal, NamedTuple, TypeVar
+from typing import Literal, NamedTuple, TypeVar, cast
 
 AutoOffsetReset = Literal["latest", "earliest", "none"]
 
@@ -175,6 +176,18 @@ class Scenario:
         """Topics that exist and that at least one member subscribes to, sorted by name."""
         counts = self.partition_counts()
         return sorted({t for m in self.members for t in m.topics if t in counts})
+
+
+def topic_partitions(
+    topic: str, numbers: Iterable[int], count: int | None = None
+) -> Iterator[TopicPartition]:
+    """``TopicPartition(topic, n)`` for each of ``numbers`` (the first ``count`` of them when
+    given), built in C: ``tuple.__new__`` over ``zip``, no Python-level call per partition.
+    Strategies building a million partitions pass one shared list of numbers with ``count``,
+    so that every topic reuses the same ``int`` objects."""
+    names = repeat(topic) if count is None else repeat(topic, count)
+    made = map(tuple.__new__, repeat(TopicPartition), zip(names, numbers, strict=False))
+    return cast(Iterator[TopicPartition], made)
 
 
 _Partitions = TypeVar("_Partitions", bound=Sequence[TopicPartition])

@@ -189,9 +189,10 @@ def spark_lag(spark: Any, folder: Path, out: Path) -> Any:
     return spark.read.parquet(str(out / "group_health")).select("group_id", "status").toPandas()
 
 
-def _same_rows(spark_path: Path, pandas_path: Path) -> tuple[int, int]:
-    left = pd.read_parquet(spark_path).sort_values(["group_id", "strategy", "change"])
-    right = pd.read_parquet(pandas_path).sort_values(["group_id", "strategy", "change"])
+def _same_rows(spark_rows: pd.DataFrame, pandas_rows: pd.DataFrame) -> tuple[int, int]:
+    """(rows equal, rows) of the two what-if outputs, matched by group, strategy and change."""
+    left = spark_rows.sort_values(["group_id", "strategy", "change"])
+    right = pandas_rows.sort_values(["group_id", "strategy", "change"])
     left = left[list(scenarios.WHATIF_COLUMNS)].reset_index(drop=True)
     right = right[list(scenarios.WHATIF_COLUMNS)].reset_index(drop=True)
     if len(left) != len(right):
@@ -345,8 +346,7 @@ def _sampled_parity(folder: Path, spark_out: Path, drain_target: float | None) -
     sample = _sample_groups(folder, 1000)
     pandas_whatif(folder, WORK / "out-pandas-sample.parquet", drain_target, sample)
     spark_rows = pd.read_parquet(spark_out, filters=[("group_id", "in", sample)])
-    spark_rows.to_parquet(WORK / "out-spark-sample.parquet")
-    same, total = _same_rows(WORK / "out-spark-sample.parquet", WORK / "out-pandas-sample.parquet")
+    same, total = _same_rows(spark_rows, pd.read_parquet(WORK / "out-pandas-sample.parquet"))
     return f"{same}/{total} rows of {len(sample):,} sampled groups equal"
 
 
@@ -472,7 +472,9 @@ def run_whatif_sizes(
             pandas_points.append((size, pandas_s))
             pandas_cells = [f"{pandas_s:.1f} ({load})", f"{pandas_peak:.0f}"]
             if spark is not None:
-                same, total = _same_rows(WORK / f"out-spark-{size}", out)
+                same, total = _same_rows(
+                    pd.read_parquet(WORK / f"out-spark-{size}"), pd.read_parquet(out)
+                )
                 ratio = f"{pandas_s / float(spark_cells[0].split()[0]):.2f}"
                 parity = f"{same}/{total} rows equal"
         elif spark is not None:

@@ -41,7 +41,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import compress, groupby, repeat
 from operator import itemgetter
-from typing import TypeVar, cast
+from typing import TypeVar
 
 from assignors.broker.uniform import GroupSpec
 from assignors.errors import AssignmentExplorerError
@@ -59,7 +59,7 @@ from assignors.java_order import (
     string_hash,
     uuid_hash,
 )
-from assignors.model import Scenario, TopicPartition
+from assignors.model import Scenario, TopicPartition, topic_partitions
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
 
@@ -256,10 +256,7 @@ class _HomogeneousBuilder:
             self.offset[topic] = len(self.codes)
             base = 31 * group.uuid_hash[topic]
             self.codes.extend(range(base, base + counts[topic]))
-            made = map(
-                tuple.__new__, repeat(TopicPartition), zip(repeat(topic), range(counts[topic]))
-            )
-            self.partitions.extend(cast(Iterable[TopicPartition], made))
+            self.partitions.extend(topic_partitions(topic, range(counts[topic])))
         total, member_count = len(self.codes), len(group.members)
         self.sharing = (member_count + total - 1) // total if total else 0
         self.wants = desired_counts(self.sharing, total, member_count)

@@ -80,9 +80,8 @@ from bisect import bisect_right
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, groupby, pairwise, repeat
+from itertools import chain, compress, groupby, pairwise
 from operator import itemgetter, lt
-from typing import cast
 
 from assignors.broker.uniform_kafka39 import assign_heterogeneous_kafka39
 from assignors.errors import ScenarioError
@@ -97,7 +96,7 @@ from assignors.java_order import (
     uuid_hash,
 )
 from assignors.kafka_versions import at_least
-from assignors.model import Scenario, SortedAnswer, Topic, TopicPartition
+from assignors.model import Scenario, SortedAnswer, Topic, TopicPartition, topic_partitions
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
 
@@ -407,8 +406,8 @@ def assign_homogeneous(
 def _unheld(
     topics: list[str], counts: Mapping[str, int], held: Mapping[str, set[int]]
 ) -> list[TopicPartition]:
-    """Step 2: the partitions nobody holds, topic by topic, numbers ascending. Built in C
-    (``tuple.__new__`` over ``zip``), every topic drawing on one list of ``int`` objects."""
+    """Step 2: the partitions nobody holds, topic by topic, numbers ascending, every topic
+    drawing on one list of ``int`` objects."""
     unassigned: list[TopicPartition] = []
     numbers = list(range(max(map(counts.__getitem__, topics))))
     for topic in topics:
@@ -416,8 +415,7 @@ def _unheld(
         taken = held.get(topic, set())
         if len(taken) < count:
             free = numbers if not taken else [p for p in numbers[:count] if p not in taken]
-            pairs = zip(repeat(topic, count), free, strict=False)
-            unassigned.extend(map(tuple.__new__, repeat(TopicPartition), pairs))
+            unassigned.extend(topic_partitions(topic, free, count))
     return unassigned
 
 
@@ -596,12 +594,6 @@ def _scatter(target: list[int], keys: Iterable[int], values: Iterable[int]) -> N
     deque(map(target.__setitem__, keys, values), maxlen=0)
 
 
-def _topic_partitions(topic: str, numbers: Iterable[int]) -> list[TopicPartition]:
-    """``TopicPartition(topic, n)`` for each of ``numbers``, built without a Python-level call."""
-    made = map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), numbers))
-    return cast(list[TopicPartition], list(made))
-
-
 class _HeterogeneousBuilder:
     """Steps 1-4 over flat state: ``owners[topic][partition]`` is the holding member's number
     (-1 for none) and ``sizes[member]`` its partition count; no per-partition objects until the
@@ -739,7 +731,7 @@ class _HeterogeneousBuilder:
         for topic in sorted(self.owners):
             owners = self.owners[topic]
             by_owner = sorted(range(len(owners)), key=owners.__getitem__)
-            partitions = _topic_partitions(topic, by_owner)
+            partitions = list(topic_partitions(topic, by_owner))
             start = 0
             for owner, held in sorted(Counter(owners).items()):
                 assigned[owner].extend(partitions[start : start + held])

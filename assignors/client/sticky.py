@@ -107,7 +107,7 @@ from assignors.java_order import (
     string_hash,
     topic_partition_hash,
 )
-from assignors.model import Member, Scenario, SortedAnswer, TopicPartition
+from assignors.model import Member, Scenario, SortedAnswer, TopicPartition, topic_partitions
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
 
@@ -630,9 +630,9 @@ def _unassigned_partitions(
 ) -> tuple[TopicPartition, ...]:
     """Every partition not kept, topics in the order given, partitions by number.
 
-    Built in C (``tuple.__new__`` over ``zip``), the partition numbers drawn from one list so
-    that every topic shares the same ``int`` objects instead of making its own. A tuple: its
-    slices, what step 2 deals, are tuples that can go into the answer as they are."""
+    The partition numbers are drawn from one list so that every topic shares the same ``int``
+    objects instead of making its own. A tuple: its slices, what step 2 deals, are tuples that
+    can go into the answer as they are."""
     numbers = list(range(max(map(len, kept_marks.values()), default=0)))
     return tuple(
         chain.from_iterable(map(_free_partitions, topics, repeat(kept_marks), repeat(numbers)))
@@ -645,8 +645,7 @@ def _free_partitions(
     """The partitions of ``topic`` not marked kept, by number (``numbers``: 0, 1, 2, ...)."""
     marks = kept_marks[topic]
     free = compress(numbers, marks.translate(_FLIP)) if 1 in marks else numbers
-    pairs = zip(repeat(topic, len(marks)), free, strict=False)
-    return map(tuple.__new__, repeat(TopicPartition), pairs)
+    return topic_partitions(topic, free, len(marks))
 
 
 def _deal(given: _Given, member_id: str, partitions: Sequence[TopicPartition]) -> None:
