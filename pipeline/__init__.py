@@ -7,7 +7,8 @@ metrics, rebalance simulation and drain projection on the executors. Modules:
 
 * :mod:`pipeline.schema`: the snapshot and membership tables (columns, types, checks).
 * :mod:`pipeline.scenarios`: pandas frames of one group -> Scenario -> result rows (no Spark).
-* :mod:`pipeline.lag_history`, :mod:`pipeline.whatif`: DataFrame -> DataFrame jobs.
+* :mod:`pipeline.lag_frames`: the lag history's steps on Arrow tables of whole groups (no Spark).
+* :mod:`pipeline.lag_history`, :mod:`pipeline.whatif`: the Spark jobs.
 * :mod:`pipeline.synth`: seeded synthetic history; :mod:`pipeline.session`: the Spark session.
 * ``python -m pipeline lag|whatif|replay|synth``: the entry point.
 """

@@ -175,7 +175,6 @@ def run_lag(spark: Any, options: argparse.Namespace) -> None:
             at=_timestamp(options.at),
             window_s=options.window,
             min_samples=options.min_samples,
-            write=_write,
         )
     partitions = spark.read.parquet(str(out / "partition_lag"))
     verdicts = spark.read.parquet(str(out / "group_health"))

@@ -76,6 +76,20 @@ class SnapshotFormatError(AssignmentExplorerError, ValueError):
     """An input table that the pipeline cannot read; the message names what to fix."""
 
 
+def arrow_schema(columns: dict[str, str]) -> Any:
+    """The Arrow schema (``pyarrow.Schema``) of a row contract (name -> Spark SQL type)."""
+    import pyarrow as pa
+
+    types = {
+        "bigint": pa.int64(),
+        "int": pa.int32(),
+        "double": pa.float64(),
+        "string": pa.string(),
+        "timestamp": pa.timestamp("us", tz="UTC"),
+    }
+    return pa.schema([(name, types[kind]) for name, kind in columns.items()])
+
+
 def ddl(columns: dict[str, str]) -> str:
     """``name type, ...`` for Spark's schema strings (names quoted)."""
     return ", ".join(f"`{name}` {kind}" for name, kind in columns.items())

@@ -4,7 +4,8 @@
 
 1. Per group, the latest sample time ``<= at`` (over both tables) and the sample before it
    (small frames of times, broadcast to the joins).
-2. Rates from those two samples (:func:`pipeline.lag_history.with_rates`), computed after the
+2. Rates from those two samples (:func:`with_rates`, the formula of
+   :func:`pipeline.lag_frames.partition_lag`), computed after the
    shuffle of step 3 on its layout (:func:`current_by_group`: the job's one shuffle of rows; it
    used to take three, for the join with the times, the rates window and the layout by group).
 3. The group's offsets rows and members rows at the latest time, in one frame partitioned and
@@ -35,7 +36,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from pipeline.lag_history import HISTORY_COLUMNS, with_rates
+from pipeline.lag_frames import HISTORY_COLUMNS, PARTITION_KEYS
 from pipeline.scenarios import (
     REPLAY_COLUMNS,
     WHATIF_COLUMNS,
@@ -44,19 +45,13 @@ from pipeline.scenarios import (
     replay_rows,
     whatif_rows,
 )
-from pipeline.schema import ddl
+from pipeline.schema import arrow_schema, ddl
 
 GROUP_KEYS = ("cluster", "group_id")
 #: Column of :func:`current_by_group`'s frame naming the table a row came from.
 TABLE = "_table"
 #: Result rows gathered before one Arrow batch goes back to Spark.
 ROWS_PER_BATCH = 2048
-_ARROW_TYPES = {
-    "bigint": pa.int64(),
-    "int": pa.int32(),
-    "double": pa.float64(),
-    "string": pa.string(),
-}
 DEFAULT_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky")
 
 _PANDAS_TYPES = {"bigint": "Int64", "int": "Int64", "double": "Float64", "string": "object"}
@@ -158,6 +153,34 @@ def current_by_group(offsets: Any, members: Any, at: int | None) -> Any:
     return with_rates(laid_out, keys).join(F.broadcast(latest), times, "left_semi")
 
 
+def with_rates(frame: Any, keys: Sequence[str] = PARTITION_KEYS) -> Any:
+    """``frame`` with ``produce_rate`` and ``consume_rate`` per ``keys``, by ``t``: the rates
+    of :func:`pipeline.lag_frames.partition_lag` as Spark columns (null on a partition's first
+    sample, when a value is missing or when no time passed).
+
+    Each previous value is one window function (``lag`` of ``t``, ``log_end``, ``committed``),
+    however often the rates use it.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    order = Window.partitionBy(*keys).orderBy("t")
+    previous = frame.select(
+        "*",
+        F.lag("t").over(order).alias("_previous_t"),
+        F.lag("log_end").over(order).alias("_previous_log_end"),
+        F.lag("committed").over(order).alias("_previous_committed"),
+    )
+    seconds = F.col("t") - F.col("_previous_t")
+    produce = (F.col("log_end") - F.col("_previous_log_end")) / seconds
+    consume = (F.col("committed") - F.col("_previous_committed")) / seconds
+    return previous.select(
+        *frame.columns,
+        F.when(seconds > 0, produce).alias("produce_rate"),
+        F.when(seconds > 0, consume).alias("consume_rate"),
+    )
+
+
 def groups_of(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple[GroupRows, GroupRows]]:
     """``(offsets rows, members rows)`` of each group in batches laid out by
     :func:`current_by_group`.
@@ -192,11 +215,6 @@ def _split(columns: dict[str, list[Any]]) -> tuple[GroupRows, GroupRows]:
     offsets = {name: values[:first_member] for name, values in columns.items()}
     members = {name: values[first_member:] for name, values in columns.items()}
     return GroupRows(offsets, first_member), GroupRows(members, len(tables) - first_member)
-
-
-def arrow_schema(columns: dict[str, str]) -> pa.Schema:
-    """The Arrow schema of a row contract (name -> Spark SQL type)."""
-    return pa.schema([(name, _ARROW_TYPES[kind]) for name, kind in columns.items()])
 
 
 def replay(

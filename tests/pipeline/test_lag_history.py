@@ -5,14 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors.simulate.lag import partition_lag
-from pipeline import lag_history, tables
+from pipeline import lag_frames, lag_history, tables
+from pipeline.lag_frames import HISTORY_COLUMNS
+from pipeline.schema import arrow_schema
 from pipeline.synth import SynthConfig, write_history
-from tests.pipeline.compare import assert_same_tables
+from tests.pipeline.compare import OUTPUTS, assert_same_tables
 from tests.pipeline.frames import T0, offsets_rows, partition
 
 pytestmark = pytest.mark.spark
@@ -58,16 +63,40 @@ def test_lag_column_equals_the_core_rule(
     assert got == expected
 
 
+def _history(spark: Any, rows: list[dict[str, Any]]) -> pa.Table:
+    """Step 1 on prepared offsets ``rows``, in ``t`` order."""
+    table = lag_frames.partition_lag(offsets_rows(spark, rows).toArrow())
+    return table.sort_by([("topic", "ascending"), ("partition", "ascending"), ("t", "ascending")])
+
+
 def test_rates_are_per_second_since_the_previous_sample(spark: Any) -> None:
     rows = [
+        partition(T0 + 120, "g", "t", 0, 1200, 900, "m1"),
         partition(T0, "g", "t", 0, 0, 0, "m1"),
         partition(T0 + 60, "g", "t", 0, 600, 300, "m1"),
-        partition(T0 + 120, "g", "t", 0, 1200, 900, "m1"),
+        partition(T0 + 60, "g", "t", 1, 50, None, None),
+        partition(T0 + 60, "g", "t", 1, 80, None, None),  # no time passed: no rate
     ]
-    history = lag_history.partition_history(offsets_rows(spark, rows)).orderBy("t").collect()
-    assert [r["produce_rate"] for r in history] == [None, 10.0, 10.0]
-    assert [r["consume_rate"] for r in history] == [None, 5.0, 10.0]
-    assert [r["lag"] for r in history] == [0, 300, 300]
+    history = _history(spark, rows).to_pydict()
+    assert history["produce_rate"] == [None, 10.0, 10.0, None, None]
+    assert history["consume_rate"] == [None, 5.0, 10.0, None, None]
+    assert history["lag"] == [0, 300, 300, 0, 0]
+
+
+def test_rates_never_mix_two_partitions_or_groups(spark: Any) -> None:
+    rows = [
+        partition(T0 + 60 * i, group, topic, p, 100 * i + p, 10 * i, "m")
+        for i in range(3)
+        for group in ("g1", "g2")
+        for topic in ("a", "b")
+        for p in (0, 1)
+    ]
+    history = lag_frames.partition_lag(offsets_rows(spark, rows).toArrow()).to_pylist()
+    assert len(history) == len(rows)
+    for row in history:
+        first = row["t"] == T0
+        assert (row["produce_rate"] is None) == first, row
+        assert first or (row["produce_rate"], row["consume_rate"]) == (100 / 60, 10 / 60), row
 
 
 def test_member_and_group_history_sum_partitions(spark: Any) -> None:
@@ -76,12 +105,25 @@ def test_member_and_group_history_sum_partitions(spark: Any) -> None:
         partition(T0, "g", "t", 1, 100, 50, "a"),
         partition(T0, "g", "t", 2, 100, 70, "b"),
         partition(T0, "g", "t", 3, 100, 100, None),
+        partition(T0, "h", "t", 0, 100, 70, "x"),
+        partition(T0, "h", "t", 1, 100, 70, "y"),  # a tie: the larger member id is the worst
     ]
-    members = lag_history.member_history(lag_history.partition_history(offsets_rows(spark, rows)))
-    got = {r["member_id"]: (r["lag"], r["partitions"]) for r in members.collect()}
-    assert got == {"a": (60, 2), "b": (30, 1), lag_history.UNOWNED: (0, 1)}
-    group = lag_history.group_history(members).first()
-    assert (group["lag_total"], group["worst_member"], group["worst_member_lag"]) == (90, "a", 60)
+    members = lag_frames.member_lag(_history(spark, rows))
+    got = {
+        (r["group_id"], r["member_id"]): (r["lag"], r["partitions"]) for r in members.to_pylist()
+    }
+    assert got == {
+        ("g", "a"): (60, 2),
+        ("g", "b"): (30, 1),
+        ("g", lag_frames.UNOWNED): (0, 1),
+        ("h", "x"): (30, 1),
+        ("h", "y"): (30, 1),
+    }
+    groups = {r["group_id"]: r for r in lag_frames.group_lag(members).to_pylist()}
+    worst = {
+        g: (r["lag_total"], r["worst_member"], r["worst_member_lag"]) for g, r in groups.items()
+    }
+    assert worst == {"g": (90, "a", 60), "h": (60, "y", 30)}
 
 
 def _series(
@@ -143,42 +185,117 @@ HEALTH_CASES: dict[str, tuple[list[dict[str, Any]], str, str, str]] = {
 def test_health_verdicts_follow_the_documented_rules(spark: Any) -> None:
     rows = [row for case in HEALTH_CASES.values() for row in case[0]]
     rows.append(partition(T0 - 3600, "gone", "t", 0, 10, 5, "m"))
-    statuses, verdicts = lag_history.health(offsets_rows(spark, rows), window_s=600)
-    by_partition = {r["group_id"]: r for r in statuses.collect()}
-    by_group = {r["group_id"]: r for r in verdicts.collect()}
+    partitions = _history(spark, rows)
+    at = max(partitions["t"].to_pylist())
+    statuses = lag_frames.partition_health(partitions, at=at, window_s=600)
+    verdicts = lag_frames.group_health(statuses, partitions, at=at, window_s=600)
+    by_partition = {r["group_id"]: r for r in statuses.to_pylist()}
+    by_group = {r["group_id"]: r for r in verdicts.to_pylist()}
     for group, (_, partition_status, group_status, words) in HEALTH_CASES.items():
         assert by_partition[group]["status"] == partition_status, (group, by_partition[group])
         assert words in by_partition[group]["rule"], (group, by_partition[group]["rule"])
         assert by_group[group]["status"] == group_status, (group, by_group[group])
     assert by_group["gone"]["status"] == "NOTFOUND"
-    assert "no sample in the window" in by_group["gone"]["rule"]
+    assert by_group["gone"]["rule"] == "no sample in the window (last seen 2026-01-04 23:00:00Z)"
+    assert by_group["gone"]["partitions"] is None
     assert set(by_group) == {*HEALTH_CASES, "gone"}  # every input group has one verdict
+    assert (
+        by_group["stuck"]["rule"]
+        == "t-0 STALL: owned by m; offset unchanged for 540 s with lag > 0"
+    )
 
 
-def test_the_job_writes_what_the_steps_compute(spark: Any, tmp_path: Path) -> None:
-    """write_lag_history (rows laid out by group, steps 2-4 from the written step 1) writes
-    the rows of the steps applied one by one to the input as it comes, for every table."""
+def _job_input(spark: Any, root: Path, seed: int) -> Any:
     write_history(
         SynthConfig(
-            groups=8, hours=1, interval_s=60, seed=16, max_partitions=24, every_incident=True
+            groups=8, hours=1, interval_s=60, seed=seed, max_partitions=24, every_incident=True
         ),
-        tmp_path / "history",
+        root / "history",
     )
-    offsets = tables.prepare_offsets(
-        tables.read_table(spark, str(tmp_path / "history" / "offsets"), "offsets")
+    return tables.prepare_offsets(
+        tables.read_table(spark, str(root / "history" / "offsets"), "offsets")
     )
-    lag_history.write_lag_history(offsets, tmp_path / "job")
-    partitions = lag_history.partition_history(offsets)
-    members = lag_history.member_history(partitions)
-    statuses, verdicts = lag_history.health(partitions)
-    steps = {
-        "partition_lag": partitions,
-        "member_lag": members,
-        "group_lag": lag_history.group_history(members),
-        "partition_health": statuses,
-        "group_health": verdicts,
-    }
-    assert tuple(steps) == lag_history.LAG_TABLES
-    for table, frame in steps.items():
-        frame.write.parquet(str(tmp_path / "steps" / table))
+
+
+def test_the_job_writes_what_the_steps_compute_on_the_whole_input(
+    spark: Any, tmp_path: Path
+) -> None:
+    """write_lag_history (groups spread over tasks, each task's tables written by the task)
+    writes the rows of the steps applied to the whole input at once, for every table."""
+    offsets = _job_input(spark, tmp_path, seed=16)
+    written = lag_history.write_lag_history(offsets, tmp_path / "job")
+    steps = lag_frames.lag_tables(
+        offsets.toArrow(), at=lag_history.latest_and_rows(offsets)[0], window_s=600
+    )
+    assert tuple(steps) == tuple(lag_frames.LAG_TABLES) == tuple(written)
+    assert written == {name: table.num_rows for name, table in steps.items()}
+    assert written["partition_lag"] == offsets.count()
+    for name, table in steps.items():
+        (tmp_path / "steps" / name).mkdir(parents=True)
+        pq.write_table(table, tmp_path / "steps" / name / "all.parquet")
     assert assert_same_tables("lag", tmp_path / "steps", tmp_path / "job") > 0
+    parts = list((tmp_path / "job" / "partition_lag").glob("part-*.parquet"))
+    assert len(parts) > 1  # the groups really were spread over several tasks
+    spark_rows = spark.read.parquet(str(tmp_path / "job" / "group_health")).count()
+    assert spark_rows == 8  # and Spark reads what the tasks wrote
+
+
+def test_the_job_replaces_an_earlier_output_and_writes_empty_tables(
+    spark: Any, tmp_path: Path
+) -> None:
+    offsets = _job_input(spark, tmp_path, seed=3)
+    lag_history.write_lag_history(offsets, tmp_path / "job")
+    empty = lag_history.write_lag_history(offsets.limit(0), tmp_path / "job")
+    assert set(empty.values()) == {0}
+    for name in lag_frames.LAG_TABLES:
+        frame = spark.read.parquet(str(tmp_path / "job" / name))
+        assert frame.count() == 0 and frame.columns == list(lag_frames.LAG_TABLES[name]), name
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=8, max_size=8), st.sampled_from([120, 600, 3600]))
+def test_steps_on_groups_split_anyhow_equal_the_steps_on_all(
+    spark: Any, tasks: list[int], window_s: int
+) -> None:
+    """Each group's rows depend on that group alone: the steps on any split of the groups into
+    tasks, stacked, equal the steps on every group at once."""
+    offsets = _sample_offsets(spark)
+    at = max(offsets["t"].to_pylist())
+    whole = lag_frames.lag_tables(offsets, at=at, window_s=window_s)
+    groups = sorted(set(offsets["group_id"].to_pylist()))
+    pieces: dict[str, list[pa.Table]] = {name: [] for name in whole}
+    for task in set(tasks):
+        mine = pa.array([g for g, t in zip(groups, tasks, strict=False) if t == task], pa.string())
+        part = offsets.filter(pc.is_in(offsets["group_id"], mine))
+        for name, table in lag_frames.lag_tables(part, at=at, window_s=window_s).items():
+            pieces[name].append(table)
+    for name, table in whole.items():
+        stacked = pa.concat_tables(pieces[name])
+        keys = [(key, "ascending") for key in OUTPUTS["lag"][name]]
+        assert stacked.sort_by(keys).equals(table.sort_by(keys)), name
+
+
+_SAMPLE: list[pa.Table] = []
+
+
+def _sample_offsets(spark: Any) -> pa.Table:
+    """The repository's sample offset history, prepared, as one Arrow table (read once)."""
+    if not _SAMPLE:
+        path = Path(__file__).resolve().parents[2] / "sample_data" / "history" / "offsets"
+        _SAMPLE.append(
+            tables.prepare_offsets(tables.read_table(spark, str(path), "offsets")).toArrow()
+        )
+    return _SAMPLE[0]
+
+
+def test_steps_on_no_rows_give_empty_tables_with_their_schemas() -> None:
+    columns = {name: lag_frames.LAG_TABLES["partition_lag"][name] for name in HISTORY_COLUMNS}
+    tables_out = lag_frames.lag_tables(arrow_schema(columns).empty_table(), at=T0)
+    for name, table in tables_out.items():
+        assert table.num_rows == 0 and table.schema == lag_frames.SCHEMAS[name], name
+
+
+def test_an_output_arrow_cannot_write_to_is_refused_with_what_to_give(spark: Any) -> None:
+    offsets = offsets_rows(spark, [partition(T0, "g", "t", 0, 10, 5, "m")])
+    with pytest.raises(lag_history.OutputLocationError, match="s3a:// is s3://"):
+        lag_history.write_lag_history(offsets, "s3a://bucket/out")

@@ -170,9 +170,10 @@ def test_pandas_path_gives_the_same_rows_as_spark(spark: Any) -> None:
     spark_rows = whatif.fleet_whatif(
         offsets_rows(spark, offsets), members_rows(spark, members), strategies=["sticky"]
     ).toPandas()
-    from pipeline.lag_history import partition_history
+    from pipeline.lag_frames import partition_lag
 
-    latest = partition_history(offsets_rows(spark, offsets)).where(f"t = {T0 + 60}").toPandas()
+    history = partition_lag(offsets_rows(spark, offsets).toArrow()).to_pandas()
+    latest = history[history["t"] == T0 + 60].reset_index(drop=True)
     group_members = members_rows(spark, members).where(f"t = {T0 + 60}").toPandas()
     local = whatif.rows_frame(
         scenarios.whatif_rows(
