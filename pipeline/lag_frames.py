@@ -42,7 +42,6 @@ group, and a partition's "first" and "last" samples are its rows with the smalle
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
@@ -310,36 +309,59 @@ def _summary(inside: pd.DataFrame) -> pd.DataFrame:
     return summary.reset_index()
 
 
-def _whole(value: Any) -> str:
-    return "null" if pd.isna(value) else str(int(value))
+def _whole(values: pd.Series) -> pd.Series:
+    """Whole numbers as text (Spark's ``%d`` and ``cast(bigint as string)``); null as "null"."""
+    text = values.astype("Int64").astype("string")
+    return text.fillna("null").astype(object)
 
 
-def _status_and_rule(row: dict[str, Any], min_samples: int) -> tuple[str, str]:
-    """Step 4's first rule that holds for one partition's window summary."""
-    still = row["moves"] == 0 and row["min_lag"] > 0
-    span = _whole(row["last_t"] - row["first_t"])
-    if row["samples"] < min_samples:
-        few = f"{row['samples']} sample(s) with a lag in the window, need {min_samples}"
-        return "NOTFOUND", few
-    if row["rewinds"] > 0:
-        return "REWIND", "committed offset went back"
-    if row["min_lag"] == 0:
-        return "OK", "lag reached 0 in the window"
-    if still and pd.isna(row["owner"]):
-        return "STOP", f"no owner; offset unchanged for {span} s with lag > 0"
-    if still:
-        return "STALL", f"owned by {row['owner']}; offset unchanged for {span} s with lag > 0"
-    if row["lag_drops"] == 0 and row["last_lag"] > row["first_lag"]:
-        grew = f"{_whole(row['first_lag'])} -> {_whole(row['last_lag'])}"
-        return "WARN", f"lag grew at every sample, {grew}"
-    return "OK", "consuming; lag fell at least once"
+def _statuses(summary: pd.DataFrame, min_samples: int) -> tuple[np.ndarray, pd.Series]:
+    """Step 4's first rule that holds, per partition of the window: (status, rule)."""
+    still = (summary["moves"] == 0) & (summary["min_lag"] > 0)
+    unowned = summary["owner"].isna()
+    span = _whole(summary["last_t"] - summary["first_t"])
+    grew = (summary["lag_drops"] == 0) & (summary["last_lag"] > summary["first_lag"])
+    rules = [
+        (
+            summary["samples"] < min_samples,
+            "NOTFOUND",
+            _whole(summary["samples"]) + f" sample(s) with a lag in the window, need {min_samples}",
+        ),
+        (summary["rewinds"] > 0, "REWIND", "committed offset went back"),
+        (summary["min_lag"] == 0, "OK", "lag reached 0 in the window"),
+        (still & unowned, "STOP", "no owner; offset unchanged for " + span + " s with lag > 0"),
+        (
+            still,
+            "STALL",
+            "owned by "
+            + summary["owner"].fillna("").astype(object)
+            + "; offset unchanged for "
+            + span
+            + " s with lag > 0",
+        ),
+        (
+            grew,
+            "WARN",
+            "lag grew at every sample, "
+            + _whole(summary["first_lag"])
+            + " -> "
+            + _whole(summary["last_lag"]),
+        ),
+    ]
+    status = np.full(len(summary), "OK", dtype=object)
+    rule = pd.Series("consuming; lag fell at least once", index=summary.index, dtype=object)
+    decided = np.zeros(len(summary), dtype=bool)
+    for holds, name, text in rules:
+        first = holds.to_numpy(dtype=bool) & ~decided
+        status[first] = name
+        rule[first] = text[first] if isinstance(text, pd.Series) else text
+        decided |= first
+    return status, rule
 
 
 def _health_frame(partitions: pa.Table, at: int, window_s: int, min_samples: int) -> pd.DataFrame:
     summary = _summary(_window(partitions, at, window_s))
-    decided = [_status_and_rule(row, min_samples) for row in summary.to_dict("records")]
-    summary["status"] = [status for status, _ in decided]
-    summary["rule"] = [rule for _, rule in decided]
+    summary["status"], summary["rule"] = _statuses(summary, min_samples)
     summary["lag"] = summary["last_lag"]
     return summary.loc[:, list(LAG_TABLES["partition_health"])]
 
@@ -358,43 +380,46 @@ def partition_health(
     return _to_arrow(_health_frame(partitions, at, window_s, min_samples), "partition_health")
 
 
-def _verdict(statuses: pd.DataFrame) -> tuple[str, str]:
-    """A group's status and rule from its partitions' statuses (at least one)."""
-    worst = max(
-        (
-            SEVERITY[r.status],
-            -1 if pd.isna(r.lag) else r.lag,
-            *(r.topic, r.partition, r.status, r.rule),
-        )
-        for r in statuses.itertuples()
+def _group_sums(statuses: pd.DataFrame) -> pd.DataFrame:
+    """Per group with partitions in the window: counts, sums, and the worst partition (by
+    severity, then lag with null as -1, topic, partition, status, rule: the largest)."""
+    keys = list(GROUP_KEYS)
+    frame = statuses.assign(
+        severity=statuses["status"].map(SEVERITY), ranked_lag=statuses["lag"].fillna(-1)
     )
-    status = worst[4]
-    if (statuses["status"] == "NOTFOUND").all():
-        verdict = "NOTFOUND"
-    elif status in ("STOP", "STALL"):
-        verdict = "ERR"
-    elif status in ("WARN", "REWIND"):
-        verdict = "WARN"
-    else:
-        verdict = "OK"
-    return verdict, f"{worst[2]}-{worst[3]} {status}: {worst[5]}"
-
-
-def _group_row(statuses: pd.DataFrame, last_t: int) -> dict[str, Any]:
-    if statuses.empty:
-        moment = dt.datetime.fromtimestamp(last_t, tz=dt.UTC)
-        rule = f"no sample in the window (last seen {moment:%Y-%m-%d %H:%M:%S}Z)"
-        return {"status": "NOTFOUND", "rule": rule}
-    status, rule = _verdict(statuses)
-    counts = statuses["status"].value_counts()
-    return {
-        "status": status,
-        "rule": rule,
-        "lag_total": statuses["lag"].sum(min_count=1),
-        "partitions": len(statuses),
-        "flagged": int(statuses["problem"].notna().sum()),
-        **{name.lower(): int(counts.get(name, 0)) for name in SEVERITY},
-    }
+    order = [*keys, "severity", "ranked_lag", "topic", "partition", "status", "rule"]
+    worst = frame.sort_values(order).groupby(keys, dropna=False).tail(1).set_index(keys)
+    grouped = frame.groupby(keys, dropna=False)
+    sums = pd.DataFrame(
+        {
+            "lag_total": grouped["lag"].sum(min_count=1),
+            "partitions": grouped.size(),
+            "flagged": grouped["problem"].count(),
+        }
+    )
+    counts = frame.groupby([*keys, "status"], dropna=False).size().unstack(fill_value=0)
+    for name in SEVERITY:
+        sums[name.lower()] = counts.get(name, 0)
+    status = worst["status"]
+    sums["status"] = np.select(
+        [
+            sums["notfound"] == sums["partitions"],
+            status.isin(["STOP", "STALL"]),
+            status.isin(["WARN", "REWIND"]),
+        ],
+        ["NOTFOUND", "ERR", "WARN"],
+        "OK",
+    )
+    sums["rule"] = (
+        worst["topic"].astype(str)
+        + "-"
+        + _whole(worst["partition"])
+        + " "
+        + status
+        + ": "
+        + worst["rule"]
+    )
+    return sums
 
 
 def group_health(
@@ -404,24 +429,17 @@ def group_health(
     :func:`partition_health`, ``partitions`` step 1's rows (for the groups' last samples)."""
     seen = partitions.filter(pc.less_equal(partitions["t"], at))
     last = seen.group_by(list(GROUP_KEYS), use_threads=False).aggregate([("t", "max")])
-    by_group = dict(list(statuses.to_pandas().groupby(list(GROUP_KEYS), dropna=False)))
-    empty = pd.DataFrame(columns=list(LAG_TABLES["partition_health"]))
-    rows = [
-        {
-            "cluster": cluster,
-            "group_id": group_id,
-            "at": pd.Timestamp(at, unit="s", tz="UTC"),
-            "window_s": window_s,
-            **_group_row(by_group.get((cluster, group_id), empty), last_t),
-        }
-        for cluster, group_id, last_t in zip(
-            last["cluster"].to_pylist(),
-            last["group_id"].to_pylist(),
-            last["t_max"].to_pylist(),
-            strict=True,
-        )
-    ]
-    return _to_arrow(pd.DataFrame(rows, columns=list(LAG_TABLES["group_health"])), "group_health")
+    groups = last.to_pandas().set_index(list(GROUP_KEYS))
+    frame = groups.join(_group_sums(statuses.to_pandas()), how="left")
+    missing = frame["partitions"].isna()
+    seen_at = pd.to_datetime(frame["t_max"], unit="s", utc=True).dt.strftime("%Y-%m-%d %H:%M:%S")
+    frame["status"] = frame["status"].where(~missing, "NOTFOUND")
+    frame["rule"] = frame["rule"].where(
+        ~missing, "no sample in the window (last seen " + seen_at + "Z)"
+    )
+    frame["at"] = pd.Timestamp(at, unit="s", tz="UTC")
+    frame["window_s"] = window_s
+    return _to_arrow(frame.reset_index(), "group_health")
 
 
 def lag_tables(
