@@ -189,13 +189,17 @@ def _comparison(source: state.Source, picked: list[str], messages: DeltaGenerato
     key = state.plan_key()
     # The "before" depends only on the shaping edits: adding a member does not recompute it.
     current = compute.current(state.scenario_key(whatif.is_shaping), plan)
-    outcomes = compute.outcomes(key, picked, plan)
-    order, colours = member_layout(source.scenario, plan)
     sync_address_bar(source_panel.link_params(source))
 
-    results_panel.headline(plan, outcomes)
+    # The headline needs every strategy's answer, the panels under it only the plan: they are
+    # sent first, and the browser draws them while the strategies are worked out.
+    headline = results_panel.headline_slot()
     teach_panel.render(source)
     shape_panel.panel(source.scenario, plan.before, plan.after)
+    outcomes = compute.outcomes(key, picked, plan)
+    order, colours = member_layout(source.scenario, plan)
+    with headline:
+        results_panel.headline(plan, outcomes)
 
     results_panel.render(key, plan, current, outcomes, colours, order)
 
