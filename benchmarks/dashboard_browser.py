@@ -13,7 +13,12 @@
    call, its actionability checks included) and the page's own (from the pointer going down
    to the frame the changed chart was seen in).
 
-    .venv/bin/python benchmarks/dashboard_browser.py [--repeat 5]
+    .venv/bin/python benchmarks/dashboard_browser.py [--repeat 5] [--profile]
+
+``--profile`` also records a CPU profile of the page's main thread (Chrome DevTools Protocol)
+around each click, from the click to the chart changed and the run ended, and prints where its
+time went: Plotly's chunk, Streamlit's own bundle (React), message decoding, the browser's
+native work (style, layout, paint: "(program)") and garbage collection.
 
 Targets: add member under 0.5 s, first load under 2 s. Prints the load average beside them.
 """
@@ -114,11 +119,50 @@ def _count_received(page: Any, received: list[int]) -> None:
     page.on("websocket", lambda socket: socket.on("framereceived", frame))
 
 
+#: Scripts whose profiled time is reported apart (file name prefix -> what it is); the rest of
+#: Streamlit's JavaScript (React and its components) counts as "streamlit".
+SCRIPT_PARTS = {
+    "PlotlyChart": "plotly",
+    "protobuf": "message decoding",
+    "DataFrame": "data grid",
+    "arrowFormatUtils": "data grid",
+}
+
+
+def profile_split(profile: dict[str, Any]) -> dict[str, float]:
+    """Seconds of a CPU profile's samples by part: :data:`SCRIPT_PARTS`, "streamlit", and the
+    profiler's own "(program)" (the browser's native work: style, layout, paint, parsing),
+    "(garbage collector)", "(idle)". A built-in function (no script of its own: JSON.parse,
+    Array.map) counts for the script that called it."""
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    parent = {child: node["id"] for node in profile["nodes"] for child in node.get("children", ())}
+    parts: dict[int, str] = {}
+
+    def part(node_id: int) -> str:
+        if node_id not in parts:
+            frame = nodes[node_id]["callFrame"]
+            script = frame["url"].rsplit("/", 1)[-1]
+            if script:
+                parts[node_id] = SCRIPT_PARTS.get(script.split(".", 1)[0], "streamlit")
+            elif frame["functionName"].startswith("(") or node_id not in parent:
+                parts[node_id] = frame["functionName"] or "(root)"
+            else:
+                parts[node_id] = part(parent[node_id])
+        return parts[node_id]
+
+    seconds: dict[str, float] = {}
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        name = part(sample)
+        seconds[name] = seconds.get(name, 0.0) + delta / 1e6
+    return seconds
+
+
 def add_member_times(
-    url: str, browser: object, path: Path, repeat: int
-) -> tuple[list[float], list[int]]:
-    """Seconds from each click on *Add member* to the charts updated, and the bytes the page
-    received from the server for each click (what the rerun re-sent)."""
+    url: str, browser: object, path: Path, repeat: int, profile: bool = False
+) -> tuple[list[float], list[float], list[int], list[dict[str, float]]]:
+    """Seconds from each click on *Add member* to the charts updated (Playwright's clock and the
+    page's), the bytes the page received from the server for each click (what the rerun
+    re-sent), and with ``profile`` where the page's main thread spent each click's time."""
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()  # type: ignore[attr-defined]
     page.set_default_timeout(600_000)
     received = [0]
@@ -145,32 +189,51 @@ def add_member_times(
     times: list[float] = []
     in_page: list[float] = []
     sent: list[int] = []
+    splits: list[dict[str, float]] = []
+    cdp = page.context.new_cdp_session(page) if profile else None
+    if cdp is not None:
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": 500})
     for attempt in range(repeat):
         member = f"bench-new-{attempt}"
         page.get_by_label("Member id").fill(member)
         before = page.evaluate(LAG_SIGNATURE_JS)
         bytes_before = received[0]
+        if cdp is not None:
+            cdp.send("Profiler.start")
         started = time.perf_counter()
         page.get_by_role("button", name="Add member").click()
         page.wait_for_function(LAG_CHANGED_JS, arg=before, polling="raf")
         times.append(time.perf_counter() - started)
         in_page.append(page.evaluate("window.__aeChanged - window.__aePressed") / 1000)
+        if cdp is not None:
+            splits.append(profile_split(cdp.send("Profiler.stop")["profile"]))
         served_app.wait_idle(page)
         sent.append(received[0] - bytes_before)
+        busy = {k: v for k, v in (splits[-1] if splits else {}).items() if k != "(idle)"}
         _say(
             f"add member {attempt + 1}: {times[-1]:.2f} s ({in_page[-1]:.2f} s in the page),"
             f" {sent[-1] / 1000:,.0f} KB received"
+            + (f"; main thread busy {sum(busy.values()):.2f} s: " + _parts(busy) if busy else "")
         )
         page.get_by_role("button", name="Add member").count()  # the page stays usable
     assert sorted(ui.comparison_rows(page)[1:]) == sorted(STRATEGIES), ui.comparison_rows(page)
     page.context.close()
-    return times, in_page, sent
+    return times, in_page, sent, splits
+
+
+def _parts(seconds: dict[str, float]) -> str:
+    ranked = sorted(seconds.items(), key=lambda item: -item[1])
+    return ", ".join(f"{name} {value:.3f}" for name, value in ranked)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--loads", type=int, default=3, help="first loads timed, each way")
+    parser.add_argument(
+        "--profile", action="store_true", help="profile the main thread during each click"
+    )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -186,7 +249,9 @@ def main() -> None:
         cached = [first_load(served.url, browser, returning) for _ in range(args.loads)]
         returning.close()
         load_avg = os.getloadavg()[0]
-        adds, in_page, received = add_member_times(served.url, browser, path, args.repeat)
+        adds, in_page, received, splits = add_member_times(
+            served.url, browser, path, args.repeat, args.profile
+        )
         browser.close()
     print(
         f"first load on a warm server: median {statistics.median(loads):.2f} s "
@@ -210,6 +275,14 @@ def main() -> None:
         f"received from the server per add member: median "
         f"{statistics.median(received) / 1000:,.0f} KB (websocket frames)"
     )
+    if splits:
+        parts = {name for split in splits for name in split}
+        medians = {name: statistics.median(s.get(name, 0.0) for s in splits) for name in parts}
+        busy = statistics.median(sum(v for k, v in s.items() if k != "(idle)") for s in splits)
+        print(
+            f"main thread per click, click to chart changed (CPU profile, median of"
+            f" {len(splits)}): busy {busy:.3f} s; " + _parts(medians)
+        )
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 # `streamlit run dashboard/app.py` puts dashboard/ on the path, not the checkout: make the
 # project's top-level packages (sample_data among them) importable from a source checkout.
@@ -134,12 +135,11 @@ def _explorer(source: state.Source) -> None:
     """A consumer group: strategies, the what-if, and every view of the comparison."""
     with st.sidebar:
         picked = strategy_panel.render(source)
-        source_panel.showing(source, picked)
     st.title("Assignment Explorer")
     st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
     if source.scenario.description:
         st.caption(source.scenario.description)
-    show_messages(source)
+    messages = st.container()
     # The Kafka release picked in the sidebar (uniform answered differently before 4.0 and 4.1).
     scenario = state.versioned(source.scenario)
     if watch.is_on():
@@ -154,21 +154,52 @@ def _explorer(source: state.Source) -> None:
         reconciliation_view.render(scenario, live_order, live_colours, animate=small)
     if big_group.is_big(scenario):
         # Past what a browser can draw per partition: aggregates, worked out in stoppable workers.
+        with st.sidebar:
+            source_panel.showing(source, picked)
+        with messages:
+            show_messages(source)
         big_group.render(scenario, picked)
         return
+    _comparison(source, picked, messages)
+
+
+@st.fragment
+def _comparison(source: state.Source, picked: list[str], messages: DeltaGenerator) -> None:
+    """Everything a what-if edit changes, rerun alone when one is made: the messages, the
+    sidebar's note of what the page shows, the headline, the panels and every view.
+
+    An edit (*Add member* and the other what-if controls) reruns this fragment only: the
+    sidebar's pickers, the title and the live views above, which no edit changes, are not
+    re-sent and re-drawn by the browser. A control in here that changes what lies outside
+    (the source, the strategies) reruns the whole page (``st.rerun()``). The messages and the
+    sidebar's note are written from here into their places outside on every run, so they are
+    never left showing an older state.
+    """
+    scenario = state.versioned(source.scenario)
     key = state.plan_key()
+    with messages:
+        shown = st.container()  # written on every run: a fragment rerun can fill it again
     plan = resolve_plan(key, scenario)
+    with st.sidebar:  # after resolve_plan, which drops an edit that does not fit
+        source_panel.showing(source, picked)
+    with shown:
+        show_messages(source)
     if plan is None:
         return
+    key = state.plan_key()
     # The "before" depends only on the shaping edits: adding a member does not recompute it.
     current = compute.current(state.scenario_key(whatif.is_shaping), plan)
-    outcomes = compute.outcomes(key, picked, plan)
-    order, colours = member_layout(source.scenario, plan)
     sync_address_bar(source_panel.link_params(source))
 
-    results_panel.headline(plan, outcomes)
+    # The headline needs every strategy's answer, the panels under it only the plan: they are
+    # sent first, and the browser draws them while the strategies are worked out.
+    headline = results_panel.headline_slot()
     teach_panel.render(source)
     shape_panel.panel(source.scenario, plan.before, plan.after)
+    outcomes = compute.outcomes(key, picked, plan)
+    order, colours = member_layout(source.scenario, plan)
+    with headline:
+        results_panel.headline(plan, outcomes)
 
     results_panel.render(key, plan, current, outcomes, colours, order)
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from assignors import AssignmentMetrics, Scenario, TopicPartition, describe_change, partition_lags
 from dashboard import (
@@ -137,6 +138,21 @@ def _cards(current: compute.Current, outcomes: Sequence[compute.StrategyOutcome]
     st.markdown(tables.markdown_table(cards_frame(current, outcomes).set_index("strategy")))
 
 
+#: The headline shown last in this session (see :func:`headline_slot`).
+_HEADLINE = "ae.headline"
+
+
+def headline_slot() -> DeltaGenerator:
+    """The headline's place, drawn before the strategies' answers are worked out: it shows the
+    sentence shown last until :func:`headline` replaces it (emptied meanwhile, everything under
+    it would jump up a line and back)."""
+    slot = st.empty()
+    last = st.session_state.get(_HEADLINE)
+    if last:
+        slot.markdown(last)
+    return slot
+
+
 def headline(plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -> None:
     """The comparison in one sentence, at the top of the page."""
     costs = [
@@ -152,7 +168,9 @@ def headline(plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -
         if o.metrics is not None and o.simulation is not None
     ]
     change = summary.change_phrase([describe_change(change) for change in plan.changes])
-    st.markdown(f"#### {summary.comparison_sentence(change, costs)}")
+    text = f"#### {summary.comparison_sentence(change, costs)}"
+    st.session_state[_HEADLINE] = text
+    st.markdown(text)
 
 
 def phases_for(current: compute.Current, outcome: compute.StrategyOutcome) -> list[charts.Phase]:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from assignors import Scenario, partition_lags
 from dashboard import member_picker, state, whatif
@@ -23,6 +24,16 @@ MAX_EDITABLE_ROWS = 2_000
 
 def _push(edit: dict[str, Any]) -> None:
     state.push_edit(edit)
+
+
+def _rerun() -> None:
+    """After an edit: rerun the page's what-if fragment (``dashboard.app``), which holds
+    everything an edit changes; the whole page when this run is not that fragment's own (a
+    click Streamlit folded into a full run)."""
+    try:
+        st.rerun(scope="fragment")
+    except StreamlitAPIException:
+        st.rerun()
 
 
 def scenario_values(before: Scenario, after: Scenario) -> dict[str, Any]:
@@ -120,7 +131,7 @@ def _members(source: Scenario, before: Scenario, after: Scenario, scope: str) ->
     )
     if chosen != included and st.button("Apply member selection", key="shape.apply_members"):
         _push({"op": "include_members", "members": chosen})
-        st.rerun()
+        _rerun()
 
     topics = [topic.name for topic in after.topics]
     add, remove = st.columns(2)
@@ -139,7 +150,7 @@ def _members(source: Scenario, before: Scenario, after: Scenario, scope: str) ->
         if left.button("Remove", key="shape.remove", disabled=not leaving):
             for member in leaving:
                 _push({"op": "remove_member", "member_id": member})
-            st.rerun()
+            _rerun()
         if right.button(
             "Restart static member",
             key="shape.restart",
@@ -149,7 +160,7 @@ def _members(source: Scenario, before: Scenario, after: Scenario, scope: str) ->
         ):
             for member in restartable:
                 _push({"op": "remove_member", "member_id": member, "static_restart": True})
-            st.rerun()
+            _rerun()
         st.caption(f"{len(after.members)} members after the change ({len(before.members)} before).")
     with st.expander("Edit a subscription"):
         present = [member.member_id for member in after.members]
@@ -164,7 +175,7 @@ def _members(source: Scenario, before: Scenario, after: Scenario, scope: str) ->
             )
             if st.button("Change subscription", key="shape.sub_apply"):
                 _push({"op": "subscribe", "member_id": who, "topics": new_topics})
-                st.rerun()
+                _rerun()
 
 
 def _add_member_form(after: Scenario, scope: str) -> None:
@@ -256,7 +267,7 @@ def _topics(source: Scenario, before: Scenario, after: Scenario) -> None:
     )
     if chosen != included and st.button("Apply topic selection", key="shape.apply_topics"):
         _push({"op": "include_topics", "topics": chosen})
-        st.rerun()
+        _rerun()
     if not after.topics:
         return
     names = [topic.name for topic in after.topics]
@@ -275,7 +286,7 @@ def _topics(source: Scenario, before: Scenario, after: Scenario) -> None:
     )
     if st.button("Set partition count", key="shape.grow", disabled=new_count == count):
         _push({"op": "set_partitions", "topic": topic_name, "partitions": int(new_count)})
-        st.rerun()
+        _rerun()
 
 
 @st.fragment
@@ -352,7 +363,7 @@ def _edit_list() -> None:
     left, right = st.columns(2)
     if left.button("Undo last edit", key="shape.undo", disabled=not current):
         state.undo()
-        st.rerun()
+        _rerun()
     if right.button("Reset to the source", key="shape.reset", disabled=not current):
         state.reset()
-        st.rerun()
+        _rerun()

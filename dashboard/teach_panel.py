@@ -37,11 +37,14 @@ _PANEL = "panel.teach"
 
 
 def _start(source: state.Source) -> None:
-    """The offer's button: open the walkthrough on its first step."""
+    """The offer's button: open the walkthrough on its first step. The step is a new source
+    and strategies, so the whole page reruns (the button sits in the page's what-if fragment,
+    whose own rerun would leave the title and the sidebar on the old ones)."""
     st.session_state[_STARTED] = True
     st.session_state[_STEP] = 0
     st.session_state[_PANEL] = True
     show_step(source, 0)
+    st.rerun()
 
 
 def _edit(change: Change) -> dict[str, Any]:

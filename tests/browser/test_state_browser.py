@@ -204,3 +204,21 @@ def test_undo_twice_from_the_edits_tab(page: Any) -> None:
         assert ui.eventually(page, lambda left=remaining: ui.edits_count(page) == left)
         assert picked.inner_text().startswith("Edits"), picked.inner_text()
     ui.check_page(page, "two undos")
+
+
+def test_a_refused_edits_message_goes_with_the_next_edit(page: Any) -> None:
+    """A refused *Add member* says why, and the next edit takes the message away: the messages
+    belong to the part of the page an edit reruns, so none is left from an earlier run."""
+    ui.add_member(page, "twin")
+    panel = ui.open_expander(page, "Shape the what-if")
+    panel.get_by_label("Member id").fill("twin")
+    panel.get_by_role("button", name="Add member").click()
+    ui.settle(page)
+    errors = page.locator('[data-testid="stAlertContentError"]')
+    assert ui.eventually(
+        page, lambda: errors.count() == 1 and "already in the group" in errors.first.inner_text()
+    ), errors.all_inner_texts()
+    ui.edits_shown_everywhere(page, 1)
+    ui.add_member(page, "single")
+    ui.edits_shown_everywhere(page, 2)
+    ui.check_page(page, "the edit after a refused one")

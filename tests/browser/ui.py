@@ -12,6 +12,9 @@ import re
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from dashboard import share
 
 SIDEBAR = '[data-testid="stSidebar"]'
 MAIN = '[data-testid="stMain"]'
@@ -174,6 +177,29 @@ def edits_count(page: Any) -> int:
     return int(found[1])
 
 
+def noted_edits(page: Any) -> int:
+    """How many edits the sidebar's note says the page shows."""
+    found = re.search(r"(\d+) edits?\b", on_the_page(page))
+    return int(found[1]) if found else 0
+
+
+def linked_edits(page: Any) -> int | None:
+    """How many edits the address bar's link restores; ``None`` when it names no scenario (one
+    over the size limit cannot travel in a link)."""
+    params = parse_qs(urlparse(page.url).query)
+    if "sample" not in params and "scenario" not in params:
+        return None
+    return len(share.decode_edits(params["edits"][0])) if "edits" in params else 0
+
+
+def edits_shown_everywhere(page: Any, count: int) -> None:
+    """The edits line above the tabs, the sidebar's note and the address bar all count
+    ``count`` edits (an edit reruns only part of the page: none of them may be left behind)."""
+    assert eventually(page, lambda: edits_count(page) == count), (count, edits_count(page))
+    assert eventually(page, lambda: noted_edits(page) == count), (count, on_the_page(page))
+    assert eventually(page, lambda: linked_edits(page) in (None, count)), (count, page.url)
+
+
 def add_member(page: Any, member_id: str) -> None:
     """Add a member with the form's defaults; one more edit, and the change is named."""
     count = edits_count(page)
@@ -184,6 +210,7 @@ def add_member(page: Any, member_id: str) -> None:
     settle(page)
     alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
     assert eventually(page, lambda: edits_count(page) == count + 1), (count, alerts)
+    edits_shown_everywhere(page, count + 1)
     # The sentence at the top names the change: the first one, so at a walkthrough step whose
     # own change comes first it is that one, "(and 1 more change)".
     assert re.search(
@@ -201,6 +228,7 @@ def undo(page: Any) -> None:
     panel.get_by_role("button", name="Undo last edit").last.click()
     settle(page)
     assert eventually(page, lambda: edits_count(page) == count - 1), count
+    edits_shown_everywhere(page, count - 1)
 
 
 def pick_radio(page: Any, label: str, option: str) -> None:
