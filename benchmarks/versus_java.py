@@ -301,7 +301,7 @@ def compare(strategy: str, ours: dict[str, Any], java: dict[str, Any]) -> str:
 def run_one(
     strategy: str, size: str, kind: str, java: JavaBench, args: argparse.Namespace
 ) -> dict[str, Any]:
-    answer = size == "check"
+    answer = size == "check" or args.check_answers
     with tempfile.TemporaryDirectory(prefix="versus-java-") as folder:
         path = Path(folder) / "request.json"
         path.write_text(request_line(strategy, size, kind) + "\n", encoding="utf-8")
@@ -340,9 +340,17 @@ def cells(result: dict[str, Any]) -> list[str]:
     if ratio is not None and cpu_ratio is not None and result["size"] == "large":
         verdict = "met" if ratio <= 1 and cpu_ratio <= 1 else "missed"
     check = {None: "", "": "equal"}.get(result.get("difference"), "DIFFER")
-    return [result["strategy"], SIZE_LABELS[result["size"]], result["kind"],
+    return [result["strategy"], size_label(result["strategy"], result["size"]), result["kind"],
             *side(result["java"]), *side(result["ours"]),
             shown(ratio), shown(cpu_ratio), verdict, check]  # fmt: skip
+
+
+def size_label(strategy: str, size: str) -> str:
+    """``1M x 2,000`` (partitions x members), or ``200k tasks x 2,000`` (tasks x clients)."""
+    if strategy in STREAMS or strategy in STREAMS_GROUP:
+        subtopologies, per_subtopology, clients = TASK_SIZES[size]
+        return f"{subtopologies * per_subtopology // 1000}k tasks x {clients:,}"
+    return SIZE_LABELS[size]
 
 
 HEADER = ["strategy", "size", "kind", "Java s median (best)", "Java CPU s", "ours s median (best)",
@@ -381,6 +389,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=3, help="timed calls (each side)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per run of ours")
     parser.add_argument("--java-heap", default="6g")
+    parser.add_argument(
+        "--check-answers",
+        action="store_true",
+        help="compare both answers at every size (always done at the check size)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS_JSON)
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--answer", action="store_true", help=argparse.SUPPRESS)
