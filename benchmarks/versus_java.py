@@ -13,7 +13,9 @@ strategies as the current target, share-simple as the current assignment):
 
 * ``check``: 10 topics x 1,000 partitions, 500 members (tasks: 10 subtopologies x 100
   partitions over 100 clients). Both answers are compared (``tests/differential/compare.py``):
-  a difference stops the run, since then the two sides did not see the same input.
+  a difference stops the run, since then the two sides did not see the same input. With
+  ``--check-answers`` the answers are compared at every size (a side that failed, e.g. Java out
+  of memory, is listed under the table instead).
 * ``large``: 500 topics x 2,000 partitions, 2,000 members, everyone subscribed to everything.
   Streams strategies: 200,000 tasks (100 subtopologies x 2,000 partitions; our Streams model
   takes at most 200,000, and Kafka's HA assignor needed 60 s for 1,000,000 on this machine)
