@@ -65,7 +65,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -76,6 +76,7 @@ from assignors.streams.model import (
     StreamsClient,
     StreamsMember,
     StreamsScenario,
+    StreamsTask,
     TaskId,
     parse_streams_scenario,
 )
@@ -267,18 +268,17 @@ class _Assignor:
     def _assign_active(self) -> None:
         tasks = sorted(
             ((sub, p) for sub, n in self.partitions.items() for p in range(n)),
-            key=lambda task: (task[1], task[0]),
+            key=itemgetter(1, 0),  # by (partition, subtopology)
         )
-        remaining: list[_Task] = []
-        for task in tasks:
-            owner = self.active_owner.get(task)
-            if not self._give_sticky(owner, task):
-                remaining.append(task)
-        rest: list[_Task] = []
-        for task in remaining:
-            owner = self._least_loaded_candidate(self.standby_candidates.get(task), None)
-            if not self._give_sticky(owner, task):
-                rest.append(task)
+        # A task without an owner (or without candidates) skips the sticky attempt at once.
+        owners, candidates = self.active_owner, self.standby_candidates
+        remaining = [t for t in tasks if t not in owners or not self._give_sticky(owners[t], t)]
+        rest = [
+            t
+            for t in remaining
+            if t not in candidates
+            or not self._give_sticky(self._least_loaded_candidate(candidates[t], None), t)
+        ]
         # A process's load changes only while it is out of the queue (polled, then offered).
         queue: JavaKeyedPriorityQueue[_Process] = JavaKeyedPriorityQueue(key=_Process.load)
         for process in self.process_order:
@@ -377,8 +377,14 @@ def _task_ids(tasks: Iterable[_Task], ids: Mapping[str, Sequence[TaskId]]) -> tu
 
 def _ids_by_subtopology(scenario: StreamsScenario) -> dict[str, list[TaskId]]:
     """Each subtopology's task ids by partition (:func:`_topology` checked they are 0..n-1)."""
-    by_number = groupby((task.id for task in scenario.tasks), key=attrgetter("subtopology"))
-    return {str(number): list(ids) for number, ids in by_number}
+    ids: dict[str, list[TaskId]] = {}
+    for number, run in groupby(scenario.tasks, key=_subtopology_of):
+        ids.setdefault(str(number), []).extend(task.id for task in run)
+    return {sub: sorted(listed) for sub, listed in ids.items()}  # sorted already, as parsed
+
+
+def _subtopology_of(task: StreamsTask) -> int:
+    return task.id.subtopology
 
 
 def group_members(client: StreamsClient) -> tuple[StreamsMember, ...]:
@@ -407,10 +413,11 @@ def _topology(scenario: StreamsScenario) -> tuple[dict[str, int], dict[str, bool
     """Partition count and statefulness per subtopology; ScenarioError if tasks do not fit."""
     partitions: dict[str, list[int]] = {}
     stateful: dict[str, set[bool]] = {}
-    for task in scenario.tasks:
-        sub = str(task.id.subtopology)
-        partitions.setdefault(sub, []).append(task.id.partition)
-        stateful.setdefault(sub, set()).add(task.stateful)
+    for number, run in groupby(scenario.tasks, key=_subtopology_of):
+        tasks = list(run)
+        sub = str(number)
+        partitions.setdefault(sub, []).extend(task.id.partition for task in tasks)
+        stateful.setdefault(sub, set()).update(task.stateful for task in tasks)
     problems = []
     for sub, numbers in partitions.items():
         if sorted(numbers) != list(range(len(numbers))):
