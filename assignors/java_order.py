@@ -514,6 +514,65 @@ class JavaPriorityQueue(Generic[E]):
         heap[index] = element
 
 
+class JavaKeyedPriorityQueue(Generic[E]):
+    """``java.util.PriorityQueue`` for elements whose order key does not change while queued.
+
+    The same heap moves as :class:`JavaPriorityQueue` with ``key`` (so equal keys come out in
+    Java's order), but each element's key is read once, when it is offered, and kept beside it:
+    a poll compares stored keys instead of calling ``key`` at every step. Only for queues whose
+    elements are changed after they are polled and before they are offered again.
+    """
+
+    __slots__ = ("_elements", "_key", "_keys")
+
+    def __init__(self, key: Callable[[E], Any]) -> None:
+        self._key = key
+        self._keys: list[Any] = []
+        self._elements: list[E] = []
+
+    def __len__(self) -> int:
+        return len(self._elements)
+
+    def offer(self, element: E) -> None:
+        keys, elements = self._keys, self._elements
+        element_key = self._key(element)
+        index = len(keys)
+        keys.append(element_key)
+        elements.append(element)
+        while index > 0:
+            parent = (index - 1) >> 1
+            if not element_key < keys[parent]:
+                break
+            keys[index] = keys[parent]
+            elements[index] = elements[parent]
+            index = parent
+        keys[index] = element_key
+        elements[index] = element
+
+    def poll(self) -> E | None:
+        keys, elements = self._keys, self._elements
+        if not elements:
+            return None
+        result = elements[0]
+        last_key, last = keys.pop(), elements.pop()
+        size = len(elements)
+        if size:
+            index, half = 0, size >> 1
+            while index < half:
+                child = 2 * index + 1
+                right = child + 1
+                if right < size and keys[right] < keys[child]:
+                    child = right
+                if not keys[child] < last_key:
+                    break
+                keys[index] = keys[child]
+                elements[index] = elements[child]
+                index = child
+            keys[index] = last_key
+            elements[index] = last
+        return result
+
+
 def hash_set_order(keys: Sequence[K], hash_codes: Sequence[int]) -> list[K]:
     """The iteration order of a new ``HashSet`` (default capacity) after ``add`` of each key.
 

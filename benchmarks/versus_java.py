@@ -13,7 +13,9 @@ strategies as the current target, share-simple as the current assignment):
 
 * ``check``: 10 topics x 1,000 partitions, 500 members (tasks: 10 subtopologies x 100
   partitions over 100 clients). Both answers are compared (``tests/differential/compare.py``):
-  a difference stops the run, since then the two sides did not see the same input.
+  a difference stops the run, since then the two sides did not see the same input. With
+  ``--check-answers`` the answers are compared at every size (a side that failed, e.g. Java out
+  of memory, is listed under the table instead).
 * ``large``: 500 topics x 2,000 partitions, 2,000 members, everyone subscribed to everything.
   Streams strategies: 200,000 tasks (100 subtopologies x 2,000 partitions; our Streams model
   takes at most 200,000, and Kafka's HA assignor needed 60 s for 1,000,000 on this machine)
@@ -293,22 +295,20 @@ def compare(strategy: str, ours: dict[str, Any], java: dict[str, Any]) -> str:
     """Empty when both answers are the same assignment; else what differs."""
     from tests.differential.compare import differ
 
-    if "error" in ours or "error" in java:
-        return f"ours: {ours.get('error', 'answered')}; java: {java.get('error', 'answered')}"
     return differ(strategy, {"assignment": ours["assignment"]}, {"assignment": java["assignment"]})
 
 
 def run_one(
     strategy: str, size: str, kind: str, java: JavaBench, args: argparse.Namespace
 ) -> dict[str, Any]:
-    answer = size == "check"
+    answer = size == "check" or args.check_answers
     with tempfile.TemporaryDirectory(prefix="versus-java-") as folder:
         path = Path(folder) / "request.json"
         path.write_text(request_line(strategy, size, kind) + "\n", encoding="utf-8")
         request_mb = path.stat().st_size / 1e6
         java_figures = java.time(path, args.warmup, args.runs, answer)
         our_figures = measure_ours(path, args, answer)
-    result = {
+    result: dict[str, Any] = {
         "strategy": strategy,
         "size": size,
         "kind": kind,
@@ -316,7 +316,9 @@ def run_one(
         "java": summary(java_figures),
         "ours": summary(our_figures),
     }
-    if answer:
+    # A side that failed (Java out of memory, ours past --timeout) is listed under the table,
+    # not counted as a different answer.
+    if answer and "error" not in our_figures and "error" not in java_figures:
         result["difference"] = compare(strategy, our_figures, java_figures)
     for figure, name in (("median_s", "ratio"), ("cpu_median_s", "cpu_ratio")):
         java_figure, our_figure = result["java"].get(figure), result["ours"].get(figure)
@@ -340,9 +342,17 @@ def cells(result: dict[str, Any]) -> list[str]:
     if ratio is not None and cpu_ratio is not None and result["size"] == "large":
         verdict = "met" if ratio <= 1 and cpu_ratio <= 1 else "missed"
     check = {None: "", "": "equal"}.get(result.get("difference"), "DIFFER")
-    return [result["strategy"], SIZE_LABELS[result["size"]], result["kind"],
+    return [result["strategy"], size_label(result["strategy"], result["size"]), result["kind"],
             *side(result["java"]), *side(result["ours"]),
             shown(ratio), shown(cpu_ratio), verdict, check]  # fmt: skip
+
+
+def size_label(strategy: str, size: str) -> str:
+    """``1M x 2,000`` (partitions x members), or ``200k tasks x 2,000`` (tasks x clients)."""
+    if strategy in STREAMS or strategy in STREAMS_GROUP:
+        subtopologies, per_subtopology, clients = TASK_SIZES[size]
+        return f"{subtopologies * per_subtopology // 1000}k tasks x {clients:,}"
+    return SIZE_LABELS[size]
 
 
 HEADER = ["strategy", "size", "kind", "Java s median (best)", "Java CPU s", "ours s median (best)",
@@ -381,6 +391,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=3, help="timed calls (each side)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per run of ours")
     parser.add_argument("--java-heap", default="6g")
+    parser.add_argument(
+        "--check-answers",
+        action="store_true",
+        help="compare both answers at every size (always done at the check size)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS_JSON)
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--answer", action="store_true", help=argparse.SUPPRESS)
@@ -417,7 +432,7 @@ def save(args: argparse.Namespace, results: list[dict[str, Any]], load_at_start:
         f"Kafka 4.4.0 on {java_version.splitlines()[0]}."
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    document = {"machine": machine, "results": merged(args.output, results)}
+    document: dict[str, Any] = {"machine": machine, "results": merged(args.output, results)}
     args.output.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     table = markdown(document["results"], machine)
     args.output.with_suffix(".md").write_text(table, encoding="utf-8")

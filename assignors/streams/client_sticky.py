@@ -48,10 +48,14 @@ infos) walks the stateful tasks in the order their ``TaskId`` hashes give.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
+from typing import NamedTuple
 
 from assignors.java_order import (
     JavaHashMapOrder,
+    hash_order,
     hash_set_copy_capacity,
     java_util_uuid_hash,
     java_uuid_halves,
@@ -75,24 +79,43 @@ def task_id_hash(task: TaskId) -> int:
 
 
 def _ordered(keys: Iterable[TaskId], initial_capacity: int | None = None) -> list[TaskId]:
-    table: JavaHashMapOrder[TaskId] = JavaHashMapOrder(task_id_hash, initial_capacity)
-    table.put_all(keys)
-    return list(table)
+    return hash_order(keys, task_id_hash, initial_capacity)
+
+
+class _Candidates(NamedTuple):
+    """The clients a task may go to, in ``HashSet`` order: ``listed``, or, when ``listed`` is
+    ``None``, every client but ``excluded`` in the clients' own set order (:attr:`_State.order`),
+    which lets :meth:`_State.least_loaded` walk the clients by load instead of all of them."""
+
+    listed: list[int] | None
+    excluded: AbstractSet[int] = frozenset()
 
 
 class _State:
-    """Kafka's ``AssignmentState``: the assignment so far, per client (an index)."""
+    """Kafka's ``AssignmentState``: the assignment so far, per client (an index).
+
+    Kafka records every pair of tasks that have shared a client (``TaskPairs``); tasks are never
+    taken back here, so a pair has formed exactly when some client holds both tasks now, and only
+    the number of pairs is kept (:attr:`pair_count`, for Kafka's "every pair formed" test). The
+    clients are also kept sorted by (load, position in :attr:`order`) (:attr:`by_load`).
+    """
 
     def __init__(self, scenario: StreamsScenario) -> None:
         self.ids = [client.process_id for client in scenario.clients]
-        hashes = [java_util_uuid_hash(*java_uuid_halves(pid)) for pid in self.ids]
-        self._hash_of = hashes.__getitem__
+        self._hash_of = [
+            java_util_uuid_hash(*java_uuid_halves(pid)) for pid in self.ids
+        ].__getitem__
         self.order = self.client_set(range(len(self.ids)))  # the clients map's order
+        self.position = [0] * len(self.ids)
+        for position, client in enumerate(self.order):
+            self.position[client] = position
+        self.by_load = [(0.0, position) for position in range(len(self.ids))]
         self.capacity = [client.capacity for client in scenario.clients]
         # Kafka 4.4 rounds the quota up over the client's share of threads; 3.8-4.3 rounded the
         # per-thread share down first.
         self.rounded_up_quota = at_least(scenario.kafka_version, "4.4")
         self.tasks: list[dict[TaskId, bool]] = [{} for _ in self.ids]  # task -> active
+        self.active_count = [0] * len(self.ids)
         self.locations: dict[TaskId, set[int]] = {}
         self.previous_active: JavaHashMapOrder[TaskId] = JavaHashMapOrder(task_id_hash)
         self.owner: dict[TaskId, int] = {}
@@ -106,18 +129,38 @@ class _State:
                 self.previous_standby.setdefault(task, []).append(client)
         count = len(scenario.tasks)
         self.max_pairs = int(to_int32(count * (count - 1)) / 2)
-        self.pairs: set[tuple[TaskId, TaskId]] = set()
+        self.pair_count = 0
 
     def client_set(self, clients: Iterable[int], initial_capacity: int | None = None) -> list[int]:
         """A ``HashSet<ProcessId>`` filled with ``clients`` in that order, in its order."""
-        table: JavaHashMapOrder[int] = JavaHashMapOrder(self._hash_of, initial_capacity)
-        table.put_all(clients)
-        return list(table)
+        return hash_order(clients, self._hash_of, initial_capacity)
+
+    def all_but(self, excluded: AbstractSet[int]) -> _Candidates:
+        """``new HashSet`` of the clients (in :attr:`order`) not in ``excluded``."""
+        size = len(self.order) - len(excluded)
+        if size > 0 and _set_capacity(size) == _set_capacity(len(self.order)) >= 64:
+            # Same table: the order is the clients' own order less the excluded ones.
+            return _Candidates(None, excluded)
+        return _Candidates(self.client_set(c for c in self.order if c not in excluded))
+
+    def paired_with(self, task: TaskId) -> set[TaskId]:
+        """Every task that has shared a client with ``task`` (``task`` too, once placed)."""
+        places = self.locations.get(task)
+        if not places:
+            return set()
+        return set().union(*(self.tasks[c].keys() for c in places))
 
     def finalize(self, task: TaskId, client: int, active: bool) -> None:
-        for held in self.tasks[client]:
-            self.pairs.add((min(held, task), max(held, task)))
-        self.tasks[client][task] = active
+        held = self.tasks[client]
+        if held:
+            elsewhere = self.locations.get(task)
+            known = held.keys() & self.paired_with(task) if elsewhere else ()
+            self.pair_count += len(held) - len(known)
+        position = self.position[client]
+        del self.by_load[bisect_left(self.by_load, (self.load(client), position))]
+        held[task] = active
+        insort(self.by_load, (self.load(client), position))
+        self.active_count[client] += active
         self.locations.setdefault(task, set()).add(client)
 
     def load(self, client: int) -> float:
@@ -125,28 +168,49 @@ class _State:
 
     def has_room_for_active(self, client: int, task_count: int, threads: int) -> bool:
         """Under the client's quota of active tasks (Java ints; see the module docstring)."""
-        actives = sum(1 for active in self.tasks[client].values() if active)
+        actives = self.active_count[client]
         if not self.rounded_up_quota:
             return actives < to_int32(self.capacity[client] * (task_count // threads))
         limit = to_int32(to_int32(task_count * self.capacity[client]) + threads - 1)
         return actives < int(limit / threads)
 
-    def has_new_pair(self, task: TaskId, held: Iterable[TaskId]) -> bool:
-        if len(self.pairs) == self.max_pairs:
-            return False
-        return any((min(t, task), max(t, task)) not in self.pairs for t in held)
+    def has_new_pair(self, client: int, paired: AbstractSet[TaskId]) -> bool:
+        """Kafka's ``TaskPairs.hasNewPair`` for the task ``paired`` lists the partners of."""
+        return self.pair_count != self.max_pairs and not self.tasks[client].keys() <= paired
 
-    def least_loaded(self, task: TaskId, clients: Sequence[int]) -> int | None:
-        """Kafka's ``findLeastLoadedClient``."""
+    def least_loaded(self, task: TaskId, clients: _Candidates) -> int | None:
+        """Kafka's ``findLeastLoadedClient``: the first client (set order) with no task; else
+        the least loaded (first of equals) that makes a new pair; else the least loaded."""
+        if clients.listed is not None:
+            return self._least_loaded_of(task, clients.listed)
+        # Every client but the excluded, walked by (load, set order): the same answer.
+        order, excluded, paired = self.order, clients.excluded, None
+        first: int | None = None
+        for load, position in self.by_load:
+            client = order[position]
+            if client in excluded:
+                continue
+            if load == 0:
+                return client
+            if first is None:
+                first = client
+            if paired is None:
+                paired = self.paired_with(task)
+            if self.has_new_pair(client, paired):
+                return client
+        return first
+
+    def _least_loaded_of(self, task: TaskId, clients: Sequence[int]) -> int | None:
         best: int | None = None
+        paired: set[TaskId] | None = None
         for client in clients:
             load = self.load(client)
             if load == 0:
                 return client
-            if (best is None or load < self.load(best)) and self.has_new_pair(
-                task, self.tasks[client]
-            ):
-                best = client
+            if best is None or load < self.load(best):
+                paired = self.paired_with(task) if paired is None else paired
+                if self.has_new_pair(client, paired):
+                    best = client
         if best is not None:
             return best
         for client in clients:
@@ -154,22 +218,25 @@ class _State:
                 best = client
         return best
 
-    def least_loaded_standby_owner(self, task: TaskId, within: Sequence[int]) -> int | None:
-        owners = self.previous_standby.get(task, [])
-        inside = set(within)
+    def least_loaded_standby_owner(self, task: TaskId, within: _Candidates) -> int | None:
+        owners = self.previous_standby.get(task)
+        if not owners:
+            return None
         copied = self.client_set(owners, hash_set_copy_capacity(len(owners)))
-        return self.least_loaded(task, [c for c in copied if c in inside])
+        return self._least_loaded_of(task, [c for c in copied if _inside(c, within)])
 
     def should_balance(self, client: int) -> bool:
         load = self.load(client)
-        return load >= 1 and any(self.load(other) < load for other in self.order)
+        return load >= 1 and self.by_load[0][0] < load
 
-    def best_client(self, task: TaskId, within: Sequence[int]) -> int | None:
+    def best_client(self, task: TaskId, within: _Candidates) -> int | None:
         """Kafka's ``findBestClientForTask``."""
-        if len(within) == 1:
-            return within[0]
+        if within.listed is not None and len(within.listed) == 1:
+            return within.listed[0]
+        if within.listed is None and len(self.order) - len(within.excluded) == 1:
+            return next(c for c in self.order if c not in within.excluded)
         previous = self.owner.get(task)
-        if previous is None or previous not in within:
+        if previous is None or not _inside(previous, within):
             previous = self.least_loaded_standby_owner(task, within)
         if previous is None:
             return self.least_loaded(task, within)
@@ -179,6 +246,20 @@ class _State:
                 return self.least_loaded(task, within)
             return standby
         return previous
+
+
+def _inside(client: int, clients: _Candidates) -> bool:
+    if clients.listed is None:
+        return client not in clients.excluded
+    return client in clients.listed
+
+
+def _set_capacity(size: int) -> int:
+    """The buckets of a default ``HashSet`` after ``size`` adds (no ``treeifyBin`` growth)."""
+    capacity = 16
+    while size > capacity * 3 // 4:
+        capacity <<= 1
+    return capacity
 
 
 def _assign_active(state: _State, all_tasks: list[TaskId]) -> None:
@@ -201,8 +282,9 @@ def _assign_active(state: _State, all_tasks: list[TaskId]) -> None:
                 placed.add(task)
                 break
     everyone = state.client_set(state.order)
+    within = _Candidates(None) if everyone == state.order else _Candidates(everyone)
     for task in sorted(known - placed):
-        best = state.best_client(task, everyone)
+        best = state.best_client(task, within)
         assert best is not None  # a scenario has at least one client
         state.finalize(task, best, True)
 
@@ -210,9 +292,8 @@ def _assign_active(state: _State, all_tasks: list[TaskId]) -> None:
 def _assign_standby(state: _State, stateful: list[TaskId], replicas: int) -> None:
     for task in _ordered(stateful):
         for _ in range(replicas):
-            holders = state.locations.get(task, set())
-            candidates = state.client_set(c for c in state.order if c not in holders)
-            if not candidates:
+            candidates = state.all_but(state.locations.get(task, set()))
+            if candidates.listed == []:
                 break  # Kafka logs that there is not enough capacity for the standbys
             best = state.best_client(task, candidates)
             assert best is not None

@@ -64,16 +64,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
 
 from assignors.errors import ScenarioError
-from assignors.java_order import JavaHashMapOrder, JavaPriorityQueue, string_hash
+from assignors.java_order import JavaHashMapOrder, JavaKeyedPriorityQueue, string_hash
 from assignors.strategy import TaskStrategy
 from assignors.streams.model import (
     StreamsClient,
     StreamsMember,
     StreamsScenario,
+    StreamsTask,
     TaskId,
     parse_streams_scenario,
 )
@@ -117,7 +120,7 @@ class _Process:
         self.tasks: set[_Task] = set()
         self.active: dict[str, set[_Task]] = {}
         self.standby: dict[str, set[_Task]] = {}
-        self.queue: JavaPriorityQueue[list[Any]] | None = None
+        self.queue: JavaKeyedPriorityQueue[list[Any]] | None = None
 
     def add_member(self, member_id: str) -> None:
         self.counts[member_id] = 0
@@ -136,7 +139,7 @@ class _Process:
         if len(self.counts) == 1:
             return self._add(next(iter(self.counts)), task, active)
         if self.queue is None:
-            self.queue = JavaPriorityQueue(key=lambda entry: entry[1])
+            self.queue = JavaKeyedPriorityQueue(key=itemgetter(1))
             for member_id in self.member_order:
                 self.queue.offer([member_id, self.counts[member_id]])
         entry = self.queue.poll()
@@ -189,8 +192,10 @@ class _Assignor:
         partitions: Mapping[str, int],
         stateful: Mapping[str, bool],
         standby_replicas: int,
+        task_ids: Mapping[str, Sequence[TaskId]],
     ) -> None:
         self.partitions = partitions
+        self.task_ids = task_ids  # the answer's task ids: per subtopology, by partition
         self.stateful = stateful
         self.standby_replicas = standby_replicas
         member_order: JavaHashMapOrder[str] = JavaHashMapOrder(string_hash)
@@ -263,19 +268,19 @@ class _Assignor:
     def _assign_active(self) -> None:
         tasks = sorted(
             ((sub, p) for sub, n in self.partitions.items() for p in range(n)),
-            key=lambda task: (task[1], task[0]),
+            key=itemgetter(1, 0),  # by (partition, subtopology)
         )
-        remaining: list[_Task] = []
-        for task in tasks:
-            owner = self.active_owner.get(task)
-            if not self._give_sticky(owner, task):
-                remaining.append(task)
-        rest: list[_Task] = []
-        for task in remaining:
-            owner = self._least_loaded_candidate(self.standby_candidates.get(task), None)
-            if not self._give_sticky(owner, task):
-                rest.append(task)
-        queue: JavaPriorityQueue[_Process] = JavaPriorityQueue(key=_Process.load)
+        # A task without an owner (or without candidates) skips the sticky attempt at once.
+        owners, candidates = self.active_owner, self.standby_candidates
+        remaining = [t for t in tasks if t not in owners or not self._give_sticky(owners[t], t)]
+        rest = [
+            t
+            for t in remaining
+            if t not in candidates
+            or not self._give_sticky(self._least_loaded_candidate(candidates[t], None), t)
+        ]
+        # A process's load changes only while it is out of the queue (polled, then offered).
+        queue: JavaKeyedPriorityQueue[_Process] = JavaKeyedPriorityQueue(key=_Process.load)
         for process in self.process_order:
             queue.offer(process)
         for task in sorted(rest):
@@ -303,7 +308,8 @@ class _Assignor:
                 if not self._give_standby_sticky(task):
                     waiting.append((task, self.standby_replicas - replica))
                     break
-        queue: JavaPriorityQueue[_Process] = JavaPriorityQueue(key=_Process.load)
+        # A process's load changes only while it is out of the queue (polled, then offered).
+        queue: JavaKeyedPriorityQueue[_Process] = JavaKeyedPriorityQueue(key=_Process.load)
         for process in self.process_order:
             queue.offer(process)
         for task, replicas in sorted(waiting, reverse=True):
@@ -329,7 +335,9 @@ class _Assignor:
     def _under_total_quota(self, process: _Process, member: _Member) -> bool:
         return process.counts[member.member_id] < self.total_quota.per_member
 
-    def _give_standby_least_loaded(self, queue: JavaPriorityQueue[_Process], task: _Task) -> bool:
+    def _give_standby_least_loaded(
+        self, queue: JavaKeyedPriorityQueue[_Process], task: _Task
+    ) -> bool:
         """Kafka's recursive ``assignStandbyToMemberWithLeastLoad``, as a loop."""
         polled: list[_Process] = []
         found = False
@@ -352,8 +360,8 @@ class _Assignor:
             process = self.processes[process_id]
             answer[member_id] = MemberTasks(
                 process_id,
-                _task_ids(process.active.get(member_id, ())),
-                _task_ids(process.standby.get(member_id, ())),
+                _task_ids(process.active.get(member_id, ()), self.task_ids),
+                _task_ids(process.standby.get(member_id, ()), self.task_ids),
             )
         return answer
 
@@ -362,8 +370,21 @@ def _key(task: TaskId) -> _Task:
     return (str(task.subtopology), task.partition)
 
 
-def _task_ids(tasks: Iterable[_Task]) -> tuple[TaskId, ...]:
-    return tuple(sorted(TaskId(int(sub), partition) for sub, partition in tasks))
+def _task_ids(tasks: Iterable[_Task], ids: Mapping[str, Sequence[TaskId]]) -> tuple[TaskId, ...]:
+    """The tasks as the scenario's own task ids (``ids``: per subtopology, by partition)."""
+    return tuple(sorted(ids[sub][partition] for sub, partition in tasks))
+
+
+def _ids_by_subtopology(scenario: StreamsScenario) -> dict[str, list[TaskId]]:
+    """Each subtopology's task ids by partition (:func:`_topology` checked they are 0..n-1)."""
+    ids: dict[str, list[TaskId]] = {}
+    for number, run in groupby(scenario.tasks, key=_subtopology_of):
+        ids.setdefault(str(number), []).extend(task.id for task in run)
+    return {sub: sorted(listed) for sub, listed in ids.items()}  # sorted already, as parsed
+
+
+def _subtopology_of(task: StreamsTask) -> int:
+    return task.id.subtopology
 
 
 def group_members(client: StreamsClient) -> tuple[StreamsMember, ...]:
@@ -392,10 +413,11 @@ def _topology(scenario: StreamsScenario) -> tuple[dict[str, int], dict[str, bool
     """Partition count and statefulness per subtopology; ScenarioError if tasks do not fit."""
     partitions: dict[str, list[int]] = {}
     stateful: dict[str, set[bool]] = {}
-    for task in scenario.tasks:
-        sub = str(task.id.subtopology)
-        partitions.setdefault(sub, []).append(task.id.partition)
-        stateful.setdefault(sub, set()).add(task.stateful)
+    for number, run in groupby(scenario.tasks, key=_subtopology_of):
+        tasks = list(run)
+        sub = str(number)
+        partitions.setdefault(sub, []).extend(task.id.partition for task in tasks)
+        stateful.setdefault(sub, set()).update(task.stateful for task in tasks)
     problems = []
     for sub, numbers in partitions.items():
         if sorted(numbers) != list(range(len(numbers))):
@@ -427,7 +449,8 @@ def assign_streams_group_sticky(scenario: StreamsScenario) -> StreamsGroupAssign
         for client in scenario.clients
         for member in group_members(client)
     ]
-    assigned = _Assignor(members, partitions, stateful, scenario.config.num_standby_replicas).run()
+    replicas, ids = scenario.config.num_standby_replicas, _ids_by_subtopology(scenario)
+    assigned = _Assignor(members, partitions, stateful, replicas, ids).run()
     return StreamsGroupAssignment(
         {member.member_id: assigned[member.member_id] for member, _ in members},
         scenario.warnings,

@@ -14,10 +14,11 @@ stateful task when its lag is ``-2`` (it ran the task as active) or between ``0`
 ``acceptable_recovery_lag``. *Lag order* of a task: clients by lag (``-3`` < ``-2`` < 0 < ...),
 then by UUID. A *least-loaded set* is a Java ``PriorityQueue`` of clients ordered by (load,
 UUID) whose loads change while clients sit in it: polling may pass over clients that do not
-satisfy a constraint; those are offered back afterwards in ``HashSet`` order of their UUIDs
-(``UUID.hashCode``); re-offering a client already queued removes and re-inserts it. Every heap
-move is Java's (:class:`~assignors.java_order.JavaPriorityQueue`), because with loads changing
-under the heap, which client comes out is the heap's answer, not always the true minimum.
+satisfy a constraint; those are offered back afterwards; re-offering a client already queued
+removes and re-inserts it. Every client whose load changes is offered again before the next
+poll, so a poll always answers the least-loaded client (by current load, then UUID) that
+satisfies the constraints, and the heap's layout never decides anything (see
+:class:`_LeastLoadedSet`).
 
 Steps:
 
@@ -61,20 +62,18 @@ spent on them (steps 3 and 4); they are also listed in ``standby``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import partial
+from operator import itemgetter
 
-from assignors.java_order import (
-    JavaPriorityQueue,
-    hash_set_order,
-    java_util_uuid_hash,
-    java_uuid_halves,
-)
+from assignors.java_order import JavaPriorityQueue, java_uuid_halves
 from assignors.strategy import TaskStrategy
 from assignors.streams.model import (
     LATEST_OFFSET,
     ClientAssignment,
     StreamsAssignment,
+    StreamsClient,
     StreamsScenario,
     TaskId,
     parse_streams_scenario,
@@ -82,6 +81,9 @@ from assignors.streams.model import (
 )
 
 _JAVA_LONG_MAX = 2**63 - 1
+#: A poll looks at a task's candidate clients one by one when they are at most this many, else
+#: walks the queued clients from the least loaded (about clients / candidates of them).
+_SCAN_CANDIDATES = 64
 
 
 class _ClientStates:
@@ -126,63 +128,69 @@ class _ClientStates:
 
 
 class _LeastLoadedSet:
-    """Kafka's ``ConstrainedPrioritySet``: a heap of clients by (load, UUID order).
+    """Kafka's ``ConstrainedPrioritySet``: clients by (load, UUID order), polled under constraints.
 
-    ``poll`` takes clients out of the heap until one satisfies the constraints, then offers
-    the rejected ones back in ``java.util.HashSet`` order; ``offer`` of a client already in the
-    heap removes it first (so it is re-placed by its current load).
+    Kafka keeps a ``PriorityQueue`` whose keys (loads) change while clients sit in it; ``poll``
+    takes clients out until one satisfies the constraints, then offers the rejected ones back;
+    ``offer`` of a queued client removes it first. The assignor re-offers every client whose
+    load changed before it polls again (the movement steps offer both ends of each move, the
+    others offer back the client they polled), so at every poll the queue is ordered by current
+    loads: its head is the least-loaded client, the poll answers the least-loaded client that
+    satisfies the constraints, and the rejected ones go back with the keys they had. The heap's
+    own moves then decide nothing, and this class keeps the queued clients as a sorted list of
+    their (load, client) keys instead: a poll walks it from the least loaded, or, when
+    ``candidates`` (the clients that can satisfy the constraint for a task, e.g. its caught-up
+    clients) are few, takes the least key among those; Java's poll costs a heap removal and
+    re-insertion per rejected client.
     """
 
-    __slots__ = ("_constraint", "_hash_of", "_queue", "_queued")
+    __slots__ = ("_candidates", "_capacities", "_constraint", "_counts", "_key_of", "_keys")
 
     def __init__(
         self,
         constraint: Callable[[int, TaskId], bool],
         load_counts: list[int],
         capacities: list[int],
-        hash_of: Sequence[int],
+        candidates: Callable[[TaskId], Collection[int]] | None = None,
     ) -> None:
         self._constraint = constraint
-        self._hash_of = hash_of
-        # Java's comparator: load (a double), then UUID order (the client index); read afresh
-        # at every heap operation because loads change while clients sit in the heap.
-        self._queue: JavaPriorityQueue[int] = JavaPriorityQueue(
-            key=lambda client: (load_counts[client] / capacities[client], client)
-        )
-        self._queued: set[int] = set()
+        self._counts = load_counts  # read at every offer: the loads change as tasks move
+        self._capacities = capacities
+        self._candidates = candidates
+        self._keys: list[tuple[float, int]] = []  # sorted: the least-loaded client first
+        self._key_of: dict[int, tuple[float, int]] = {}
 
     def poll(self, task: TaskId, extra: Callable[[int], bool] | None = None) -> int | None:
-        """The first client out of the heap that satisfies the constraints, or ``None``."""
-        rejected: list[int] = []
-        found: int | None = None
-        queue, queued, constraint = self._queue, self._queued, self._constraint
-        heap = queue._heap
-        while heap:
-            # queue.poll(), inlined: this loop is the assignor's hot spot.
-            candidate = heap[0]
-            last = heap.pop()
-            if heap:
-                queue._sift_down(0, last)
-            queued.discard(candidate)
-            if constraint(candidate, task) and (extra is None or extra(candidate)):
-                found = candidate
-                break
-            rejected.append(candidate)
-        if rejected:
-            # Kafka keeps the rejected clients in a java.util.HashSet and offers them back in
-            # its iteration order; none of them is in the heap any more.
-            hash_of = self._hash_of
-            for client in hash_set_order(rejected, [hash_of[c] for c in rejected]):
-                queued.add(client)
-                queue.offer(client)
-        return found
+        """The least-loaded queued client that satisfies the constraints (taken out of the set),
+        or ``None``."""
+        constraint, key_of = self._constraint, self._key_of
+        candidates = None if self._candidates is None else self._candidates(task)
+        found: tuple[float, int] | None = None
+        if candidates is not None and len(candidates) <= _SCAN_CANDIDATES:
+            for client in candidates:
+                key = key_of.get(client)
+                if key is None or (found is not None and found < key):
+                    continue
+                if constraint(client, task) and (extra is None or extra(client)):
+                    found = key
+        else:
+            for key in self._keys:
+                if constraint(key[1], task) and (extra is None or extra(key[1])):
+                    found = key
+                    break
+        if found is None:
+            return None
+        del self._keys[bisect_left(self._keys, found)]
+        del key_of[found[1]]
+        return found[1]
 
     def offer(self, client: int) -> None:
-        if client in self._queued:
-            self._queue.remove(client)
-        else:
-            self._queued.add(client)
-        self._queue.offer(client)
+        old = self._key_of.get(client)
+        if old is not None:
+            del self._keys[bisect_left(self._keys, old)]
+        key = (self._counts[client] / self._capacities[client], client)
+        insort(self._keys, key)
+        self._key_of[client] = key
 
     def offer_all(self, clients: Iterable[int]) -> None:
         for client in clients:
@@ -222,12 +230,18 @@ def _balance_over_threads(
     assign: Callable[[int, TaskId], None],
 ) -> None:
     clients = range(len(states.capacity))
+    count, capacity = states.count, states.capacity
     keep_balancing = True
     while keep_balancing:
         keep_balancing = False
         for source in clients:
-            for destination in clients:
-                if source == destination or not _should_move_a_task(states, source, destination):
+            # Only a less-loaded destination can take a task. While ``source`` gives tasks away
+            # its load only falls and the others' only rise, so a client not less loaded now
+            # never becomes a destination in this round; the rest are checked in order as before.
+            load = count[source] / capacity[source]
+            lighter = [d for d in clients if count[d] / capacity[d] < load]
+            for destination in lighter:
+                if not _should_move_a_task(states, source, destination):
                     continue
                 for task in sorted(tasks_of[source]):
                     if not _should_move_a_task(states, source, destination):
@@ -245,27 +259,19 @@ class _Assignor:
         config = scenario.config
         ordered = sorted(scenario.clients, key=lambda c: java_uuid_halves(c.process_id))
         self.clients = ordered
-        self.hash_of = [java_util_uuid_hash(*java_uuid_halves(c.process_id)) for c in ordered]
         self.states = _ClientStates([c.capacity for c in ordered])
         self.stateful = sorted(scenario.stateful_tasks)
         self.stateless = sorted(scenario.stateless_tasks)
         self.config = config
         self.remaining_warmups = config.max_warmup_replicas
         self.warmups: list[set[TaskId]] = [set() for _ in ordered]
-        self.lag: dict[TaskId, list[int]] = {
-            task: [client.task_lags[task] for client in ordered] for task in self.stateful
-        }
-        unbounded = config.acceptable_recovery_lag == _JAVA_LONG_MAX
-        self.caught_up: dict[TaskId, set[int]] = {
-            task: {
-                index
-                for index, lag in enumerate(lags)
-                if lag == LATEST_OFFSET or unbounded or 0 <= lag <= config.acceptable_recovery_lag
-            }
-            for task, lags in self.lag.items()
-        }
+        self.lag = _lags_by_task(self.stateful, ordered)
         self.by_lag: dict[TaskId, list[int]] = {
             task: _lag_order(lags) for task, lags in self.lag.items()
+        }
+        self.caught_up: dict[TaskId, set[int]] = {
+            task: _caught_up(lags, self.by_lag[task], config.acceptable_recovery_lag)
+            for task, lags in self.lag.items()
         }
 
     # -- helpers ---------------------------------------------------------------------------
@@ -276,7 +282,7 @@ class _Assignor:
             lambda client, task: client in caught_up[task],
             self.states.count,
             self.states.capacity,
-            self.hash_of,
+            caught_up.__getitem__,
         )
 
     def _needs_movement(self, task: TaskId, client: int) -> bool:
@@ -333,7 +339,6 @@ class _Assignor:
             lambda client, task: not states.holds(client, task),
             states.count,
             states.capacity,
-            self.hash_of,
         )
         least_loaded.offer_all(range(len(self.clients)))
         for task in self.stateful:
@@ -412,7 +417,7 @@ class _Assignor:
     def assign_stateless(self) -> None:
         states = self.states
         least_loaded = _LeastLoadedSet(
-            lambda client, task: True, states.active_count, states.capacity, self.hash_of
+            lambda client, task: True, states.active_count, states.capacity
         )
         least_loaded.offer_all(range(len(self.clients)))
         for task in self.stateless:
@@ -441,9 +446,34 @@ class _Assignor:
         )
 
 
+def _lags_by_task(
+    stateful: Sequence[TaskId], clients: Sequence[StreamsClient]
+) -> dict[TaskId, list[int]]:
+    """Each stateful task's lags, one per client (in the order of ``clients``)."""
+    if len(stateful) < 2:  # itemgetter of one key answers the value, not a tuple
+        return {task: [client.task_lags[task] for client in clients] for task in stateful}
+    pick = itemgetter(*stateful)
+    rows = [pick(client.task_lags) for client in clients]
+    return dict(zip(stateful, map(list, zip(*rows, strict=True)), strict=True))
+
+
 def _lag_order(lags: Sequence[int]) -> list[int]:
-    """Client indices by lag (the markers -3 and -2 first), then UUID order."""
-    return sorted(range(len(lags)), key=lambda client: (lags[client], client))
+    """Client indices by lag (the markers -3 and -2 first), then UUID order (the index: the
+    sort is stable)."""
+    return sorted(range(len(lags)), key=lags.__getitem__)
+
+
+def _caught_up(
+    lags: Sequence[int], by_lag: Sequence[int], acceptable_recovery_lag: int
+) -> set[int]:
+    """The clients caught up on a task: lag ``-2``, or ``0`` to ``acceptable_recovery_lag``
+    (any lag, ``-3`` included, when that is a Java ``Long.MAX_VALUE``). Lags are ``-3``, ``-2``
+    or at least 0, so in lag order those are one run, from the first ``-2`` on."""
+    if acceptable_recovery_lag == _JAVA_LONG_MAX:
+        return set(by_lag)
+    in_order = [lags[client] for client in by_lag]
+    first = bisect_left(in_order, LATEST_OFFSET)
+    return set(by_lag[first : bisect_right(in_order, acceptable_recovery_lag)])
 
 
 def _holds_standby(states: _ClientStates, task: TaskId, client: int) -> bool:

@@ -370,17 +370,20 @@ def _members_to_json(client: StreamsClient) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class _TaskTable:
-    """The scenario's tasks: whether each is stateful, and each id's text -> task.
+    """The scenario's tasks: whether each is stateful, each id's text -> task, and the stateful
+    ones in task order (sorted once: every client's lags are checked against them).
 
     Valid task ids have no leading zeros, so a task's text is unique and ``str(task)``.
     """
 
     stateful: dict[TaskId, bool]
     by_text: dict[str, TaskId]
+    stateful_sorted: tuple[TaskId, ...]
 
     @staticmethod
     def of(stateful: dict[TaskId, bool]) -> _TaskTable:
-        return _TaskTable(stateful, {str(task): task for task in stateful})
+        by_text = {str(task): task for task in stateful}
+        return _TaskTable(stateful, by_text, tuple(sorted(t for t, s in stateful.items() if s)))
 
 
 def _report_bad_task_ref(text: str, path: str, check: Problems) -> None:
@@ -483,45 +486,60 @@ def _parse_lags(raw: object, path: str, table: _TaskTable, check: Problems) -> d
     if not isinstance(raw, dict):
         check.error(path, f"expected an object mapping task id to lag, got {type_name(raw)}")
         return lags
-    by_text = table.by_text
-    tasks = table.stateful
     if len(raw) > MAX_TASKS:
         check.error(path, f"{len(raw):,} entries; at most {MAX_TASKS:,} (one per task)")
         return lags
+    by_text, tasks = table.by_text, table.stateful
     reported: set[TaskId] = set()
     for key, value in raw.items():
         task = by_text.get(key)
-        here = f"{path}.{key}"
-        if task is None:
-            _report_bad_task_ref(key, here, check)
+        # The common case first (a known stateful task, a valid lag); one client reports a lag
+        # for every stateful task, so this loop runs clients x stateful tasks times.
+        if (
+            task is not None
+            and tasks[task]
+            and type(value) is int
+            and (0 <= value <= _JAVA_LONG_MAX or value in (LATEST_OFFSET, UNKNOWN_OFFSET))
+        ):
+            lags[task] = value
             continue
-        reported.add(task)
-        if not tasks[task]:
-            check.error(
-                here,
-                f'task "{key}" is stateless; lags exist only for stateful tasks (remove this '
-                'entry or mark the task "stateful": true)',
-            )
-            continue
-        if not isinstance(value, int) or isinstance(value, bool):
-            check.error(here, f"expected an integer lag, got {type_name(value)}")
-            continue
-        if value < 0 and value not in (LATEST_OFFSET, UNKNOWN_OFFSET):
-            check.error(
-                here,
-                f"lag {value} is not valid; use a record count >= 0, -2 (ran the task as "
-                "active last time) or -3 (offset unknown)",
-            )
-            continue
-        if value > _JAVA_LONG_MAX:
-            check.error(here, f"lag {value:,} exceeds {_JAVA_LONG_MAX:,} (a Java long)")
-            continue
-        lags[task] = value
-    missing = [
-        task
-        for task, stateful in sorted(tasks.items())
-        if stateful and task not in lags and task not in reported
-    ]
+        if task is not None:
+            reported.add(task)
+        _report_bad_lag(key, value, task, f"{path}.{key}", table, check)
+    # Every key of ``lags`` is a stateful task: as many lags as stateful tasks is all of them.
+    if len(lags) < len(table.stateful_sorted):
+        _report_missing_lags(lags, reported, path, table, check)
+    return lags
+
+
+def _report_bad_lag(
+    key: str, value: object, task: TaskId | None, here: str, table: _TaskTable, check: Problems
+) -> None:
+    """What is wrong with one ``task_lags`` entry that :func:`_parse_lags` did not take."""
+    if task is None:
+        _report_bad_task_ref(key, here, check)
+    elif not table.stateful[task]:
+        check.error(
+            here,
+            f'task "{key}" is stateless; lags exist only for stateful tasks (remove this '
+            'entry or mark the task "stateful": true)',
+        )
+    elif not isinstance(value, int) or isinstance(value, bool):
+        check.error(here, f"expected an integer lag, got {type_name(value)}")
+    elif value < 0:
+        check.error(
+            here,
+            f"lag {value} is not valid; use a record count >= 0, -2 (ran the task as "
+            "active last time) or -3 (offset unknown)",
+        )
+    else:
+        check.error(here, f"lag {value:,} exceeds {_JAVA_LONG_MAX:,} (a Java long)")
+
+
+def _report_missing_lags(
+    lags: dict[TaskId, int], reported: set[TaskId], path: str, table: _TaskTable, check: Problems
+) -> None:
+    missing = [t for t in table.stateful_sorted if t not in lags and t not in reported]
     if missing:
         shown = ", ".join(str(task) for task in missing[:10])
         more = f" and {len(missing) - 10:,} more" if len(missing) > 10 else ""
@@ -531,7 +549,6 @@ def _parse_lags(raw: object, path: str, table: _TaskTable, check: Problems) -> d
             "client needs a lag for every stateful task (-2 if it ran the task as active, -3 if "
             "unknown, else the number of records its state is behind)",
         )
-    return lags
 
 
 def _parse_client(

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from assignors.java_order import (
     JavaHashMapOrder,
+    JavaKeyedPriorityQueue,
+    JavaPriorityQueue,
     consecutive_buckets,
     hash_order,
     hash_set_copy_capacity,
@@ -197,3 +199,29 @@ def test_head_first_capacity_grows_before_the_insertion_that_finds_the_table_ful
     assert head_first_capacity(13) == 16  # the 13th finds 12 keys: not over 12, stays at 16
     assert head_first_capacity(14) == 32  # the 14th finds 13 > 12 and doubles first
     assert head_first_capacity(1_000_000, 1_333_334) == 1 << 21
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 3)), max_size=60))
+def test_keyed_priority_queue_moves_like_javas_heap_with_equal_keys(
+    operations: list[tuple[bool, int]],
+) -> None:
+    """Keys read once per offer: the same polls as Java's heap (ties in heap order, not FIFO),
+    for elements whose key changes only while they are out of the queue."""
+    keys: dict[int, int] = {}
+    model: JavaPriorityQueue[int] = JavaPriorityQueue(key=keys.__getitem__)
+    queue: JavaKeyedPriorityQueue[int] = JavaKeyedPriorityQueue(keys.__getitem__)
+    out: list[int] = []
+    for serial, (offer, key) in enumerate(operations):
+        if offer or not len(model):
+            element = out.pop() if out and key % 2 else serial  # an element polled earlier
+            keys[element] = key
+            model.offer(element)
+            queue.offer(element)
+        else:
+            polled = model.poll()
+            assert polled is not None
+            assert queue.poll() == polled
+            out.append(polled)
+        assert len(queue) == len(model)
+    assert [queue.poll() for _ in range(len(queue))] == [model.poll() for _ in range(len(model))]
+    assert queue.poll() is None

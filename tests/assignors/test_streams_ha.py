@@ -9,6 +9,7 @@ job.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ from assignors import registry
 from assignors.errors import ScenarioError
 from assignors.java_order import JavaPriorityQueue, hash_order, hash_set_order, java_uuid_halves
 from assignors.strategy import TaskStrategy
-from assignors.streams.high_availability import assign_streams_ha
+from assignors.streams.high_availability import _LeastLoadedSet, assign_streams_ha
 from assignors.streams.model import (
     MAX_TASKS,
     TaskId,
@@ -380,6 +381,25 @@ def applications(draw: st.DrawFn) -> dict[str, Any]:
         "clients": clients,
         "config": config,
     }
+
+
+@settings(max_examples=300, deadline=None)
+@given(applications())
+def test_every_poll_sees_the_current_load_of_every_queued_client(raw: dict[str, Any]) -> None:
+    """Why a sorted list answers like Kafka's heap (``_LeastLoadedSet``): no client's load has
+    changed since it was last offered, whenever the assignor polls."""
+    original = _LeastLoadedSet.poll
+
+    def checked(
+        self: _LeastLoadedSet, task: TaskId, extra: Callable[[int], bool] | None = None
+    ) -> int | None:
+        for client, key in self._key_of.items():
+            assert key == (self._counts[client] / self._capacities[client], client)
+        return original(self, task, extra)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_LeastLoadedSet, "poll", checked)
+        assign_streams_ha(parse_streams_scenario(raw))
 
 
 @settings(max_examples=300, deadline=None)
