@@ -133,7 +133,11 @@ def test_watching_a_live_group_shows_its_reconciliation_then_stops(
         run_until(
             app, lambda a: any("Could not re-read group" in w.value for w in a.warning), "failed"
         )
-        assert states(app) == {"c0": "at target", "c1": "at target"}
+        # The members leave one at a time, so a reading may catch the group with c1 alone
+        # before the group is gone: the page keeps whichever reading came last, never nothing.
+        kept = states(app)
+        assert kept, "the failed re-read cleared the last reading"
+        assert kept.items() <= {"c0": "at target", "c1": "at target"}.items(), kept
         assert group_id in app.markdown[0].value
 
         # Another source: the switch goes away and no reading starts.
