@@ -46,7 +46,7 @@ from dashboard.animation_chart import (
 from dashboard.animation_chart import (
     play_controls as play_controls,
 )
-from dashboard.figure_build import trusted_figure
+from dashboard.figure_build import label_px, trusted_figure
 from dashboard.palette import (
     MEMBER_PALETTE as MEMBER_PALETTE,
 )
@@ -162,9 +162,12 @@ def lag_by_member_figure(
     peak = max((max(lag.values(), default=0.0) for _, lag in columns), default=0.0)
     tallest = 1
     labels = short_labels(members + [m for _, lag in columns for m in lag if m not in palette], 16)
+    ticks: list[str] = []  # every panel's member labels, to size the left margin
     for index, (title, lag) in enumerate(columns):
         suffix = "" if index == 0 else str(index + 1)
         names, values, hovers = _lag_rows(lag)
+        panel_ticks = [labels.get(n, n) for n in names]
+        ticks += panel_ticks
         tallest = max(tallest, len(names))
         fair = sum(lag.values()) / len(lag) if lag else 0.0
         traces.append(
@@ -194,7 +197,7 @@ def lag_by_member_figure(
             "anchor": f"x{suffix}",
             "autorange": "reversed",
             "tickvals": _text_array(names),
-            "ticktext": _text_array([labels.get(n, n) for n in names]),
+            "ticktext": _text_array(panel_ticks),
             "automargin": True,
         }
         shapes.append(
@@ -222,9 +225,11 @@ def lag_by_member_figure(
                 "font": {"size": 14},
             }
         )
+    # Margins wide enough for the member labels, the lag axis's title and its last tick label
+    # (Plotly would otherwise widen them by drawing the chart twice).
     layout = {
         "height": max(260, 120 + 24 * tallest),
-        "margin": {"l": 10, "r": 10, "t": 40, "b": 50},
+        "margin": {"l": 20 + label_px(ticks), "r": 24, "t": 40, "b": 66},
         "annotations": notes,
         "shapes": shapes,
         "bargap": 0.25,
