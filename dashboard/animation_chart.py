@@ -30,7 +30,7 @@ import plotly.graph_objects as go
 
 from assignors import TopicPartition
 from dashboard import palette
-from dashboard.figure_build import trusted_figure
+from dashboard.figure_build import label_px, trusted_figure
 
 #: Above this many partitions the animation draws cells per member and topic.
 DEFAULT_MAX_TILES = 64
@@ -350,7 +350,9 @@ def _tiles(
             "fixedrange": True,
         },
         height=max(300, 190 + (size + 10) * rows),
-        margin={"l": 10, "r": 10, "t": 100, "b": 90},
+        # Room for the slider and buttons under the plot (Plotly would otherwise widen the
+        # margin by drawing the chart twice).
+        margin={"l": 10, "r": 10, "t": 100, "b": 112},
         annotations=[
             *legend,
             {
@@ -551,7 +553,14 @@ def _cells(
         },
         yaxis={"categoryorder": "array", "categoryarray": topics, "fixedrange": True},
         height=max(320, 260 + 42 * len(topics)),
-        margin={"l": 10, "r": 10, "t": 150, "b": 110},
+        # Room for the topic names, the last column's slanted name and the slider and buttons
+        # (Plotly would otherwise widen the margins by drawing the chart twice).
+        margin={
+            "l": 20 + label_px(topics),
+            "r": 24,
+            "t": 150,
+            "b": 112,
+        },
         annotations=[
             {
                 "text": f"{len(universe):,} partitions, {moved:,} change owner; a cell's size is "

@@ -192,16 +192,13 @@ def _comparison(source: state.Source, picked: list[str], messages: DeltaGenerato
     sync_address_bar(source_panel.link_params(source))
 
     # The headline needs every strategy's answer, the panels under it only the plan: they are
-    # sent first, and the browser draws them while the strategies are worked out.
+    # sent first, and the browser draws them while the strategies are worked out (the views
+    # then draw each chart as soon as what it shows is known).
     headline = results_panel.headline_slot()
     teach_panel.render(source)
     shape_panel.panel(source.scenario, plan.before, plan.after)
-    outcomes = compute.outcomes(key, picked, plan)
     order, colours = member_layout(source.scenario, plan)
-    with headline:
-        results_panel.headline(plan, outcomes)
-
-    results_panel.render(key, plan, current, outcomes, colours, order)
+    outcomes = results_panel.render(key, plan, current, picked, colours, order, headline)
 
     export_panel.render(plan, current, outcomes, key, colours, order)
 

@@ -46,7 +46,7 @@ from dashboard.animation_chart import (
 from dashboard.animation_chart import (
     play_controls as play_controls,
 )
-from dashboard.figure_build import trusted_figure
+from dashboard.figure_build import label_px, trusted_figure
 from dashboard.palette import (
     MEMBER_PALETTE as MEMBER_PALETTE,
 )
@@ -103,6 +103,9 @@ def _text_array(values: Sequence[str]) -> np.ndarray:
     return np.array(values, dtype=str)
 
 
+#: The plot's width in pixels on the narrowest page the layout is made for (1280 px wide, the
+#: sidebar open): panels leave gaps for their labels sized against it.
+NARROWEST_PLOT_PX = 720
 #: Past this many members a lag panel names the busiest and quietest and summarises the rest.
 MAX_NAMED_MEMBERS = 40
 #: How many of the busiest and of the quietest members a large panel names.
@@ -153,7 +156,12 @@ def lag_by_member_figure(
         raise ValueError("the lag chart needs at least one column")
     members = list(order) if order is not None else member_order(*(lag for _, lag in columns))
     palette = dict(colours) if colours is not None else member_colours(members)
-    spacing = 0.06
+    labels = short_labels(members + [m for _, lag in columns for m in lag if m not in palette], 16)
+    rows = [_lag_rows(lag) for _, lag in columns]
+    # Each panel's member labels sit in the gap left of it: a gap as wide as the longest label
+    # on the narrowest page (1280 px, ~720 px of plot), so no label runs over the bars left.
+    gutter = 12 + label_px(labels.get(n, n) for names, _, _ in rows for n in names)
+    spacing = max(0.06, gutter / NARROWEST_PLOT_PX)
     width = (1 - spacing * (len(columns) - 1)) / len(columns)
     traces: list[dict[str, object]] = []  # dicts, checked by the tests (trusted_figure)
     axes: dict[str, object] = {}
@@ -161,10 +169,11 @@ def lag_by_member_figure(
     shapes: list[dict[str, object]] = []
     peak = max((max(lag.values(), default=0.0) for _, lag in columns), default=0.0)
     tallest = 1
-    labels = short_labels(members + [m for _, lag in columns for m in lag if m not in palette], 16)
-    for index, (title, lag) in enumerate(columns):
+    for index, ((title, lag), (names, values, hovers)) in enumerate(
+        zip(columns, rows, strict=True)
+    ):
         suffix = "" if index == 0 else str(index + 1)
-        names, values, hovers = _lag_rows(lag)
+        panel_ticks = [labels.get(n, n) for n in names]
         tallest = max(tallest, len(names))
         fair = sum(lag.values()) / len(lag) if lag else 0.0
         traces.append(
@@ -194,7 +203,7 @@ def lag_by_member_figure(
             "anchor": f"x{suffix}",
             "autorange": "reversed",
             "tickvals": _text_array(names),
-            "ticktext": _text_array([labels.get(n, n) for n in names]),
+            "ticktext": _text_array(panel_ticks),
             "automargin": True,
         }
         shapes.append(
@@ -211,7 +220,8 @@ def lag_by_member_figure(
         )
         notes.append(
             {
-                "text": f"<b>{title}</b>  ·  fair share {fair:,.0f}",
+                # Two lines: one would run into the next panel's title on a narrow page.
+                "text": f"<b>{title}</b><br>fair share {fair:,.0f}",
                 "x": start,
                 "y": 1.0,
                 "xref": "paper",
@@ -222,9 +232,11 @@ def lag_by_member_figure(
                 "font": {"size": 14},
             }
         )
+    # Margins wide enough for the member labels, the lag axis's title and its last tick label
+    # (Plotly would otherwise widen them by drawing the chart twice).
     layout = {
         "height": max(260, 120 + 24 * tallest),
-        "margin": {"l": 10, "r": 10, "t": 40, "b": 50},
+        "margin": {"l": 8 + gutter, "r": 24, "t": 60, "b": 66},
         "annotations": notes,
         "shapes": shapes,
         "bargap": 0.25,

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import plotly.graph_objects as go
+
+#: Pixels per character of a tick label, a little wider than Streamlit's and Plotly's fonts
+#: draw an average one at 12 px (so that a margin sized from it is never too narrow).
+CHAR_PX = 7.2
 
 
 def trusted_figure(
@@ -20,3 +24,14 @@ def trusted_figure(
     whatever is asked (cheap with NumPy arrays).
     """
     return go.Figure(data=list(data), layout=dict(layout), frames=list(frames), _validate=False)
+
+
+def label_px(labels: Iterable[str], font_px: float = 12) -> int:
+    """About the width in pixels of the longest of ``labels`` at ``font_px`` (upper estimate).
+
+    Figures size their margins from it: Plotly grows a margin that its labels, slider or
+    buttons would overflow (``automargin``), but by drawing the whole figure again, which
+    doubled the cost of every chart the page redraws on a what-if edit. A margin already
+    wide enough costs nothing; one estimated short still draws right (Plotly grows it).
+    """
+    return round(max((len(label) for label in labels), default=0) * CHAR_PX * font_px / 12)

@@ -46,18 +46,35 @@ def render(
     key: str,
     plan: whatif.WhatIf,
     current: compute.Current,
-    outcomes: Sequence[compute.StrategyOutcome],
+    picked: Sequence[str],
     colours: Mapping[str, str],
     order: Sequence[str],
-) -> None:
-    """Every view of the what-if, for the picked strategies."""
-    for failed in (o for o in outcomes if o.error is not None):
-        st.warning(f"{failed.name} cannot run on this scenario: {failed.error}")
+    headline_at: DeltaGenerator,
+) -> list[compute.StrategyOutcome]:
+    """Every view of the what-if, for the picked strategies; the headline written into its
+    slot. Returns every picked strategy's outcome.
+
+    The animated strategy is worked out first and its animation sent at once: the browser
+    draws it while the other strategies are worked out, before the comparison table above it
+    and the lag chart under it (issue 17.7: the browser's drawing and the server's work
+    overlap instead of following each other).
+    """
+    warnings = st.container()
+    cards = st.empty()
+    names = [name for name in picked if name in compute.partition_strategies()]
+    animation(key, plan, current, names, colours, order)
+    outcomes = compute.outcomes(key, names, plan)
     ran = [o for o in outcomes if o.simulation is not None and o.metrics is not None]
-    _cards(current, ran)
-    animation(key, plan, current, ran, colours, order)
+    with headline_at:
+        headline(plan, outcomes)
+    with warnings:
+        for failed in (o for o in outcomes if o.error is not None):
+            st.warning(f"{failed.name} cannot run on this scenario: {failed.error}")
+    with cards:
+        _cards(current, ran)
     _lag(key, current, ran, colours, order)
     more_views(key, plan, current, ran, order)
+    return outcomes
 
 
 #: The views below the animation and the lag chart; only the one picked is computed.
@@ -250,20 +267,22 @@ def animation(
     key: str,
     plan: whatif.WhatIf,
     current: compute.Current,
-    outcomes: Sequence[compute.StrategyOutcome],
+    names: Sequence[str],
     colours: Mapping[str, str],
     order: Sequence[str],
 ) -> None:
-    """The animated before/after for one strategy (reruns alone when another is picked)."""
+    """The animated before/after for one of the strategies ``names`` (reruns alone when
+    another is picked); only that strategy's outcome is worked out here."""
     st.subheader("Before → after")
-    if not outcomes:
+    if not names:
         st.info("Pick a strategy in the sidebar to see the rebalance.")
         return
-    names = [o.name for o in outcomes]
     left, right = st.columns([3, 2])
     name = left.radio("Animate", names, horizontal=True, key="view.animate")
-    chosen = next(o for o in outcomes if o.name == name)
-    assert chosen.simulation is not None
+    chosen = compute.outcome(key, name, plan)
+    if chosen.simulation is None:
+        st.info(f"{name} cannot run on this scenario (why: above); animate another strategy.")
+        return
     tiles = sum(plan.after.partition_counts().values()) <= charts.DEFAULT_MAX_TILES
     colour_by = "topic"
     if tiles:

@@ -188,3 +188,34 @@ def test_nothing_overlaps_at_both_widths_and_themes(
     if shot:
         page.screenshot(path=str(ROOT / "docs" / f"screenshot-{shot}.png"), full_page=False)
     assert page.evaluate(OVERLAPS_JS) == {"overlaps": 0, "wide": False}
+
+
+#: Each chart's margins as asked for (the figure's) and as drawn (Plotly's layout), in pixels.
+MARGINS_JS = """
+() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(plot => {
+  const asked = plot.layout.margin || {}, drawn = plot._fullLayout._size;
+  return ['l', 'r', 't', 'b'].map(side => [side, asked[side], Math.round(drawn[side])]);
+})
+"""
+
+
+@pytest.mark.parametrize(
+    ("page", "sample"),
+    [
+        ({"width": 1280, "height": 1000}, "sticky-member-joins"),
+        ({"width": 1920, "height": 1000}, "large-group"),
+    ],
+    indirect=["page"],
+    ids=["1280-small", "1920-large"],
+)
+def test_the_charts_margins_hold_their_labels(page: Any, app_url: str, sample: str) -> None:
+    """The animation and the lag chart ask for margins wide enough for their labels, slider and
+    buttons: Plotly draws them as asked. (A margin too narrow, Plotly widens it by drawing the
+    whole chart again: twice the cost of each chart on every what-if edit.)"""
+    page.goto(f"{app_url}/?sample={sample}")
+    page.locator(".js-plotly-plot").nth(1).wait_for()
+    _idle(page)
+    charts = page.evaluate(MARGINS_JS)
+    assert len(charts) >= 2
+    for sides in charts[:2]:
+        assert all(asked == drawn for _, asked, drawn in sides), sides

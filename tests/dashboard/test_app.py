@@ -256,3 +256,31 @@ def test_the_members_view_lists_every_member_small_groups_as_text(members: int) 
         shown = grids[0]
     assert list(shown["member id"]) == ids
     assert sum(int(count) for count in shown["partitions"]) == 60  # each partition once
+
+
+def test_the_page_reads_in_order_though_the_animation_is_worked_out_first() -> None:
+    """The animated strategy is worked out and sent before the others (the browser draws it
+    meanwhile, issue 17.7), into its own place: the page still reads headline, comparison
+    table, animation, lag chart, and an edit keeps that order."""
+
+    def positions(app: AppTest) -> list[int]:
+        texts = [str(getattr(node, "value", "")) for node in app.main]
+        marks = (
+            lambda t: t.startswith("#### "),
+            lambda t: "partitions moved" in t,
+            lambda t: t == "Before → after",
+            lambda t: t == "Lag per consumer",
+        )
+        return [next(i for i, text in enumerate(texts) if mark(text)) for mark in marks]
+
+    app = start_app()
+    first = positions(app)
+    assert first == sorted(first)
+    app.session_state["panel.shape"] = True
+    app.run()
+    add_form(app, "add_id").input("order-check")
+    add_form(app, "add_submit").click().run()
+    assert_no_exception(app)
+    assert "order-check" in plotly_spec.lag_panel(app, str(app.radio(key="view.animate").value))
+    after = positions(app)
+    assert after == sorted(after)

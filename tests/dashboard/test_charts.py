@@ -197,8 +197,8 @@ def test_lag_chart_sorts_bars_marks_the_fair_share_in_member_colours() -> None:
     assert list(figure.data[0].marker.color) == ["#222222", "#111111"]
     assert [shape.x0 for shape in figure.layout.shapes] == [20.0, 20.0]  # fair share
     assert [a.text for a in figure.layout.annotations] == [
-        "<b>current</b>  ·  fair share 20",
-        "<b>sticky</b>  ·  fair share 20",
+        "<b>current</b><br>fair share 20",
+        "<b>sticky</b><br>fair share 20",
     ]
     assert list(figure.data[0].customdata) == ["b: 30", "a: 10"]
 
