@@ -46,6 +46,8 @@ PACKAGE_ZIP = "assignment_explorer.zip"
 #: the session 14.6 -> 13.8 s, within the noise). Stopping at the first compiler tier
 #: (``TieredStopAtLevel=1``) saved more on the what-if (11.2 s) but doubled the lag history's
 #: row work (26.8 s); a scaling of 30 left rows interpreted longer (15.8 s on the what-if).
+#: In a quiet window, alternating: what-if 16.3 / 18.9 -> 15.2 / 14.3 s; the lag history's wall
+#: time varied more between sessions than between the settings.
 LOCAL_JVM = {
     "spark.driver.memory": "2g",
     "spark.driver.extraJavaOptions": "-XX:+UseParallelGC -XX:CompileThresholdScaling=10",
