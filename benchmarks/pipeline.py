@@ -20,10 +20,11 @@ Wall times exclude generating the input and Spark's start-up (reported once); th
 job after start-up runs a tiny warm-up so Python workers exist. Beside each time: the 1-minute
 load average before/after (the machine may be shared). ``Spark CPU s``: CPU time (user +
 system) of this process, Spark's JVM and its Python workers during the Spark run: against the
-wall time it shows how much of the 2 cores Spark used. The driver's peak memory is the peak
-resident memory of this Python process plus Spark's JVM during the Spark run (Linux
-``VmHWM``, reset before each run). ``fit``: least squares ``seconds = fixed + per-group cost x
-groups`` over the sizes. Prints a Markdown table.
+wall time it shows how much of the 2 cores Spark used; in brackets the JVM's own share
+(planning, the JIT compiler, reading, shuffling, handing rows to Python as Arrow). The driver's
+peak memory is the peak resident memory of this Python process plus Spark's JVM during the
+Spark run (Linux ``VmHWM``, reset before each run). ``fit``: least squares ``seconds = fixed +
+per-group cost x groups`` over the sizes. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -273,6 +274,12 @@ def _tree_cpu_s(root: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def _own_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) of one process itself, e.g. Spark's JVM (Linux ``/proc``)."""
+    fields = _process_table().get(pid)
+    return sum(int(x) for x in fields[11:13]) / os.sysconf("SC_CLK_TCK") if fields else 0.0
+
+
 def _timed(
     label: str, action: Any, pids: tuple[int, ...] = ()
 ) -> tuple[float, Any, str, float, float]:
@@ -422,16 +429,18 @@ class WorkerWatch(_Sampler):
 def _spark_cells(spark: Any, folder: Path, size: int, drain_target: float | None) -> list[str]:
     driver = (os.getpid(), spark.sparkContext._gateway.proc.pid)
     workers = WorkerWatch(driver[1])
+    jvm_before = _own_cpu_s(driver[1])
     with workers:
         spark_s, _, load, peak, cpu = _timed(
             "spark what-if",
             lambda: spark_whatif(spark, folder, WORK / f"out-spark-{size}", drain_target),
             driver,
         )
+    jvm = _own_cpu_s(driver[1]) - jvm_before
     print(f"  largest Python worker: {workers.largest_mb:,.0f} MB", file=sys.stderr, flush=True)
     return [
         f"{spark_s:.1f} ({load})",
-        f"{cpu:.0f}",
+        f"{cpu:.0f} (JVM {jvm:.0f})",
         f"{1000 * spark_s / size:.1f}",
         f"{peak:,.0f} (worker {workers.largest_mb:,.0f})",
     ]
@@ -507,10 +516,13 @@ def run_lag(spark: Any, groups: int, runs: int = 2) -> list[str]:
     print(f"lag history: {rows_in:,} offsets rows", file=sys.stderr)
     out = WORK / "lag-spark"
     driver = (os.getpid(), spark.sparkContext._gateway.proc.pid)
-    spark_runs = [
-        _timed(f"spark lag, run {run}", lambda: spark_lag(spark, folder, out), driver)
-        for run in range(1, runs + 1)
-    ]
+    spark_runs, jvm_cpu = [], []
+    for run in range(1, runs + 1):
+        jvm_before = _own_cpu_s(driver[1])
+        spark_runs.append(
+            _timed(f"spark lag, run {run}", lambda: spark_lag(spark, folder, out), driver)
+        )
+        jvm_cpu.append(_own_cpu_s(driver[1]) - jvm_before)
     (WORK / "lag-pandas").mkdir(parents=True, exist_ok=True)
     pandas_s, pandas_verdicts, pandas_load, pandas_peak, _ = _timed(
         "pandas lag", lambda: pandas_lag(folder, WORK / "lag-pandas"), (os.getpid(),)
@@ -521,7 +533,8 @@ def run_lag(spark: Any, groups: int, runs: int = 2) -> list[str]:
         agree = int((merged["status_s"] == merged["status_p"]).sum())
         lines.append(
             f"| lag history 24 h @ 30 s, Spark run {run} | {groups:,} | {rows_in:,}"
-            f" | {spark_s:.1f} ({spark_load}) | {spark_cpu:.0f} | {1000 * spark_s / groups:.0f}"
+            f" | {spark_s:.1f} ({spark_load}) | {spark_cpu:.0f} (JVM {jvm_cpu[run - 1]:.0f})"
+            f" | {1000 * spark_s / groups:.0f}"
             f" | {pandas_s:.1f} ({pandas_load}) | {pandas_s / spark_s:.2f} | {peak:.0f}"
             f" | {pandas_peak:.0f} | {agree}/{len(merged)} verdicts equal |"
         )

@@ -8,7 +8,8 @@
    small jobs slow on a laptop; four tasks per core even out groups of unequal size), adaptive
    coalescing of shuffle partitions is off (it would merge the per-group Python work, a few MB
    of rows but minutes of CPU, into one task), Arrow is on for pandas conversion; in local mode
-   the JVM gets :data:`LOCAL_JVM` (parallel collector, 2 GB); ``conf`` entries override all.
+   the JVM gets :data:`LOCAL_JVM` (parallel collector, 2 GB, later JIT compilation); ``conf``
+   entries override all.
 4. On a real cluster the executors need the pure ``assignors`` and ``pipeline`` packages:
    :func:`ship_packages` zips them once and adds the zip with ``addPyFile`` (the same as
    ``spark-submit --py-files assignment_explorer.zip``, which :func:`package_zip` writes; a
@@ -36,10 +37,20 @@ PACKAGE_ZIP = "assignment_explorer.zip"
 #: Local mode's JVM (driver and executor in one; only where this process starts it): the
 #: throughput collector instead of G1 and a 2 GB heap instead of 1 GB. On the lag benchmark
 #: (6M rows, warm JVM, one comparison at load 6-8) they cut the CPU of the JVM and its
-#: workers from 50 to 40 s, and the sort no longer spilled.
+#: workers from 50 to 40 s, and the sort no longer spilled. The JIT compiles a method only
+#: after 10 times the usual number of calls and loops (``CompileThresholdScaling``): a local
+#: job is short, and the compiler threads were the JVM's largest cost in a fresh session
+#: (about 10 of its 20 CPU s on the 1,000-group what-if); the hot loops over rows still get
+#: compiled. Measured at load 4-6 (JVM CPU, fresh session): what-if on 1,000 groups 19.5 s
+#: (mean of 5) -> 15.6 s (3); lag history on 6M rows 19.4 -> 17.6 s (2 each; run again in
+#: the session 14.6 -> 13.8 s, within the noise). Stopping at the first compiler tier
+#: (``TieredStopAtLevel=1``) saved more on the what-if (11.2 s) but doubled the lag history's
+#: row work (26.8 s); a scaling of 30 left rows interpreted longer (15.8 s on the what-if).
+#: In a quiet window, alternating: what-if 16.3 / 18.9 -> 15.2 / 14.3 s; the lag history's wall
+#: time varied more between sessions than between the settings.
 LOCAL_JVM = {
     "spark.driver.memory": "2g",
-    "spark.driver.extraJavaOptions": "-XX:+UseParallelGC",
+    "spark.driver.extraJavaOptions": "-XX:+UseParallelGC -XX:CompileThresholdScaling=10",
 }
 
 
