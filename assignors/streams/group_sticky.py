@@ -74,10 +74,10 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, filterfalse, repeat
-from operator import add, attrgetter, eq, gt, itemgetter
+from operator import add, attrgetter, gt, itemgetter, lt
 from types import MappingProxyType
 from typing import Any
 
@@ -130,30 +130,25 @@ class _Topology:
     by_subtopology: Sequence[int]
     by_partition: Sequence[int]
     first: Mapping[int, int]  # per subtopology (its number): the number of its partition 0
+    size: Mapping[int, int]  # per subtopology: its partition count
 
     def number(self, task: TaskId) -> int | None:
         """The task's number; None when the topology does not have the task."""
-        first = self.first.get(task.subtopology)
-        if first is None or not 0 <= task.partition < len(self.ids) - first:
-            return None
-        number = first + task.partition
-        return number if self.ids[number] == task else None
+        size = self.size.get(task.subtopology, 0)
+        return self.first[task.subtopology] + task.partition if 0 <= task.partition < size else None
 
     def numbers(self, tasks: Sequence[TaskId]) -> list[int]:
-        """The numbers of those of ``tasks`` the topology has, in their order.
-
-        Computed for all at once (first number of the subtopology plus the partition), then
-        checked against the ids; task by task only when some task is not the topology's.
-        """
-        try:
-            firsts = map(self.first.__getitem__, map(itemgetter(0), tasks))
-            numbers = list(map(add, firsts, map(itemgetter(1), tasks)))
-            if min(numbers, default=0) >= 0 and all(
-                map(eq, map(self.ids.__getitem__, numbers), tasks)
-            ):
-                return numbers
-        except (KeyError, IndexError):
-            pass
+        """The numbers of those of ``tasks`` the topology has, in their order (all at once when
+        the topology has them all)."""
+        if not tasks:
+            return []
+        subtopologies, partitions = zip(*tasks, strict=True)
+        if (
+            all(map(self.size.__contains__, subtopologies))
+            and min(partitions) >= 0
+            and all(map(lt, partitions, map(self.size.__getitem__, subtopologies)))
+        ):
+            return list(map(add, map(self.first.__getitem__, subtopologies), partitions))
         return [number for number in map(self.number, tasks) if number is not None]
 
     @property
@@ -490,12 +485,17 @@ def _poll(queue: JavaKeyedPriorityQueue[int]) -> int:
     return head
 
 
-def _in_kafka_order(topology: _Topology, tasks: Iterable[int]) -> list[int]:
-    """``tasks`` ordered by (subtopology id as text, partition)."""
-    chosen = bytearray(len(topology.ids))
-    for task in tasks:
-        chosen[task] = 1
-    return list(compress(topology.by_subtopology, map(chosen.__getitem__, topology.by_subtopology)))
+def _in_kafka_order(topology: _Topology, tasks: Collection[int]) -> list[int]:
+    """Distinct ``tasks`` ordered by (subtopology id as text, partition)."""
+    if len(tasks) == len(topology.ids):  # all of them
+        return list(topology.by_subtopology)
+    if len(tasks) * 16 < len(topology.ids):  # a few: sorted by their own keys
+        ids = topology.ids
+        return sorted(tasks, key=lambda task: (str(ids[task].subtopology), ids[task].partition))
+    chosen = set(tasks)
+    return list(
+        compress(topology.by_subtopology, map(chosen.__contains__, topology.by_subtopology))
+    )
 
 
 def _assign_standby(run: _Run) -> None:
@@ -613,8 +613,15 @@ def _topology(scenario: StreamsScenario) -> _Topology:
         if partition in lengths:
             firsts = [first for first, n in in_text_order if n > partition]
         by_partition += map(add, firsts, repeat(partition))
-    starts = {int(sub): start for sub, (start, _) in runs.items()}
-    return _Topology(ids, stateful, by_subtopology, by_partition, starts)
+    numbers = {int(sub): run for sub, run in runs.items()}
+    return _Topology(
+        ids,
+        stateful,
+        by_subtopology,
+        by_partition,
+        {sub: start for sub, (start, _) in numbers.items()},
+        {sub: n for sub, (_, n) in numbers.items()},
+    )
 
 
 def assign_streams_group_sticky(scenario: StreamsScenario) -> StreamsGroupAssignment:
