@@ -571,19 +571,18 @@ def group_members(client: StreamsClient) -> tuple[StreamsMember, ...]:
     )
 
 
-def _topology(scenario: StreamsScenario) -> _Topology:
-    """The tasks as numbers (:class:`_Topology`); ScenarioError if they are not subtopologies.
+def _subtopology_runs(
+    ids: Sequence[TaskId], stateful: Sequence[bool]
+) -> tuple[dict[str, tuple[int, int]] | None, list[str]]:
+    """Per subtopology (id as text): its first task and its task count; what is wrong with them.
 
-    Kafka describes a subtopology by its partition count and whether it has state: its tasks
-    must be partitions ``0..n-1``, all stateful or none.
+    ``None`` when the subtopologies are not in order. Ascending subtopologies whose partitions
+    run ``0..n-1`` are tasks in task order.
     """
-    ids = tuple(map(attrgetter("id"), scenario.tasks))
-    stateful = list(map(attrgetter("stateful"), scenario.tasks))
-    if any(map(gt, ids, ids[1:])):  # not in task order (the parser sorts them)
-        order = sorted(range(len(ids)), key=ids.__getitem__)
-        ids, stateful = tuple(ids[i] for i in order), [stateful[i] for i in order]
     subtopologies, partitions = list(map(itemgetter(0), ids)), list(map(itemgetter(1), ids))
-    runs: dict[str, tuple[int, int]] = {}  # per subtopology: its first task and its task count
+    if any(map(gt, subtopologies, subtopologies[1:])):
+        return None, []
+    runs: dict[str, tuple[int, int]] = {}
     problems = []
     for number in dict.fromkeys(subtopologies):
         start = bisect_left(subtopologies, number)
@@ -600,7 +599,23 @@ def _topology(scenario: StreamsScenario) -> _Topology:
                 f"scenario.tasks: subtopology {sub} mixes stateful and stateless tasks; "
                 "statefulness belongs to a subtopology (all its tasks or none)"
             )
-    if problems:
+    return runs, problems
+
+
+def _topology(scenario: StreamsScenario) -> _Topology:
+    """The tasks as numbers (:class:`_Topology`); ScenarioError if they are not subtopologies.
+
+    Kafka describes a subtopology by its partition count and whether it has state: its tasks
+    must be partitions ``0..n-1``, all stateful or none.
+    """
+    ids = tuple(map(attrgetter("id"), scenario.tasks))
+    stateful = list(map(attrgetter("stateful"), scenario.tasks))
+    runs, problems = _subtopology_runs(ids, stateful)
+    if runs is None or (problems and any(map(gt, ids, ids[1:]))):  # not in task order
+        order = sorted(range(len(ids)), key=ids.__getitem__)  # (the parser sorts them)
+        ids, stateful = tuple(ids[i] for i in order), [stateful[i] for i in order]
+        runs, problems = _subtopology_runs(ids, stateful)
+    if problems or runs is None:
         raise ScenarioError(problems)
     in_text_order = [runs[sub] for sub in sorted(runs)]
     by_subtopology: list[int] = []
