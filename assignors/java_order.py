@@ -36,8 +36,9 @@ import base64
 import binascii
 import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from functools import lru_cache
 from itertools import repeat
-from operator import and_, mul, xor
+from operator import and_, itemgetter, mul, xor
 from typing import Any, Generic, TypeVar, cast
 
 K = TypeVar("K", bound=Hashable)
@@ -549,6 +550,35 @@ class JavaKeyedPriorityQueue(Generic[E]):
         keys[index] = element_key
         elements[index] = element
 
+    def head_key(self) -> Any:
+        """The key of the element :meth:`poll` would answer (the smallest); not when empty."""
+        return self._keys[0]
+
+    def poll_rounds(self, rounds: int, key_after: Any) -> list[E]:
+        """``rounds`` times: poll every element once, each offered back right after its poll.
+
+        Only when all queued keys are equal and every polled element goes back with the key
+        ``key_after``, greater than theirs (then each round polls every element once, and the
+        next starts with equal keys again). The elements polled, in order, as :meth:`poll` and
+        :meth:`offer` step for step would answer: a round's moves depend only on which elements
+        were polled already, so one round of the queue's size, replayed once on numbers
+        (:func:`_equal_key_round`), gives every round's order and the array it leaves.
+        """
+        elements = self._elements
+        size = len(elements)
+        if size == 1:
+            polled = elements * rounds
+        else:
+            at, after = _equal_key_round(size)
+            pick, arrange = itemgetter(*at), itemgetter(*after)
+            polled = []
+            for _ in range(rounds):
+                polled += pick(elements)
+                elements = list(arrange(elements))
+        self._elements = elements
+        self._keys = [key_after] * size
+        return polled
+
     def poll(self) -> E | None:
         keys, elements = self._keys, self._elements
         if not elements:
@@ -571,6 +601,26 @@ class JavaKeyedPriorityQueue(Generic[E]):
             keys[index] = last_key
             elements[index] = last
         return result
+
+
+@lru_cache(maxsize=4)
+def _equal_key_round(size: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """One round of :meth:`JavaKeyedPriorityQueue.poll_rounds` on a queue of ``size`` elements.
+
+    The queue holds the positions ``0 .. size - 1`` of the round's starting array, all with key
+    0; each is polled and offered back with key 1 until all have been. Answers the positions in
+    the order they were polled and the array the round leaves (position per index).
+    """
+    queue: JavaKeyedPriorityQueue[int] = JavaKeyedPriorityQueue(key=lambda _: 1)
+    queue._keys = [0] * size
+    queue._elements = list(range(size))
+    polled = []
+    for _ in range(size):
+        position = queue.poll()
+        assert position is not None
+        polled.append(position)
+        queue.offer(position)
+    return tuple(polled), tuple(queue._elements)
 
 
 def hash_set_order(keys: Sequence[K], hash_codes: Sequence[int]) -> list[K]:

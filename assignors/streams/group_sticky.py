@@ -46,6 +46,16 @@ Steps:
    replica with no such process is dropped (Kafka logs that capacity is short), as are that
    task's remaining replicas.
 
+Less work, same answers (Kafka 4.4.0 does every step task by task): tasks are numbers (in task
+order), so sets, sorts and lookups run on integers. Step 2: when every member owns fewer tasks than
+the active quota, no count can reach a quota, so each owner gets all its tasks back at once. Step
+3: only the loads decide the process queue, so its polls are worked out first; whenever all
+queued loads are equal and all processes have as many members, each process is polled once per
+round in an order the heap's layout alone decides, so one round replayed on numbers gives every
+later round (:meth:`~assignors.java_order.JavaKeyedPriorityQueue.poll_rounds`). The tasks are
+then handed out in bulk; the total quota is replayed task by task only when some member's count
+passes its ``per_member`` (the active quota is not read after step 2).
+
 Invariants: every task is active on exactly one member; no process holds two replicas (active
 or standby) of one task; at most ``num.standby.replicas`` standbys per stateful task, none for
 stateless ones; the answer lists every member. Kafka 4.1 to 4.3 rank standby candidates by
@@ -62,27 +72,31 @@ subtopology by its partition count and whether it has state).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import groupby
-from operator import itemgetter
+from itertools import compress, filterfalse, repeat
+from operator import add, attrgetter, gt, itemgetter, lt
 from types import MappingProxyType
 from typing import Any
 
 from assignors.errors import ScenarioError
-from assignors.java_order import JavaHashMapOrder, JavaKeyedPriorityQueue, string_hash
+from assignors.gc_pause import paused_gc
+from assignors.java_order import (
+    JavaHashMapOrder,
+    JavaKeyedPriorityQueue,
+    hash_order,
+    string_hash,
+)
 from assignors.strategy import TaskStrategy
 from assignors.streams.model import (
     StreamsClient,
     StreamsMember,
     StreamsScenario,
-    StreamsTask,
     TaskId,
     parse_streams_scenario,
 )
-
-#: A task as Kafka's coordinator sees it: (subtopology id as text, partition).
-_Task = tuple[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,57 +117,44 @@ class StreamsGroupAssignment:
 
 
 @dataclass(frozen=True, slots=True)
-class _Member:
-    member_id: str
-    process_id: str
+class _Topology:
+    """The tasks as numbers: task ``i`` is ``ids[i]`` (the scenario's tasks, in task order).
 
+    ``by_subtopology`` and ``by_partition`` are the numbers in Kafka's two orders of its
+    ``TaskId(String subtopology, int partition)``: by (subtopology id as text, partition) and by
+    (partition, subtopology id as text).
+    """
 
-class _Process:
-    """Kafka's ``ProcessState``: one Streams instance's members and what they hold."""
+    ids: tuple[TaskId, ...]
+    stateful: Sequence[bool]
+    by_subtopology: Sequence[int]
+    by_partition: Sequence[int]
+    first: Mapping[int, int]  # per subtopology (its number): the number of its partition 0
+    size: Mapping[int, int]  # per subtopology: its partition count
 
-    __slots__ = ("active", "counts", "member_order", "queue", "standby", "task_count", "tasks")
+    def number(self, task: TaskId) -> int | None:
+        """The task's number; None when the topology does not have the task."""
+        size = self.size.get(task.subtopology, 0)
+        return self.first[task.subtopology] + task.partition if 0 <= task.partition < size else None
 
-    def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
-        self.member_order: JavaHashMapOrder[str] = JavaHashMapOrder(string_hash)
-        self.task_count = 0
-        self.tasks: set[_Task] = set()
-        self.active: dict[str, set[_Task]] = {}
-        self.standby: dict[str, set[_Task]] = {}
-        self.queue: JavaKeyedPriorityQueue[list[Any]] | None = None
+    def numbers(self, tasks: Sequence[TaskId]) -> list[int]:
+        """The numbers of those of ``tasks`` the topology has, in their order (all at once when
+        the topology has them all)."""
+        if not tasks:
+            return []
+        subtopologies, partitions = zip(*tasks, strict=True)
+        if (
+            all(map(self.size.__contains__, subtopologies))
+            and min(partitions) >= 0
+            and all(map(lt, partitions, map(self.size.__getitem__, subtopologies)))
+        ):
+            return list(map(add, map(self.first.__getitem__, subtopologies), partitions))
+        return [number for number in map(self.number, tasks) if number is not None]
 
-    def add_member(self, member_id: str) -> None:
-        self.counts[member_id] = 0
-        self.member_order.put(member_id)
-
-    def load(self) -> float:
-        return self.task_count / len(self.counts)
-
-    def add_task(self, member_id: str, task: _Task, active: bool) -> int:
-        """To a named member; drops the member queue. The member's new count."""
-        self.queue = None
-        return self._add(member_id, task, active)
-
-    def add_to_least_loaded(self, task: _Task, active: bool) -> int:
-        """To the member at the head of the member queue. The member's new count."""
-        if len(self.counts) == 1:
-            return self._add(next(iter(self.counts)), task, active)
-        if self.queue is None:
-            self.queue = JavaKeyedPriorityQueue(key=itemgetter(1))
-            for member_id in self.member_order:
-                self.queue.offer([member_id, self.counts[member_id]])
-        entry = self.queue.poll()
-        assert entry is not None  # a process has at least one member
-        entry[1] = self._add(entry[0], task, active)
-        self.queue.offer(entry)
-        return int(entry[1])
-
-    def _add(self, member_id: str, task: _Task, active: bool) -> int:
-        self.task_count += 1
-        self.tasks.add(task)
-        (self.active if active else self.standby).setdefault(member_id, set()).add(task)
-        self.counts[member_id] += 1
-        return self.counts[member_id]
+    @property
+    def standby_tasks(self) -> int:
+        """How many tasks may have standbys (those of stateful subtopologies)."""
+        return sum(self.stateful)
 
 
 def _tasks_per_member(tasks: int, members: int) -> int:
@@ -176,215 +177,376 @@ class _Quota:
         self.members = members
         self.per_member = _tasks_per_member(tasks, members)
 
-    def reached(self, count: int) -> None:
+    def reached(self, count: int) -> int:
+        """A member's count right after it got a task; the quota's ``per_member`` afterwards."""
         if count == self.per_member:
             self.members -= 1
             self.tasks -= count
             self.per_member = _tasks_per_member(self.tasks, self.members)
+        return self.per_member
 
 
-class _Assignor:
-    """One run of the algorithm of the module docstring over (members, topology, standbys)."""
+class _Run:
+    """One run of the algorithm of the module docstring, over numbers.
+
+    Members are numbered in member order, processes in process order, tasks as in
+    :class:`_Topology`. Per member: its count and its active and standby tasks; per process: its
+    members (in the order they joined), its task count (its load is that over its members), the
+    tasks it holds (only stateful ones are asked for, and step 3 records only those) and its
+    member queue (built when first needed, dropped by a named member's task). A process of one
+    member (``single``) needs no member queue.
+    """
 
     def __init__(
-        self,
-        members: Sequence[tuple[_Member, StreamsMember]],
-        partitions: Mapping[str, int],
-        stateful: Mapping[str, bool],
-        standby_replicas: int,
-        task_ids: Mapping[str, Sequence[TaskId]],
+        self, members: Sequence[tuple[str, str, StreamsMember]], topology: _Topology, replicas: int
     ) -> None:
-        self.partitions = partitions
-        self.task_ids = task_ids  # the answer's task ids: per subtopology, by partition
-        self.stateful = stateful
-        self.standby_replicas = standby_replicas
+        self.topology = topology
+        self.replicas = replicas
+        specs = {member_id: (process_id, spec) for member_id, process_id, spec in members}
         member_order: JavaHashMapOrder[str] = JavaHashMapOrder(string_hash)
-        by_id = {member.member_id: (member, spec) for member, spec in members}
-        member_order.put_all(by_id)
+        member_order.put_all(specs)
         self.member_ids = list(member_order)
-        self.process_of = {member.member_id: member.process_id for member, _ in members}
-        total_active = sum(partitions.values())
-        total = total_active + sum(
-            n * standby_replicas for sub, n in partitions.items() if stateful[sub]
-        )
-        self.active_quota = _Quota(total_active, len(self.member_ids))
-        self.total_quota = _Quota(total, len(self.member_ids))
-        process_order: JavaHashMapOrder[str] = JavaHashMapOrder(string_hash, len(self.member_ids))
-        self.processes: dict[str, _Process] = {}
-        self.active_owner: dict[_Task, _Member] = {}
-        candidates: dict[_Task, list[tuple[_Member, bool, int]]] = {}
+        total = len(self.member_ids)
+        process_order: JavaHashMapOrder[str] = JavaHashMapOrder(string_hash, total)
         for member_id in self.member_ids:
-            member, spec = by_id[member_id]
-            process_order.put_first(member.process_id)
-            self.processes.setdefault(member.process_id, _Process()).add_member(member_id)
-            for task in spec.prev_active:
-                self.active_owner[(str(task.subtopology), task.partition)] = member
-            standby = set(spec.prev_standby)
-            for task in spec.prev_standby:
-                offset = spec.task_offsets.get(task, 0)
-                candidates.setdefault(_key(task), []).append((member, True, offset))
-            for task, offset in spec.task_offsets.items():
-                if task not in standby:
-                    candidates.setdefault(_key(task), []).append((member, False, offset))
-        self.process_order = [self.processes[p] for p in process_order]
-        self.standby_candidates = {
-            task: [c[0] for c in sorted(found, key=lambda c: (not c[1], -c[2]))]
-            for task, found in candidates.items()
-        }
+            process_order.put_first(specs[member_id][0])
+        self.process_ids = list(process_order)
+        number = {process_id: p for p, process_id in enumerate(self.process_ids)}
+        self.process_of = [number[specs[member_id][0]] for member_id in self.member_ids]
+        self.members_of: list[list[int]] = [[] for _ in self.process_ids]
+        for m, p in enumerate(self.process_of):
+            self.members_of[p].append(m)
+        self.capacity = [len(listed) for listed in self.members_of]
+        self.single = [listed[0] if len(listed) == 1 else -1 for listed in self.members_of]
+        self.task_count = [0] * len(self.process_ids)
+        self.holds: list[set[int]] = [set() for _ in self.process_ids]
+        self.member_queue: list[JavaKeyedPriorityQueue[list[int]] | None] = [None] * len(
+            self.process_ids
+        )
+        self.count = [0] * total
+        self.active: list[list[int]] = [[] for _ in range(total)]
+        self.standby: list[list[int]] = [[] for _ in range(total)]
+        tasks = len(topology.ids)
+        self.active_quota = _Quota(tasks, total)
+        self.total_quota = _Quota(tasks + replicas * topology.standby_tasks, total)
+        self.active_owner, self.owned, self.candidates = _previous_owners(
+            [specs[member_id][1] for member_id in self.member_ids], topology
+        )
 
-    def run(self) -> dict[str, MemberTasks]:
-        self._assign_active()
-        if self.standby_replicas > 0:
-            self._assign_standby()
-        return self._answer()
+    def load(self, process: int) -> float:
+        return self.task_count[process] / self.capacity[process]
 
-    def _process(self, member: _Member) -> _Process:
-        return self.processes[member.process_id]
+    def give(self, member: int, task: int, active: bool) -> None:
+        """To a named member (drops its process's member queue)."""
+        self.member_queue[self.process_of[member]] = None
+        self._record(member, task, active)
 
-    def _gave(self, count: int, active: bool) -> None:
+    def give_least_loaded(self, process: int, task: int, active: bool) -> None:
+        """To the head of the process's member queue."""
+        self._record(self.least_loaded_member(process), task, active)
+
+    def _record(self, member: int, task: int, active: bool) -> None:
+        process = self.process_of[member]
+        self.task_count[process] += 1
+        self.holds[process].add(task)
+        (self.active if active else self.standby)[member].append(task)
+        count = self.count[member] + 1
+        self.count[member] = count
         if active:
             self.active_quota.reached(count)
         self.total_quota.reached(count)
 
-    def _least_loaded_candidate(
-        self, members: Sequence[_Member] | None, standby_task: _Task | None
-    ) -> _Member | None:
-        """Kafka's ``findPrevMemberWithLeastLoad`` (4.4.0)."""
-        candidate: _Member | None = None
+    def least_loaded_member(self, process: int) -> int:
+        """The head of the process's member queue, whose count is about to grow by one."""
+        member = self.single[process]
+        if member >= 0:
+            return member
+        queue = self.member_queue[process]
+        if queue is None:
+            queue = JavaKeyedPriorityQueue(key=itemgetter(1))
+            listed = self.members_of[process]
+            ids = {self.member_ids[m]: m for m in listed}
+            for member_id in hash_order(list(ids), string_hash):
+                queue.offer([ids[member_id], self.count[ids[member_id]]])
+            self.member_queue[process] = queue
+        entry = queue.poll()
+        assert entry is not None  # a process has at least one member
+        entry[1] += 1
+        queue.offer(entry)
+        return entry[0]
+
+    def least_loaded_candidate(self, members: Sequence[int], standby_task: int) -> int:
+        """Kafka's ``findPrevMemberWithLeastLoad`` (4.4.0); -1 for none.
+
+        ``standby_task`` -1: for an active task; else candidates whose process holds it are
+        skipped.
+        """
+        candidate = -1
         best_process = best_member = 0.0
-        for member in members or ():
-            process = self._process(member)
-            if standby_task is not None and standby_task in process.tasks:
+        for member in members:
+            process = self.process_of[member]
+            if standby_task >= 0 and standby_task in self.holds[process]:
                 continue
-            process_load = process.load()
-            member_load = float(process.counts[member.member_id])
-            if candidate is not None and not (
-                process_load < best_process and member_load < best_member
-            ):
+            process_load = self.task_count[process] / self.capacity[process]
+            member_load = float(self.count[member])
+            if candidate >= 0 and not (process_load < best_process and member_load < best_member):
                 continue
             candidate, best_process, best_member = member, process_load, member_load
         return candidate
 
-    def _assign_active(self) -> None:
-        tasks = sorted(
-            ((sub, p) for sub, n in self.partitions.items() for p in range(n)),
-            key=itemgetter(1, 0),  # by (partition, subtopology)
-        )
-        # A task without an owner (or without candidates) skips the sticky attempt at once.
-        owners, candidates = self.active_owner, self.standby_candidates
-        remaining = [t for t in tasks if t not in owners or not self._give_sticky(owners[t], t)]
-        rest = [
-            t
-            for t in remaining
-            if t not in candidates
-            or not self._give_sticky(self._least_loaded_candidate(candidates[t], None), t)
-        ]
-        # A process's load changes only while it is out of the queue (polled, then offered).
-        queue: JavaKeyedPriorityQueue[_Process] = JavaKeyedPriorityQueue(key=_Process.load)
-        for process in self.process_order:
-            queue.offer(process)
-        for task in sorted(rest):
-            least_loaded = queue.poll()
-            assert least_loaded is not None  # the scenario has at least one client
-            self._gave(least_loaded.add_to_least_loaded(task, True), active=True)
-            queue.offer(least_loaded)
-
-    def _give_sticky(self, owner: _Member | None, task: _Task) -> bool:
-        if owner is None:
-            return False
-        process = self._process(owner)
-        if process.counts[owner.member_id] >= self.active_quota.per_member:
-            return False
-        self._gave(process.add_task(owner.member_id, task, True), active=True)
-        return True
-
-    def _assign_standby(self) -> None:
-        stateful = [
-            (sub, p) for sub, n in self.partitions.items() if self.stateful[sub] for p in range(n)
-        ]
-        waiting: list[tuple[_Task, int]] = []
-        for task in sorted(stateful, key=lambda task: (task[1], task[0]), reverse=True):
-            for replica in range(self.standby_replicas):
-                if not self._give_standby_sticky(task):
-                    waiting.append((task, self.standby_replicas - replica))
-                    break
-        # A process's load changes only while it is out of the queue (polled, then offered).
-        queue: JavaKeyedPriorityQueue[_Process] = JavaKeyedPriorityQueue(key=_Process.load)
-        for process in self.process_order:
-            queue.offer(process)
-        for task, replicas in sorted(waiting, reverse=True):
-            for _ in range(replicas):
-                if not self._give_standby_least_loaded(queue, task):
-                    break  # Kafka logs that there is not enough capacity for the standbys
-
-    def _give_standby_sticky(self, task: _Task) -> bool:
-        owner = self.active_owner.get(task)
-        if owner is not None:
-            process = self._process(owner)
-            if task not in process.tasks and self._under_total_quota(process, owner):
-                self._gave(process.add_task(owner.member_id, task, False), active=False)
-                return True
-        candidate = self._least_loaded_candidate(self.standby_candidates.get(task), task)
-        if candidate is not None:
-            process = self._process(candidate)
-            if self._under_total_quota(process, candidate):
-                self._gave(process.add_task(candidate.member_id, task, False), active=False)
-                return True
-        return False
-
-    def _under_total_quota(self, process: _Process, member: _Member) -> bool:
-        return process.counts[member.member_id] < self.total_quota.per_member
-
-    def _give_standby_least_loaded(
-        self, queue: JavaKeyedPriorityQueue[_Process], task: _Task
-    ) -> bool:
-        """Kafka's recursive ``assignStandbyToMemberWithLeastLoad``, as a loop."""
-        polled: list[_Process] = []
-        found = False
-        while (head := queue.poll()) is not None:
-            polled.append(head)
-            if task not in head.tasks:
-                self._gave(head.add_to_least_loaded(task, False), active=False)
-                found = True
-                break
-            if not len(queue):
-                break
-        for process in reversed(polled):
-            queue.offer(process)
-        return found
-
-    def _answer(self) -> dict[str, MemberTasks]:
-        answer = {}
-        for member_id in self.member_ids:
-            process_id = self.process_of[member_id]
-            process = self.processes[process_id]
-            answer[member_id] = MemberTasks(
-                process_id,
-                _task_ids(process.active.get(member_id, ()), self.task_ids),
-                _task_ids(process.standby.get(member_id, ()), self.task_ids),
+    def answer(self) -> dict[str, MemberTasks]:
+        ids = self.topology.ids.__getitem__
+        return {
+            member_id: MemberTasks(
+                self.process_ids[self.process_of[m]],
+                tuple(map(ids, sorted(self.active[m]))),
+                tuple(map(ids, sorted(self.standby[m]))),
             )
-        return answer
+            for m, member_id in enumerate(self.member_ids)
+        }
 
 
-def _key(task: TaskId) -> _Task:
-    return (str(task.subtopology), task.partition)
+def _previous_owners(
+    specs: Sequence[StreamsMember], topology: _Topology
+) -> tuple[dict[int, int], list[list[int]], dict[int, list[int]]]:
+    """Step 1: per task its active owner; per member the tasks it owns; per task its standby
+    candidates, ranked.
+
+    Tasks the topology does not have are left out: nothing asks for them.
+    """
+    if not any(spec.prev_active or spec.prev_standby or spec.task_offsets for spec in specs):
+        return {}, [[] for _ in specs], {}
+    owner: dict[int, int] = {}
+    owned: list[list[int]] = []
+    found: dict[int, list[tuple[int, bool, int]]] = {}
+    for member, spec in enumerate(specs):
+        owned.append(topology.numbers(spec.prev_active))
+        owner.update(zip(owned[-1], repeat(member)))  # the last owner in member order wins
+        offsets = spec.task_offsets
+        for task_id in spec.prev_standby:
+            task = topology.number(task_id)
+            if task is not None:
+                found.setdefault(task, []).append((member, True, offsets.get(task_id, 0)))
+        if offsets:
+            standby = set(spec.prev_standby)
+            for task_id, offset in offsets.items():
+                task = topology.number(task_id)
+                if task is not None and task_id not in standby:
+                    found.setdefault(task, []).append((member, False, offset))
+    if sum(map(len, owned)) != len(owner):  # tasks claimed twice: only the last owner has them
+        owned = [[t for t in dict.fromkeys(ts) if owner[t] == m] for m, ts in enumerate(owned)]
+    return (
+        owner,
+        owned,
+        {
+            task: [c[0] for c in sorted(listed, key=lambda c: (not c[1], -c[2]))]
+            for task, listed in found.items()
+        },
+    )
 
 
-def _task_ids(tasks: Iterable[_Task], ids: Mapping[str, Sequence[TaskId]]) -> tuple[TaskId, ...]:
-    """The tasks as the scenario's own task ids (``ids``: per subtopology, by partition)."""
-    return tuple(sorted(ids[sub][partition] for sub, partition in tasks))
+def _assign_active(run: _Run) -> None:
+    """Steps 2 and 3: actives back to their owners, to candidates, then to the least loaded."""
+    rest = []
+    for task in _assign_to_owners(run):
+        listed = run.candidates.get(task)
+        if listed is not None:
+            member = run.least_loaded_candidate(listed, -1)
+            if member >= 0 and run.count[member] < run.active_quota.per_member:
+                run.give(member, task, True)
+                continue
+        rest.append(task)
+    _assign_to_least_loaded(run, _in_kafka_order(run.topology, rest))
 
 
-def _ids_by_subtopology(scenario: StreamsScenario) -> dict[str, list[TaskId]]:
-    """Each subtopology's task ids by partition (:func:`_topology` checked they are 0..n-1)."""
-    ids: dict[str, list[TaskId]] = {}
-    for number, run in groupby(scenario.tasks, key=_subtopology_of):
-        ids.setdefault(str(number), []).extend(task.id for task in run)
-    return {sub: sorted(listed) for sub, listed in ids.items()}  # sorted already, as parsed
+def _assign_to_owners(run: _Run) -> list[int]:
+    """Step 2's first pass: each task back to its owner while under the active quota.
+
+    The tasks left, in (partition, subtopology) order. When every member owns fewer tasks than
+    the active quota, no count can reach either quota, so every owner gets all its tasks back,
+    whatever the order: they are handed over per member.
+    """
+    owner, owned = run.active_owner, run.owned
+    if max(map(len, owned), default=0) >= run.active_quota.per_member:
+        return _assign_to_owners_in_turn(run)
+    for member, tasks in enumerate(owned):
+        if tasks:
+            process = run.process_of[member]
+            run.member_queue[process] = None
+            run.task_count[process] += len(tasks)
+            run.holds[process].update(tasks)
+            run.active[member] += tasks
+            run.count[member] += len(tasks)
+    return list(filterfalse(owner.__contains__, run.topology.by_partition))
 
 
-def _subtopology_of(task: StreamsTask) -> int:
-    return task.id.subtopology
+def _assign_to_owners_in_turn(run: _Run) -> list[int]:
+    """Step 2's first pass task by task (:meth:`_Run.give` inlined: it runs for most tasks)."""
+    owner, count, process_of = run.active_owner.get, run.count, run.process_of
+    task_count, holds, active, queues = run.task_count, run.holds, run.active, run.member_queue
+    active_quota, total_quota = run.active_quota, run.total_quota
+    per_member, per_member_total = active_quota.per_member, total_quota.per_member
+    remaining = []
+    for task in run.topology.by_partition:
+        member = owner(task)
+        if member is None or count[member] >= per_member:
+            remaining.append(task)
+            continue
+        process = process_of[member]
+        queues[process] = None
+        task_count[process] += 1
+        holds[process].add(task)
+        active[member].append(task)
+        tasks_now = count[member] + 1
+        count[member] = tasks_now
+        if tasks_now == per_member:
+            per_member = active_quota.reached(tasks_now)
+        if tasks_now == per_member_total:
+            per_member_total = total_quota.reached(tasks_now)
+    return remaining
+
+
+def _assign_to_least_loaded(run: _Run, tasks: Sequence[int]) -> None:
+    """Step 3: each task to the least-loaded member of the least-loaded process, in turn.
+
+    The active quota is not kept here: nothing reads it after step 2.
+    """
+    processes = _least_loaded_processes(run, len(tasks))  # counts the processes' new tasks
+    single = run.single
+    if min(single) >= 0:  # processes of one member each
+        members = list(map(single.__getitem__, processes))
+    else:
+        members = [single[p] if single[p] >= 0 else run.least_loaded_member(p) for p in processes]
+    active = run.active
+    for member, task in zip(members, tasks, strict=True):
+        active[member].append(task)
+    holds, stateful = run.holds, run.topology.stateful
+    # Only standbys, which are stateful, ask what a process holds.
+    given = zip(tasks, processes, strict=True)
+    for task, process in compress(given, map(stateful.__getitem__, tasks)):
+        holds[process].add(task)
+    _count_in_turn(run, members)
+
+
+def _count_in_turn(run: _Run, members: Sequence[int]) -> None:
+    """One task more for each of ``members``, in turn, and the total quota kept.
+
+    A member's count reaches the quota's ``per_member`` only if it passes it: when no member
+    does, the quota stays and the counts are added per member.
+    """
+    count, quota = run.count, run.total_quota
+    added = Counter(members)
+    per_member = quota.per_member
+    if all(not count[m] < per_member <= count[m] + n for m, n in added.items()):
+        for member, n in added.items():
+            count[member] += n
+        return
+    for member in members:
+        tasks_now = count[member] + 1
+        count[member] = tasks_now
+        if tasks_now == per_member:
+            per_member = quota.reached(tasks_now)
+
+
+def _least_loaded_processes(run: _Run, polls: int) -> list[int]:
+    """Kafka's process queue in step 3: the process polled for each task, in turn.
+
+    Each poll takes one task, so the polled process's task count grows by one (done here)
+    before it is offered back. Whenever all queued loads are equal and all processes have as
+    many members, every process is polled once before any is polled again, in an order the
+    queue's layout alone decides: whole rounds are then taken at once
+    (:meth:`JavaKeyedPriorityQueue.poll_rounds`), the same order as step by step.
+    """
+    task_count, load = run.task_count, run.load
+    queue: JavaKeyedPriorityQueue[int] = JavaKeyedPriorityQueue(key=load)
+    for process in range(len(task_count)):
+        queue.offer(process)
+    even = len(set(run.capacity)) == 1
+    highest = max(map(load, range(len(task_count))), default=0.0)
+    polled: list[int] = []
+    while len(polled) < polls:
+        rounds = (polls - len(polled)) // len(task_count)
+        if even and rounds and queue.head_key() == highest:
+            task_count[:] = [tasks + rounds for tasks in task_count]
+            highest = load(0)
+            polled += queue.poll_rounds(rounds, highest)
+            continue
+        process = _poll(queue)
+        task_count[process] += 1
+        queue.offer(process)
+        highest = max(highest, load(process))
+        polled.append(process)
+    return polled
+
+
+def _poll(queue: JavaKeyedPriorityQueue[int]) -> int:
+    head = queue.poll()
+    assert head is not None  # the scenario has at least one client
+    return head
+
+
+def _in_kafka_order(topology: _Topology, tasks: Collection[int]) -> list[int]:
+    """Distinct ``tasks`` ordered by (subtopology id as text, partition)."""
+    if len(tasks) == len(topology.ids):  # all of them
+        return list(topology.by_subtopology)
+    if len(tasks) * 16 < len(topology.ids):  # a few: sorted by their own keys
+        ids = topology.ids
+        return sorted(tasks, key=lambda task: (str(ids[task].subtopology), ids[task].partition))
+    chosen = set(tasks)
+    return list(
+        compress(topology.by_subtopology, map(chosen.__contains__, topology.by_subtopology))
+    )
+
+
+def _assign_standby(run: _Run) -> None:
+    """Steps 4 and 5: standbys back to previous owners, the rest to the least loaded."""
+    topology, replicas = run.topology, run.replicas
+    waiting: dict[int, int] = {}
+    for task in reversed(topology.by_partition):
+        if not topology.stateful[task]:
+            continue
+        for replica in range(replicas):
+            if not _give_standby_sticky(run, task):
+                waiting[task] = replicas - replica
+                break
+    queue: JavaKeyedPriorityQueue[int] = JavaKeyedPriorityQueue(key=run.load)
+    for process in range(len(run.task_count)):
+        queue.offer(process)
+    for task in reversed(_in_kafka_order(topology, waiting)):
+        for _ in range(waiting[task]):
+            if not _give_standby_least_loaded(run, queue, task):
+                break  # Kafka logs that there is not enough capacity for the standbys
+
+
+def _give_standby_sticky(run: _Run, task: int) -> bool:
+    owner = run.active_owner.get(task, -1)
+    if owner >= 0:
+        holds = run.holds[run.process_of[owner]]
+        if task not in holds and run.count[owner] < run.total_quota.per_member:
+            run.give(owner, task, False)
+            return True
+    candidate = run.least_loaded_candidate(run.candidates.get(task, ()), task)
+    if candidate >= 0 and run.count[candidate] < run.total_quota.per_member:
+        run.give(candidate, task, False)
+        return True
+    return False
+
+
+def _give_standby_least_loaded(run: _Run, queue: JavaKeyedPriorityQueue[int], task: int) -> bool:
+    """Kafka's recursive ``assignStandbyToMemberWithLeastLoad``, as a loop."""
+    polled: list[int] = []
+    found = False
+    while (head := queue.poll()) is not None:
+        polled.append(head)
+        if task not in run.holds[head]:
+            run.give_least_loaded(head, task, False)
+            found = True
+            break
+        if not len(queue):
+            break
+    for process in reversed(polled):
+        queue.offer(process)
+    return found
 
 
 def group_members(client: StreamsClient) -> tuple[StreamsMember, ...]:
@@ -409,32 +571,72 @@ def group_members(client: StreamsClient) -> tuple[StreamsMember, ...]:
     )
 
 
-def _topology(scenario: StreamsScenario) -> tuple[dict[str, int], dict[str, bool]]:
-    """Partition count and statefulness per subtopology; ScenarioError if tasks do not fit."""
-    partitions: dict[str, list[int]] = {}
-    stateful: dict[str, set[bool]] = {}
-    for number, run in groupby(scenario.tasks, key=_subtopology_of):
-        tasks = list(run)
-        sub = str(number)
-        partitions.setdefault(sub, []).extend(task.id.partition for task in tasks)
-        stateful.setdefault(sub, set()).update(task.stateful for task in tasks)
+def _subtopology_runs(
+    ids: Sequence[TaskId], stateful: Sequence[bool]
+) -> tuple[dict[str, tuple[int, int]] | None, list[str]]:
+    """Per subtopology (id as text): its first task and its task count; what is wrong with them.
+
+    ``None`` when the subtopologies are not in order. Ascending subtopologies whose partitions
+    run ``0..n-1`` are tasks in task order.
+    """
+    subtopologies, partitions = list(map(itemgetter(0), ids)), list(map(itemgetter(1), ids))
+    if any(map(gt, subtopologies, subtopologies[1:])):
+        return None, []
+    runs: dict[str, tuple[int, int]] = {}
     problems = []
-    for sub, numbers in partitions.items():
-        if sorted(numbers) != list(range(len(numbers))):
+    for number in dict.fromkeys(subtopologies):
+        start = bisect_left(subtopologies, number)
+        end = bisect_right(subtopologies, number, start)
+        sub = str(number)
+        runs[sub] = (start, end - start)
+        if partitions[start:end] != list(range(end - start)):
             problems.append(
-                f"scenario.tasks: subtopology {sub} has partitions {sorted(numbers)[:10]}; "
+                f"scenario.tasks: subtopology {sub} has partitions {partitions[start:end][:10]}; "
                 "a Streams group's subtopology runs one task per partition 0..n-1"
             )
-        if len(stateful[sub]) > 1:
+        if len(set(stateful[start:end])) > 1:
             problems.append(
                 f"scenario.tasks: subtopology {sub} mixes stateful and stateless tasks; "
                 "statefulness belongs to a subtopology (all its tasks or none)"
             )
-    if problems:
+    return runs, problems
+
+
+def _topology(scenario: StreamsScenario) -> _Topology:
+    """The tasks as numbers (:class:`_Topology`); ScenarioError if they are not subtopologies.
+
+    Kafka describes a subtopology by its partition count and whether it has state: its tasks
+    must be partitions ``0..n-1``, all stateful or none.
+    """
+    ids = tuple(map(attrgetter("id"), scenario.tasks))
+    stateful = list(map(attrgetter("stateful"), scenario.tasks))
+    runs, problems = _subtopology_runs(ids, stateful)
+    if runs is None or (problems and any(map(gt, ids, ids[1:]))):  # not in task order
+        order = sorted(range(len(ids)), key=ids.__getitem__)  # (the parser sorts them)
+        ids, stateful = tuple(ids[i] for i in order), [stateful[i] for i in order]
+        runs, problems = _subtopology_runs(ids, stateful)
+    if problems or runs is None:
         raise ScenarioError(problems)
-    return {sub: len(n) for sub, n in partitions.items()}, {
-        sub: flags.pop() for sub, flags in stateful.items()
-    }
+    in_text_order = [runs[sub] for sub in sorted(runs)]
+    by_subtopology: list[int] = []
+    for first, n in in_text_order:
+        by_subtopology += range(first, first + n)
+    by_partition: list[int] = []
+    firsts = [first for first, _ in in_text_order]
+    lengths = {n for _, n in in_text_order}
+    for partition in range(max(lengths, default=0)):
+        if partition in lengths:
+            firsts = [first for first, n in in_text_order if n > partition]
+        by_partition += map(add, firsts, repeat(partition))
+    numbers = {int(sub): run for sub, run in runs.items()}
+    return _Topology(
+        ids,
+        stateful,
+        by_subtopology,
+        by_partition,
+        {sub: start for sub, (start, _) in numbers.items()},
+        {sub: n for sub, (_, n) in numbers.items()},
+    )
 
 
 def assign_streams_group_sticky(scenario: StreamsScenario) -> StreamsGroupAssignment:
@@ -443,17 +645,20 @@ def assign_streams_group_sticky(scenario: StreamsScenario) -> StreamsGroupAssign
     Raises :class:`ScenarioError` when the tasks do not describe subtopologies (see the module
     docstring). The answer lists every member, clients in scenario order, members in theirs.
     """
-    partitions, stateful = _topology(scenario)
+    topology = _topology(scenario)
     members = [
-        (_Member(member.member_id, client.process_id), member)
+        (member.member_id, client.process_id, member)
         for client in scenario.clients
         for member in group_members(client)
     ]
-    replicas, ids = scenario.config.num_standby_replicas, _ids_by_subtopology(scenario)
-    assigned = _Assignor(members, partitions, stateful, replicas, ids).run()
+    with paused_gc():
+        run = _Run(members, topology, scenario.config.num_standby_replicas)
+        _assign_active(run)
+        if run.replicas > 0:
+            _assign_standby(run)
+        assigned = run.answer()
     return StreamsGroupAssignment(
-        {member.member_id: assigned[member.member_id] for member, _ in members},
-        scenario.warnings,
+        {member_id: assigned[member_id] for member_id, _, _ in members}, scenario.warnings
     )
 
 

@@ -225,3 +225,34 @@ def test_keyed_priority_queue_moves_like_javas_heap_with_equal_keys(
         assert len(queue) == len(model)
     assert [queue.poll() for _ in range(len(queue))] == [model.poll() for _ in range(len(model))]
     assert queue.poll() is None
+
+
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=70), st.integers(1, 4))
+def test_poll_rounds_polls_as_the_heap_does_step_by_step(
+    start_keys: list[int], rounds: int
+) -> None:
+    """Keys made equal by arbitrary moves (each element under the highest key polled and offered
+    back with it): whole rounds at once give the same polls and leave the same heap as polling
+    each element and offering it back with the next round's key, one by one."""
+    keys = dict(enumerate(start_keys))
+    model: JavaPriorityQueue[int] = JavaPriorityQueue(key=keys.__getitem__)
+    for element in keys:
+        model.offer(element)
+    while keys[next(iter(model))] < 4:
+        head = model.poll()
+        assert head is not None
+        keys[head] = 4
+        model.offer(head)
+    queue: JavaKeyedPriorityQueue[int] = JavaKeyedPriorityQueue(keys.__getitem__)
+    for element in model:  # the model's array: an offered equal key stays where it lands
+        queue.offer(element)
+    expected = []
+    for round_key in range(5, 5 + rounds):
+        for _ in range(len(keys)):
+            polled = model.poll()
+            assert polled is not None
+            expected.append(polled)
+            keys[polled] = round_key
+            model.offer(polled)
+    assert queue.poll_rounds(rounds, 4 + rounds) == expected
+    assert [queue.poll() for _ in keys] == [model.poll() for _ in keys]

@@ -288,6 +288,72 @@ def streams_group_scenario(rng: random.Random) -> dict[str, Any]:
     return {"tasks": tasks, "clients": clients, "config": {"num_standby_replicas": standbys}}
 
 
+def streams_group_equal_case(seed: int) -> dict[str, Any]:
+    """The request of :func:`streams_group_equal_scenario` built from ``seed``."""
+    scenario = streams_group_equal_scenario(random.Random(f"streams-group-equal:{seed}"))
+    return {
+        "id": f"streams-group-equal:{seed}",
+        "strategy": "streams-group-sticky",
+        "scenario": scenario,
+    }
+
+
+def streams_group_equal_scenario(rng: random.Random) -> dict[str, Any]:
+    """A Streams group whose processes all have as many members (1 to 3), 2 to 130 processes,
+    up to 1,400 tasks: Kafka's process queue then polls whole rounds of equal loads, which our
+    assignor takes a round at a time. New, after a balanced assignment (some processes left
+    since), or with :func:`_group_history`'s history; 0 to 3 standbys."""
+    size, processes = rng.choice((1, 1, 2, 3)), rng.choice((2, 3, 5, 7, 16, 40, 130))
+    tasks: list[dict[str, Any]] = []
+    stateful_ids: list[str] = []
+    for subtopology in range(rng.randint(1, 14)):
+        stateful = rng.random() < 0.5
+        for partition in range(rng.choice((1, 3, 8, 30, 64, 100))):
+            tasks.append({"id": f"{subtopology}_{partition}", "stateful": stateful})
+            if stateful:
+                stateful_ids.append(f"{subtopology}_{partition}")
+    process_ids: dict[str, None] = {}
+    while len(process_ids) < processes:  # distinct: an instance appears once
+        process_ids[_process_id(rng)] = None
+    member_ids = _member_ids(rng, processes * size, colliding=False)
+    member_ids += [f"extra-{n}" for n in range(processes * size - len(member_ids))]
+    clients: list[dict[str, Any]] = []
+    for index, process_id in enumerate(process_ids):
+        members = [
+            {
+                "member_id": member_ids[index * size + n],
+                "prev_active": [],
+                "prev_standby": [],
+            }
+            for n in range(size)
+        ]
+        lags = dict.fromkeys(stateful_ids, 0)
+        clients.append(
+            {
+                "process_id": process_id,
+                "capacity": size,
+                "members": members,
+                "task_lags": lags,
+            }
+        )
+    standbys = rng.choice((0, 1, 1, 2, 3))
+    history = rng.random()
+    holders = [member for client in clients for member in client["members"]]
+    if history < 0.4:  # a balanced assignment, then some processes left
+        for index, task in enumerate(tasks):
+            if rng.random() < 0.95:
+                holders[index % len(holders)]["prev_active"].append(task["id"])
+        for index, task_id in enumerate(stateful_ids):
+            holder = holders[(index + size) % len(holders)]
+            if task_id not in holder["prev_active"]:
+                holder["prev_standby"].append(task_id)
+        clients = [c for c in clients if rng.random() < 0.9] or clients[:1]
+    elif history < 0.7:
+        _group_history(rng, [t["id"] for t in tasks], stateful_ids, holders, standbys)
+    rng.shuffle(clients)
+    return {"tasks": tasks, "clients": clients, "config": {"num_standby_replicas": standbys}}
+
+
 def _group_history(
     rng: random.Random,
     task_ids: list[str],

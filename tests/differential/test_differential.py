@@ -18,13 +18,15 @@ from hypothesis import strategies as st
 from assignors import registry
 from tests.differential.compare import run_cases
 from tests.differential.core import KAFKA_STRATEGIES, in_kafka
-from tests.differential.generate import case
+from tests.differential.generate import case, streams_group_equal_case
 from tests.oracle import PREVIOUS, UNFINISHED, Oracle
 
 CASES_PER_STRATEGY = 2_000
 #: Against Kafka 3.9: the strategies that answer by Kafka version, and the others.
 CASES_BY_VERSION = 400
 CASES_UNCHANGED = 100
+#: Streams groups whose processes all have as many members (Kafka's process queue in rounds).
+CASES_EQUAL_PROCESSES = 500
 VERSION_DEPENDENT = tuple(n for n in KAFKA_STRATEGIES if registry.get(n).older_kafka)
 IN_PREVIOUS = tuple(n for n in KAFKA_STRATEGIES if in_kafka(n, PREVIOUS))
 #: The oracle's answer limit where Kafka is asked a group it never finishes (it answers the
@@ -46,6 +48,24 @@ def test_same_answers_as_kafka(kafka_oracle: Oracle, strategy: str, first_seed: 
     assert tally.cases == CASES_PER_STRATEGY
     listed = "\n".join(f"{d.request['id']}: {d.why}" for d in tally.differences[:10])
     assert not tally.differences, f"{len(tally.differences)} differences from Kafka:\n{listed}"
+
+
+@settings(
+    max_examples=1,
+    deadline=None,
+    phases=(Phase.explicit, Phase.generate),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(first_seed=st.integers(min_value=0, max_value=2**40))
+def test_streams_groups_of_equal_processes_as_kafka(kafka_oracle: Oracle, first_seed: int) -> None:
+    """Processes with as many members each and many tasks: Kafka's process queue polls whole
+    rounds of equal loads, which ``streams-group-sticky`` takes a round at a time."""
+    seeds = range(first_seed, first_seed + CASES_EQUAL_PROCESSES)
+    tally = run_cases(kafka_oracle, [streams_group_equal_case(seed) for seed in seeds])
+    found = tally["streams-group-sticky"]
+    assert found.cases == CASES_EQUAL_PROCESSES
+    listed = "\n".join(f"{d.request['id']}: {d.why}" for d in found.differences[:10])
+    assert not found.differences, f"{len(found.differences)} differences from Kafka:\n{listed}"
 
 
 def test_version_dependent_strategies_are_known() -> None:
