@@ -32,15 +32,18 @@ IN_PREVIOUS = tuple(n for n in KAFKA_STRATEGIES if in_kafka(n, PREVIOUS))
 #: The oracle's answer limit where Kafka is asked a group it never finishes (it answers the
 #: others in milliseconds, and a fresh JVM its first in about a second).
 LIMIT_S = 15.0
+#: One generated batch per test run: Hypothesis picks the first seed only. A batch is not
+#: shrunk, since its ids name each case.
+ONE_BATCH = settings(
+    max_examples=1,
+    deadline=None,
+    phases=(Phase.explicit, Phase.generate),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 
 
 @pytest.mark.parametrize("strategy", KAFKA_STRATEGIES)
-@settings(
-    max_examples=1,
-    deadline=None,
-    phases=(Phase.explicit, Phase.generate),  # a batch is not shrunk: its ids name each case
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@ONE_BATCH
 @given(first_seed=st.integers(min_value=0, max_value=2**40))
 def test_same_answers_as_kafka(kafka_oracle: Oracle, strategy: str, first_seed: int) -> None:
     requests = [case(strategy, seed) for seed in range(first_seed, first_seed + CASES_PER_STRATEGY)]
@@ -50,12 +53,7 @@ def test_same_answers_as_kafka(kafka_oracle: Oracle, strategy: str, first_seed: 
     assert not tally.differences, f"{len(tally.differences)} differences from Kafka:\n{listed}"
 
 
-@settings(
-    max_examples=1,
-    deadline=None,
-    phases=(Phase.explicit, Phase.generate),
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@ONE_BATCH
 @given(first_seed=st.integers(min_value=0, max_value=2**40))
 def test_streams_groups_of_equal_processes_as_kafka(kafka_oracle: Oracle, first_seed: int) -> None:
     """Processes with as many members each and many tasks: Kafka's process queue polls whole
@@ -73,12 +71,7 @@ def test_version_dependent_strategies_are_known() -> None:
 
 
 @pytest.mark.parametrize("strategy", IN_PREVIOUS)
-@settings(
-    max_examples=1,
-    deadline=None,
-    phases=(Phase.explicit, Phase.generate),
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@ONE_BATCH
 @given(first_seed=st.integers(min_value=0, max_value=2**40))
 def test_same_answers_as_kafka_39(
     previous_kafka_oracle: Oracle, strategy: str, first_seed: int
