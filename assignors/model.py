@@ -28,11 +28,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, groupby, islice, product, repeat, starmap
+from itertools import chain, groupby, islice, product, repeat
 from operator import eq
 from operator import index as operator_index
 from types import MappingProxyType
 from typing import Literal, NamedTuple, SupportsIndex, TypeVar, cast, overload
+
+from assignors.gc_pause import paused_gc
 
 AutoOffsetReset = Literal["latest", "earliest", "none"]
 
@@ -206,7 +208,8 @@ class PartitionRuns(Sequence[TopicPartition]):
     ``topics``, topic by topic. A range assignor gives a member one contiguous range of every
     topic it shares with the same others, so 1,000,000 partitions over 2,000 members are 2,000
     runs rather than a million :class:`TopicPartition` objects; those are made in C when the
-    sequence is iterated (or one when it is indexed), never stored.
+    sequence is iterated (a piece at a time, the cyclic collector paused meanwhile) or one when
+    it is indexed, and never stored: each pass over it makes them again.
 
     Invariants (the constructor trusts them; :meth:`of` builds valid runs from any blocks):
     every run has at least one topic, in strictly increasing order, and a non-empty range of
@@ -247,8 +250,9 @@ class PartitionRuns(Sequence[TopicPartition]):
         return self._length
 
     def __iter__(self) -> Iterator[TopicPartition]:
-        pairs = chain.from_iterable(starmap(product, self.runs))
-        return cast(Iterator[TopicPartition], map(tuple.__new__, repeat(TopicPartition), pairs))
+        """The partitions, made in C a piece (at most :data:`PIECE` of them) at a time, the
+        cyclic collector paused while each piece is made (:func:`_made`)."""
+        return chain.from_iterable(map(_made, chain.from_iterable(map(_pieces, self.runs))))
 
     def __reversed__(self) -> Iterator[TopicPartition]:
         backwards = (product(t[::-1], n[::-1]) for t, n in reversed(self.runs))
@@ -335,6 +339,38 @@ class PartitionRuns(Sequence[TopicPartition]):
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError("PartitionRuns is immutable")
+
+
+#: The most partitions :class:`PartitionRuns` makes at once while it is iterated.
+PIECE = 16_384
+
+
+def _made(run: PartitionRun) -> tuple[TopicPartition, ...]:
+    """The partitions of ``run``, built in C with the cyclic collector paused
+    (:func:`~assignors.gc_pause.paused_gc`). ``TopicPartition`` is a tuple subclass, which the
+    collector never untracks: made with it running, a million of them cost four times as much
+    (young collections promoting them, then full ones walking them)."""
+    with paused_gc():
+        pairs = product(*run)
+        return tuple(
+            cast(Iterator[TopicPartition], map(tuple.__new__, repeat(TopicPartition), pairs))
+        )
+
+
+def _pieces(run: PartitionRun) -> Iterator[PartitionRun]:
+    """``run`` cut into runs of at most :data:`PIECE` partitions (a topic's range cut only when
+    it alone is longer), in order."""
+    topics, numbers = run
+    if len(topics) * len(numbers) <= PIECE:
+        yield run
+    elif len(numbers) > PIECE:
+        for topic in topics:
+            for start in range(0, len(numbers), PIECE):
+                yield (topic,), numbers[start : start + PIECE]
+    else:
+        step = PIECE // len(numbers)
+        for start in range(0, len(topics), step):
+            yield topics[start : start + step], numbers
 
 
 def _run_start(run: PartitionRun) -> tuple[str, int]:

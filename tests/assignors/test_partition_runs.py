@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pickle
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assignors import model
 from assignors.broker.range import STRATEGY
 from assignors.model import (
     Assignment,
@@ -203,3 +205,15 @@ def test_overlapping_blocks_are_always_refused() -> None:
         blocks = [(("a", "b"), range(0, 3)), (topics, range(shift, shift + 1))]
         with pytest.raises(ValueError, match="in two blocks"):
             PartitionRuns.of(blocks)
+
+
+@settings(max_examples=200, deadline=None)
+@given(disjoint_blocks(), st.integers(1, 5))
+def test_iteration_in_pieces_makes_the_same_partitions(
+    blocks: list[PartitionRun], piece: int
+) -> None:
+    """Iteration makes at most ``PIECE`` partitions at a time (here 1-5, cutting runs across
+    topics and within a topic's range); the partitions are the same, in the same order."""
+    runs = PartitionRuns.of(blocks)
+    with patch.object(model, "PIECE", piece):
+        assert list(runs) == list(as_tuple(blocks))
