@@ -28,8 +28,9 @@ sorted tuple of them, whose ``TopicPartition`` objects are made when it is read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from itertools import chain
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import chain, groupby, repeat
 
 from assignors.java_order import hash_order, java_string_key, string_hash
 from assignors.model import (
@@ -73,10 +74,13 @@ def _split_by_shape(
     subscribers: Mapping[str, list[str]], counts: Mapping[str, int], ordered: list[str]
 ) -> dict[str, PartitionRuns]:
     """Step 2 in bulk. Topics with the same partition count and the same subscribers split
-    alike (a *shape*): each subscriber takes the same range of all of them, one block
-    (the shape's topics in name order x the range). A member's blocks become its
-    :class:`PartitionRuns` (one run per block where its shapes' topics do not interleave); a
-    group where every topic has the same count and subscribers makes one run per member."""
+    alike (a *shape*): each subscriber takes the same range of all of them. The subscribed
+    topics in name order fall into *segments*, the longest stretches of one shape's topics (a
+    shape whose topics interleave with another's has several); each segment gives each of its
+    shape's subscribers with a non-empty range one run (the segment's topics x the range),
+    appended in C, segment after segment. So every member's runs come in order, as
+    :class:`PartitionRuns` requires; where every topic has the same count and subscribers, one
+    run per member."""
     shapes: dict[tuple[int, int], tuple[list[str], list[str]]] = {}
     for topic, members in subscribers.items():
         shape = shapes.get((counts[topic], id(members)))
@@ -84,14 +88,23 @@ def _split_by_shape(
             shapes[(counts[topic], id(members))] = (members, [topic])
         else:
             shape[1].append(topic)
-    blocks: dict[str, list[PartitionRun]] = {member_id: [] for member_id in ordered}
+    runs: dict[str, list[PartitionRun]] = {member_id: [] for member_id in ordered}
     range_cache: dict[tuple[int, int], list[range]] = {}
+    shape_of: dict[str, int] = {}
+    split: list[tuple[list[list[PartitionRun]], list[range]]] = []  # per shape
     for (count, _), (members, topics) in shapes.items():
-        by_name = tuple(sorted(topics))
-        ranges = _ranges(count, len(members), range_cache)
-        for member_id, numbers in zip(members, ranges, strict=True):
-            blocks[member_id].append((by_name, numbers))
-    return {member_id: PartitionRuns.of(runs) for member_id, runs in blocks.items()}
+        shape_of.update(dict.fromkeys(topics, len(split)))
+        given = _ranges(count, len(members), range_cache)[:count]  # the non-empty ranges
+        split.append(([runs[member_id] for member_id in members[: len(given)]], given))
+    for index, segment in groupby(sorted(shape_of), key=shape_of.__getitem__):
+        targets, given = split[index]
+        consume(map(list.append, targets, zip(repeat(tuple(segment)), given)))
+    return {member_id: PartitionRuns(held) for member_id, held in runs.items()}
+
+
+def consume(iterator: Iterator[object]) -> None:
+    """Run ``iterator`` to its end in C, keeping nothing."""
+    deque(iterator, maxlen=0)
 
 
 def _trace_split(

@@ -17,6 +17,7 @@ from assignors.broker.range import STRATEGY, compute, member_order
 from assignors.io.scenario import parse_scenario
 from assignors.model import Member, PartitionRuns, Scenario, Topic, TopicPartition
 from assignors.trace import DecisionTrace
+from tests.assignors.test_partition_runs import valid
 from tests.differential.generate import case
 
 TP = TopicPartition
@@ -226,16 +227,16 @@ def test_current_targets_do_not_change_the_answer(group: Scenario) -> None:
 
 def test_answers_are_partition_runs_in_order() -> None:
     """Every member's answer is a :class:`PartitionRuns` (its ranges, no partition objects)
-    whose partitions are in order without duplicates, and the traced computation gives the same
-    answer. Generated groups (the differential suite's) reach members with one run and members
-    with several (shapes whose topics interleave)."""
+    that keeps the type's invariants, whose partitions are in order without duplicates, and
+    the traced computation gives the same answer. Generated groups (the differential suite's)
+    reach members with one run and members with several (shapes whose topics interleave)."""
     one_run = several = 0
     for seed in range(400):
         scenario, _ = parse_scenario(case("server-range", seed)["scenario"], path="")
         answer = compute(scenario)
         assert answer == compute(scenario, DecisionTrace()), seed
         for runs in answer.values():
-            assert isinstance(runs, PartitionRuns), seed
+            assert isinstance(runs, PartitionRuns) and valid(runs), seed
             listed = list(runs)
             assert listed == sorted(set(listed)), seed
             one_run += len(runs.runs) == 1
