@@ -13,8 +13,9 @@ Invariants the types keep:
 * ``Topic`` per-partition tuples (``replica_racks``, ``lags``, offsets, ``produce_rates``) are
   either ``None`` or exactly ``partitions`` long; the loader (:mod:`assignors.io.scenario`)
   checks this, the dataclasses trust it.
-* ``Assignment.partitions`` lists every member of the scenario, each with a sorted tuple of
-  partitions (possibly empty).
+* ``Assignment.partitions`` lists every member of the scenario, each with a sorted sequence of
+  partitions (possibly empty): a tuple, or a :class:`PartitionRuns` (the same partitions held
+  as blocks of topics x a range of partition numbers, equal to the tuple it stands for).
 * ``Scenario.reconciliation`` (a live KIP-848 group read mid-rebalance) names only members of
   the scenario, each at most once; a member's ``current`` is ``None`` exactly when it holds its
   target (its ``owned_partitions``).
@@ -24,11 +25,16 @@ Nothing here imports outside the standard library.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, groupby, islice, product, repeat
+from operator import eq, itemgetter, mul
+from operator import index as operator_index
 from types import MappingProxyType
-from typing import Literal, NamedTuple, TypeVar, cast
+from typing import Literal, NamedTuple, SupportsIndex, TypeVar, cast, overload
+
+from assignors.gc_pause import paused_gc
 
 AutoOffsetReset = Literal["latest", "earliest", "none"]
 
@@ -190,6 +196,213 @@ def topic_partitions(
     return cast(Iterator[TopicPartition], made)
 
 
+#: One run of a :class:`PartitionRuns`: topics (in increasing order) x partition numbers (a
+#: range of step 1), standing for ``product(topics, numbers)``.
+PartitionRun = tuple[tuple[str, ...], range]
+
+
+class PartitionRuns(Sequence[TopicPartition]):
+    """One member's sorted partitions held as *runs*, standing for the tuple of them.
+
+    A run ``(topics, numbers)`` is the partitions ``numbers`` (a ``range`` of step 1) of each of
+    ``topics``, topic by topic. A range assignor gives a member one contiguous range of every
+    topic it shares with the same others, so 1,000,000 partitions over 2,000 members are 2,000
+    runs rather than a million :class:`TopicPartition` objects; those are made in C when the
+    sequence is iterated (a piece at a time, the cyclic collector paused meanwhile) or one when
+    it is indexed, and never stored: each pass over it makes them again.
+
+    Invariants (the constructor trusts them; :meth:`of` builds valid runs from any blocks):
+    every run has at least one topic, in strictly increasing order, and a non-empty range of
+    step 1; each run's last partition comes before the next run's first in
+    :class:`TopicPartition` order. So the sequence is sorted, without duplicates.
+
+    It is immutable and behaves as the tuple of its partitions: equal to that tuple (``==``,
+    the same ``hash``), the same ``len``, iteration, ``reversed``, indexing, slicing (a slice
+    is a tuple), ``in``, ``index`` and ``count``. ``len``, ``in``, ``index`` and indexing take
+    O(runs), not O(partitions). It is not a tuple: ``+``, ``json`` and ordering comparisons
+    want ``tuple(runs)``.
+    """
+
+    __slots__ = ("_hash", "_length", "runs")
+    runs: tuple[PartitionRun, ...]
+    _length: int
+    _hash: int | None
+
+    def __init__(self, runs: Iterable[PartitionRun] = ()) -> None:
+        runs = tuple(runs)
+        object.__setattr__(self, "runs", runs)
+        topics, numbers = map(len, map(itemgetter(0), runs)), map(len, map(itemgetter(1), runs))
+        object.__setattr__(self, "_length", sum(map(mul, topics, numbers)))  # in C
+        object.__setattr__(self, "_hash", None)
+
+    @classmethod
+    def of(cls, blocks: Iterable[PartitionRun]) -> PartitionRuns:
+        """The partitions of ``blocks`` (each: topics in strictly increasing order x a range of
+        step 1; either may be empty) in order. Blocks that follow one another stay whole runs;
+        blocks that interleave are cut into one run per topic, merged, and consecutive topics
+        with the same numbers joined again. Raises ``ValueError`` if two blocks share a
+        partition."""
+        kept = sorted((b for b in blocks if b[0] and b[1]), key=_run_start)
+        if all(map(_precedes, kept, islice(kept, 1, None))):
+            return cls(kept)
+        return cls(_merged(kept))
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[TopicPartition]:
+        """The partitions, made in C a piece (at most :data:`PIECE` of them) at a time, the
+        cyclic collector paused while each piece is made (:func:`_made`)."""
+        return chain.from_iterable(map(_made, chain.from_iterable(map(_pieces, self.runs))))
+
+    def __reversed__(self) -> Iterator[TopicPartition]:
+        backwards = (product(t[::-1], n[::-1]) for t, n in reversed(self.runs))
+        pairs = chain.from_iterable(backwards)
+        return cast(Iterator[TopicPartition], map(tuple.__new__, repeat(TopicPartition), pairs))
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> TopicPartition: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[TopicPartition, ...]: ...
+
+    def __getitem__(
+        self, index: SupportsIndex | slice
+    ) -> TopicPartition | tuple[TopicPartition, ...]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._length)
+            return tuple(islice(self, start, stop)) if step == 1 else tuple(self)[index]
+        position = operator_index(index)
+        if position < 0:
+            position += self._length
+        if not 0 <= position < self._length:
+            raise IndexError("PartitionRuns index out of range")
+        for topics, numbers in self.runs:
+            size = len(topics) * len(numbers)
+            if position < size:
+                topic, number = divmod(position, len(numbers))
+                return TopicPartition(topics[topic], numbers[number])
+            position -= size
+        raise AssertionError("runs shorter than their length")  # pragma: no cover
+
+    def _position(self, item: object) -> int | None:
+        """The index of ``item`` (a ``(topic, partition)`` pair), or ``None``; O(runs)."""
+        if not isinstance(item, tuple) or len(item) != 2:
+            return None
+        topic, number = item
+        if not isinstance(topic, str) or not isinstance(number, int):
+            return None
+        offset = 0
+        for topics, numbers in self.runs:
+            if number in numbers:
+                at = bisect_left(topics, topic)
+                if at < len(topics) and topics[at] == topic:
+                    return offset + at * len(numbers) + number - numbers.start
+            offset += len(topics) * len(numbers)
+        return None
+
+    def __contains__(self, item: object) -> bool:
+        return self._position(item) is not None
+
+    def count(self, value: object) -> int:
+        return 0 if self._position(value) is None else 1
+
+    def index(
+        self, value: object, start: SupportsIndex = 0, stop: SupportsIndex | None = None
+    ) -> int:
+        first, last, _ = slice(start, stop).indices(self._length)
+        position = self._position(value)
+        if position is None or not first <= position < last:
+            raise ValueError(f"{value!r} is not in the partitions")
+        return position
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PartitionRuns):
+            if self.runs == other.runs:
+                return True
+        elif not isinstance(other, tuple):
+            return NotImplemented
+        return self._length == len(other) and all(map(eq, self, other))
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash(tuple(self)))
+        return cast(int, self._hash)
+
+    def __repr__(self) -> str:
+        return f"PartitionRuns({self.runs!r})"
+
+    def __reduce__(self) -> tuple[type[PartitionRuns], tuple[tuple[PartitionRun, ...]]]:
+        return (PartitionRuns, (self.runs,))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("PartitionRuns is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("PartitionRuns is immutable")
+
+
+#: The most partitions :class:`PartitionRuns` makes at once while it is iterated.
+PIECE = 16_384
+
+
+def _made(run: PartitionRun) -> tuple[TopicPartition, ...]:
+    """The partitions of ``run``, built in C with the cyclic collector paused
+    (:func:`~assignors.gc_pause.paused_gc`). ``TopicPartition`` is a tuple subclass, which the
+    collector never untracks: made with it running, a million of them cost four times as much
+    (young collections promoting them, then full ones walking them)."""
+    with paused_gc():
+        pairs = product(*run)
+        return tuple(
+            cast(Iterator[TopicPartition], map(tuple.__new__, repeat(TopicPartition), pairs))
+        )
+
+
+def _pieces(run: PartitionRun) -> Iterator[PartitionRun]:
+    """``run`` cut into runs of at most :data:`PIECE` partitions (a topic's range cut only when
+    it alone is longer), in order."""
+    topics, numbers = run
+    if len(topics) * len(numbers) <= PIECE:
+        yield run
+    elif len(numbers) > PIECE:
+        for topic in topics:
+            for start in range(0, len(numbers), PIECE):
+                yield (topic,), numbers[start : start + PIECE]
+    else:
+        step = PIECE // len(numbers)
+        for start in range(0, len(topics), step):
+            yield topics[start : start + step], numbers
+
+
+def _run_start(run: PartitionRun) -> tuple[str, int]:
+    return run[0][0], run[1].start
+
+
+def _precedes(run: PartitionRun, following: PartitionRun) -> bool:
+    """Whether ``run``'s last partition comes before ``following``'s first."""
+    return (run[0][-1], run[1][-1]) < (following[0][0], following[1].start)
+
+
+def _merged(blocks: Iterable[PartitionRun]) -> list[PartitionRun]:
+    """Blocks cut into one ``(topic, numbers)`` per topic, in order, a topic's adjoining ranges
+    joined; then consecutive topics with equal numbers grouped into one run."""
+    pieces = sorted(
+        ((t, n) for topics, n in blocks for t in topics), key=lambda p: (p[0], p[1].start)
+    )
+    joined: list[tuple[str, range]] = []
+    for topic, numbers in pieces:
+        if joined and joined[-1][0] == topic:
+            before = joined[-1][1]
+            if numbers.start < before.stop:
+                raise ValueError(f"partition {topic}-{numbers.start} is in two blocks")
+            if numbers.start == before.stop:
+                joined[-1] = (topic, range(before.start, numbers.stop))
+                continue
+        joined.append((topic, numbers))
+    grouped = groupby(joined, key=lambda piece: piece[1])
+    return [(tuple(topic for topic, _ in group), numbers) for numbers, group in grouped]
+
+
 _Partitions = TypeVar("_Partitions", bound=Sequence[TopicPartition])
 
 
@@ -203,21 +416,34 @@ class SortedAnswer(dict[str, _Partitions]):
 
 def _frozen_partitions(
     partitions: Mapping[str, Iterable[TopicPartition]], presorted: bool = False
-) -> Mapping[str, tuple[TopicPartition, ...]]:
-    if presorted:
-        return MappingProxyType({member: tuple(tps) for member, tps in partitions.items()})
-    return MappingProxyType({member: tuple(sorted(tps)) for member, tps in partitions.items()})
+) -> Mapping[str, Sequence[TopicPartition]]:
+    """Each member's partitions as a sorted tuple; :class:`PartitionRuns` stay as they are
+    (sorted by their invariants, immutable, never materialized)."""
+    frozen = tuple if presorted else _sorted_tuple
+    return MappingProxyType(
+        {
+            member: tps if isinstance(tps, PartitionRuns) else frozen(tps)
+            for member, tps in partitions.items()
+        }
+    )
+
+
+def _sorted_tuple(partitions: Iterable[TopicPartition]) -> tuple[TopicPartition, ...]:
+    return tuple(sorted(partitions))
 
 
 @dataclass(frozen=True, slots=True)
 class Assignment:
     """Member id -> sorted partitions, for every member of the scenario.
 
-    ``warnings`` carries notes a person should see (for example a claim on a partition that no
-    longer exists, which Kafka ignores). Build one with :meth:`of`.
+    Each member's partitions are an immutable sorted sequence: a tuple, or a
+    :class:`PartitionRuns` (equal to the tuple it stands for; its ``len`` costs O(runs), so
+    prefer ``len`` to counting by iteration). ``warnings`` carries notes a person should see
+    (for example a claim on a partition that no longer exists, which Kafka ignores). Build one
+    with :meth:`of`.
     """
 
-    partitions: Mapping[str, tuple[TopicPartition, ...]]
+    partitions: Mapping[str, Sequence[TopicPartition]]
     warnings: tuple[str, ...] = field(default=())
 
     @classmethod
@@ -230,13 +456,24 @@ class Assignment:
         """An assignment listing every member in ``members`` (empty where none given).
 
         Each member's partitions are read once (sorted into a tuple), never copied first; a
-        :class:`SortedAnswer`'s lists are taken in their order."""
+        :class:`SortedAnswer`'s lists are taken in their order, and :class:`PartitionRuns` as
+        they are."""
         complete = {member: partitions.get(member, ()) for member in members}
         extra = set(partitions) - set(complete)
         if extra:
             raise ValueError(f"assignment names members not in the group: {sorted(extra)}")
         presorted = isinstance(partitions, SortedAnswer)
         return cls(_frozen_partitions(complete, presorted), tuple(warnings))
+
+    def materialized(self) -> Assignment:
+        """The same assignment (equal to this one) with every member's partitions a tuple of
+        :class:`TopicPartition` objects; this one when they all are. For readers that pass over
+        every partition several times, which would make a :class:`PartitionRuns`' partitions
+        again on each pass."""
+        if not any(isinstance(tps, PartitionRuns) for tps in self.partitions.values()):
+            return self
+        tuples = {member: tuple(tps) for member, tps in self.partitions.items()}
+        return Assignment(MappingProxyType(tuples), self.warnings)
 
     def owner_of(self) -> dict[TopicPartition, str]:
         """Partition -> the member it is assigned to."""

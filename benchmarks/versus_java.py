@@ -30,7 +30,13 @@ once to a file; both sides read that same line. Java: one JVM (``oracle.Bench``,
 built afresh from the parsed request, garbage collected before the call. Ours: one subprocess per
 (strategy, size, kind) parses the request (untimed), then times ``--warmup`` + ``--runs`` calls
 of the strategy (``assign``, building the sorted ``Assignment``; tasks: ``compute``) with
-``time.perf_counter``. Figures: best and median of the timed runs; ratio = our median / Java's
+``time.perf_counter``. What our timed call builds: a complete ``Assignment`` any consumer can
+read; for every strategy but ``server-range`` that holds every ``TopicPartition`` object, while
+``server-range`` answers with ``PartitionRuns`` (each member's ranges: ``len`` and ``in`` in
+O(runs), the partition objects made when read). So the column "read every partition" times,
+once after the timed calls, making a list of every member's partitions (collector on): for
+``server-range`` that is the deferred work, for the others a walk over objects already made.
+Figures: best and median of the timed runs; ratio = our median / Java's
 median (target: at most 1), and the same for CPU time (Java: the whole JVM's process CPU, the
 collector's and compiler's threads included; ours: ``time.process_time``), steadier than the wall
 clock on a shared machine. Sides run one after the other, never at once. Output, rewritten after
@@ -208,9 +214,23 @@ def run_worker(path: Path, warmup: int, runs: int, answer: bool) -> dict[str, An
         "seconds": seconds[warmup:],
         "cpu_s": cpu_seconds[warmup:],
     }
+    if isinstance(strategy, PartitionStrategy):
+        figures["read_s"], figures["read_cpu_s"] = read_all(result)
     if answer:
         figures["assignment"] = to_json(result)
     return figures
+
+
+def read_all(assignment: Any) -> tuple[float, float]:
+    """Seconds (wall, CPU) to read every partition of ``assignment`` once, as a consumer that
+    wants the objects would: a list of each member's ``TopicPartition`` objects, all kept until
+    the clock stops. For a tuple answer that walks objects ``assign`` already made; for
+    ``PartitionRuns`` (``server-range``) it makes them (``assign`` deferred that)."""
+    cpu_start, start = time.process_time(), time.perf_counter()
+    lists = [list(partitions) for partitions in assignment.partitions.values()]
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+    assert sum(map(len, lists)) == sum(map(len, assignment.partitions.values()))
+    return seconds, cpu_seconds
 
 
 def measure_ours(path: Path, args: argparse.Namespace, answer: bool) -> dict[str, Any]:
@@ -288,6 +308,9 @@ def summary(figures: dict[str, Any]) -> dict[str, Any]:
     }
     if "thread_cpu_s" in figures:
         result["thread_cpu_s"] = [round(s, 4) for s in figures["thread_cpu_s"]]
+    if "read_s" in figures:
+        result["read_s"] = round(figures["read_s"], 4)
+        result["read_cpu_s"] = round(figures["read_cpu_s"], 4)
     return result
 
 
@@ -334,6 +357,9 @@ def cells(result: dict[str, Any]) -> list[str]:
         wall = f"{figures['median_s']:.3f} ({figures['best_s']:.3f})"
         return [wall, f"{figures['cpu_median_s']:.3f}"]
 
+    read = result["ours"].get("read_s")
+    read_cell = "" if read is None else f"{read:.3f} ({result['ours']['read_cpu_s']:.3f})"
+
     def shown(ratio: float | None) -> str:
         return "" if ratio is None else f"{ratio:.2f}"
 
@@ -343,7 +369,7 @@ def cells(result: dict[str, Any]) -> list[str]:
         verdict = "met" if ratio <= 1 and cpu_ratio <= 1 else "missed"
     check = {None: "", "": "equal"}.get(result.get("difference"), "DIFFER")
     return [result["strategy"], size_label(result["strategy"], result["size"]), result["kind"],
-            *side(result["java"]), *side(result["ours"]),
+            *side(result["java"]), *side(result["ours"]), read_cell,
             shown(ratio), shown(cpu_ratio), verdict, check]  # fmt: skip
 
 
@@ -356,7 +382,8 @@ def size_label(strategy: str, size: str) -> str:
 
 
 HEADER = ["strategy", "size", "kind", "Java s median (best)", "Java CPU s", "ours s median (best)",
-          "ours CPU s", "ours / Java", "ours / Java CPU", "ours no slower", "answers"]  # fmt: skip
+          "ours CPU s", "ours: read every partition s (CPU)", "ours / Java", "ours / Java CPU",
+          "ours no slower", "answers"]  # fmt: skip
 
 
 def markdown(results: list[dict[str, Any]], machine: str) -> str:

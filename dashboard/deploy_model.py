@@ -73,7 +73,7 @@ class DeployPicture:
     added_lag: float
     alternatives: tuple[dict[str, Any], ...]
     verdict: str
-    tiles: tuple[tuple[str, Mapping[str, tuple[TopicPartition, ...]], str], ...] | None
+    tiles: tuple[tuple[str, Mapping[str, Sequence[TopicPartition]], str], ...] | None
     partitions: tuple[TopicPartition, ...] | None
     notes: tuple[str, ...]
 

@@ -20,16 +20,27 @@ a topic's subscribers differ by at most one of its partitions; each member's par
 are contiguous. With equal subscriptions and equal partition counts, every member gets the same
 partition numbers of every topic (co-partitioning for joins). Homogeneous and heterogeneous groups
 take the same steps (Kafka has two code paths that agree).
+
+The answer holds ranges, as Kafka's coordinator does (per member, per topic, a set of partition
+numbers): each member's partitions are a :class:`~assignors.model.PartitionRuns`, equal to the
+sorted tuple of them, whose ``TopicPartition`` objects are made when it is read.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from itertools import chain, product, repeat
+from itertools import chain, groupby, repeat
 
 from assignors.java_order import hash_order, java_string_key, string_hash
-from assignors.model import Member, Scenario, SortedAnswer, TopicPartition
+from assignors.model import (
+    Member,
+    PartitionRun,
+    PartitionRuns,
+    Scenario,
+    TopicPartition,
+    topic_partitions,
+)
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
 
@@ -48,52 +59,28 @@ def member_order(members: tuple[Member, ...]) -> list[str]:
 def compute(
     scenario: Scenario, trace: DecisionTrace | None = None
 ) -> Mapping[str, Sequence[TopicPartition]]:
-    """Member id -> partitions, as Kafka's broker-side ``RangeAssignor`` computes them."""
+    """Member id -> partitions, as Kafka's broker-side ``RangeAssignor`` computes them: each
+    member's as :class:`PartitionRuns` (its ranges, no :class:`TopicPartition` made until the
+    answer is read). With a recorder, the same answer and every placement traced."""
     counts = scenario.partition_counts()
     ordered = member_order(scenario.members)
     subscribers = _subscribers(scenario, ordered, counts)
-    result: dict[str, list[TopicPartition]] = {member_id: [] for member_id in ordered}
-    if trace is None:
-        return _split_by_shape(subscribers, counts, result)
-    trace.note(
-        "member order (static members by instance id, then the rest by member id): "
-        + ", ".join(ordered)
-    )
-    for topic, members in subscribers.items():
-        partitions = [TopicPartition(topic, p) for p in range(counts[topic])]
-        floor, extra = divmod(len(partitions), len(members))
-        _note_split(trace, topic, members, len(partitions), floor, extra)
-        start = 0
-        for position, member_id in enumerate(members):
-            if start >= len(partitions):
-                break
-            end = start + floor + (1 if position < extra else 0)
-            result[member_id] += partitions[start:end]
-            share = f"{floor} + 1 extra = {end - start}" if position < extra else f"{floor}"
-            trace.place_all(
-                partitions[start:end],
-                member_id,
-                "2 range split",
-                f"subscriber #{position + 1} of {len(members)} in member order takes "
-                f"partitions {start}..{end - 1} ({share})",
-            )
-            start = end
-    return result
+    if trace is not None:
+        _trace_split(trace, ordered, subscribers, counts)
+    return _split_by_shape(subscribers, counts, ordered)
 
 
 def _split_by_shape(
-    subscribers: Mapping[str, list[str]],
-    counts: Mapping[str, int],
-    result: dict[str, list[TopicPartition]],
-) -> Mapping[str, Sequence[TopicPartition]]:
-    """Step 2 without a trace, in bulk; ``result`` holds an empty list per member. Topics with
-    the same partition count and the same subscribers split alike (a *shape*), so each
-    subscriber takes its range of all of them at once: one ``list.extend`` per subscriber and
-    shape, fed in C (``itertools.product`` of the topics and its partition numbers; an empty
-    range for a subscriber past the last partition). A member's list is grouped by shape;
-    :meth:`PartitionStrategy.assign` sorts it. With one shape (every topic has the same count
-    and subscribers), each subscriber's product over the topics in name order is already in
-    :class:`TopicPartition` order: it is built straight into the answer's tuple, unsorted."""
+    subscribers: Mapping[str, list[str]], counts: Mapping[str, int], ordered: list[str]
+) -> dict[str, PartitionRuns]:
+    """Step 2 in bulk. Topics with the same partition count and the same subscribers split
+    alike (a *shape*): each subscriber takes the same range of all of them. The subscribed
+    topics in name order fall into *segments*, the longest stretches of one shape's topics (a
+    shape whose topics interleave with another's has several); each segment gives each of its
+    shape's subscribers with a non-empty range one run (the segment's topics x the range),
+    appended in C, segment after segment. So every member's runs come in order, as
+    :class:`PartitionRuns` requires; where every topic has the same count and subscribers, one
+    run per member."""
     shapes: dict[tuple[int, int], tuple[list[str], list[str]]] = {}
     for topic, members in subscribers.items():
         shape = shapes.get((counts[topic], id(members)))
@@ -101,31 +88,50 @@ def _split_by_shape(
             shapes[(counts[topic], id(members))] = (members, [topic])
         else:
             shape[1].append(topic)
+    runs: dict[str, list[PartitionRun]] = {member_id: [] for member_id in ordered}
     range_cache: dict[tuple[int, int], list[range]] = {}
-    # tuple.__new__(TopicPartition, (topic, number)) per partition: a C call, no Python-level
-    # ``_make``. One endless ``repeat(TopicPartition)`` serves every member's map.
-    classes = repeat(TopicPartition)
-    if len(shapes) == 1:
-        [((count, _), (members, topics))] = shapes.items()
-        per_member = map(product, repeat(sorted(topics)), _ranges(count, len(members), {}))
-        made = map(map, repeat(tuple.__new__), repeat(classes), per_member)
-        answer: SortedAnswer[Sequence[TopicPartition]] = SortedAnswer(result)
-        answer.update(zip(members, map(tuple, made), strict=True))
-        return answer
-    lists_of: dict[int, list[list[TopicPartition]]] = {}  # id(subscribers) -> their answer lists
+    shape_of: dict[str, int] = {}
+    split: list[tuple[list[list[PartitionRun]], list[range]]] = []  # per shape
     for (count, _), (members, topics) in shapes.items():
-        targets = lists_of.get(id(members))
-        if targets is None:
-            targets = lists_of[id(members)] = [result[member_id] for member_id in members]
-        per_member = map(product, repeat(topics), _ranges(count, len(members), range_cache))
-        made = map(map, repeat(tuple.__new__), repeat(classes), per_member)
-        consume(map(list.extend, targets, made))
-    return result
+        shape_of.update(dict.fromkeys(topics, len(split)))
+        given = _ranges(count, len(members), range_cache)[:count]  # the non-empty ranges
+        split.append(([runs[member_id] for member_id in members[: len(given)]], given))
+    for index, segment in groupby(sorted(shape_of), key=shape_of.__getitem__):
+        targets, given = split[index]
+        consume(map(list.append, targets, zip(repeat(tuple(segment)), given)))
+    return {member_id: PartitionRuns(held) for member_id, held in runs.items()}
 
 
 def consume(iterator: Iterator[object]) -> None:
     """Run ``iterator`` to its end in C, keeping nothing."""
     deque(iterator, maxlen=0)
+
+
+def _trace_split(
+    trace: DecisionTrace,
+    ordered: list[str],
+    subscribers: Mapping[str, list[str]],
+    counts: Mapping[str, int],
+) -> None:
+    """Record step 2 topic by topic: the member order, each topic's split, each range."""
+    trace.note(
+        "member order (static members by instance id, then the rest by member id): "
+        + ", ".join(ordered)
+    )
+    for topic, members in subscribers.items():
+        floor, extra = divmod(counts[topic], len(members))
+        _note_split(trace, topic, members, counts[topic], floor, extra)
+        for position, numbers in enumerate(_ranges(counts[topic], len(members), {})):
+            if not numbers:
+                break
+            share = f"{floor} + 1 extra = {len(numbers)}" if position < extra else f"{floor}"
+            trace.place_all(
+                topic_partitions(topic, numbers),
+                members[position],
+                "2 range split",
+                f"subscriber #{position + 1} of {len(members)} in member order takes "
+                f"partitions {numbers.start}..{numbers.stop - 1} ({share})",
+            )
 
 
 def _ranges(

@@ -138,8 +138,8 @@ class DeployFrame:
     """When the phase ends (where the backlogs are taken)."""
     restarting: tuple[str, ...]
     """Members down (restarting) during the phase."""
-    owned: Mapping[str, tuple[TopicPartition, ...]]
-    consuming: Mapping[str, tuple[TopicPartition, ...]]
+    owned: Mapping[str, Sequence[TopicPartition]]
+    consuming: Mapping[str, Sequence[TopicPartition]]
     paused: int
     lag_by_member: Mapping[str, float]
     """Backlog per holder during the phase (``""``: partitions nobody holds)."""

@@ -425,6 +425,10 @@ def assignment_metrics(
     """
     if previous is None:
         previous = owned_assignment(scenario)
+    # Every partition is read several times below: made once (PartitionRuns), then walked.
+    itself = assignment is previous
+    assignment = assignment.materialized()
+    previous = assignment if itself else previous.materialized()
     if lags is not None:
         topic_lags = None
     elif topic_lags is None:

@@ -57,7 +57,7 @@ partition in play is paused in ``revoke and rejoin``; for one target, ``cooperat
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -125,7 +125,7 @@ class Timings:
         }
 
 
-Holdings = Mapping[str, tuple[TopicPartition, ...]]
+Holdings = Mapping[str, Sequence[TopicPartition]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -715,7 +715,7 @@ def _cooperative_rounds(strategy: PartitionStrategy, after: Scenario) -> list[As
             members=tuple(
                 replace(
                     m,
-                    owned_partitions=handed_out.partitions[m.member_id],
+                    owned_partitions=tuple(handed_out.partitions[m.member_id]),
                     generation=generation,
                 )
                 for m in scenario.members
@@ -788,7 +788,9 @@ def settle(
     if chosen.protocol == "cooperative":
         rounds = tuple(_cooperative_rounds(chosen, after))
         return Settlement(chosen, previous, rounds[-1], rounds, True, silent, epoch)
-    return Settlement(chosen, previous, chosen.assign(after), None, True, silent, epoch)
+    # The simulation, metrics and drain read the target many times: its partitions made once.
+    target = chosen.assign(after).materialized()
+    return Settlement(chosen, previous, target, None, True, silent, epoch)
 
 
 def play(

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from assignors import registry
 from assignors.broker.range import STRATEGY, compute, member_order
 from assignors.io.scenario import parse_scenario
-from assignors.model import Member, Scenario, Topic, TopicPartition
-from tests.assignors.sorted_answers import check_answer
+from assignors.model import Member, PartitionRuns, Scenario, Topic, TopicPartition
+from assignors.trace import DecisionTrace
+from tests.assignors.test_partition_runs import valid
 from tests.differential.generate import case
 
 TP = TopicPartition
@@ -224,12 +225,21 @@ def test_current_targets_do_not_change_the_answer(group: Scenario) -> None:
     assert STRATEGY.assign(forgotten) == STRATEGY.assign(group)
 
 
-def test_answers_it_calls_sorted_are_sorted() -> None:
-    """With one shape (every subscribed topic has the same partition count and subscribers)
-    the answer skips the final sort (:class:`SortedAnswer`); every member's partitions are in
-    order anyway. Generated groups (the differential suite's) reach that path and the other."""
-    presorted = 0
+def test_answers_are_partition_runs_in_order() -> None:
+    """Every member's answer is a :class:`PartitionRuns` (its ranges, no partition objects)
+    that keeps the type's invariants, whose partitions are in order without duplicates, and
+    the traced computation gives the same answer. Generated groups (the differential suite's)
+    reach members with one run and members with several (shapes whose topics interleave)."""
+    one_run = several = 0
     for seed in range(400):
         scenario, _ = parse_scenario(case("server-range", seed)["scenario"], path="")
-        presorted += check_answer(STRATEGY, scenario, compute(scenario), seed)
-    assert presorted >= 20
+        answer = compute(scenario)
+        assert answer == compute(scenario, DecisionTrace()), seed
+        for runs in answer.values():
+            assert isinstance(runs, PartitionRuns) and valid(runs), seed
+            listed = list(runs)
+            assert listed == sorted(set(listed)), seed
+            one_run += len(runs.runs) == 1
+            several += len(runs.runs) > 1
+    assert one_run >= 20
+    assert several >= 20
