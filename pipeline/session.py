@@ -9,8 +9,9 @@
    coalescing of shuffle partitions is off (it would merge the per-group Python work, a few MB
    of rows but minutes of CPU, into one task), Arrow is on for pandas conversion, Arrow batches
    to Python are bounded by rows only (:data:`ARROW_BYTES_UNBOUNDED`); in local mode
-   the JVM gets :data:`LOCAL_JVM` (parallel collector, 2 GB, later JIT compilation); ``conf``
-   entries override all.
+   the JVM gets :data:`LOCAL_JVM` (parallel collector, 2 GB, later JIT compilation) and the
+   Python workers :func:`local_python` (forked from :mod:`pipeline.worker_daemon`, which has
+   imported the project's pure modules once); ``conf`` entries override all.
 4. On a real cluster the executors need the pure ``assignors`` and ``pipeline`` packages:
    :func:`ship_packages` zips them once and adds the zip with ``addPyFile`` (the same as
    ``spark-submit --py-files assignment_explorer.zip``, which :func:`package_zip` writes; a
@@ -64,6 +65,19 @@ LOCAL_JVM = {
 #: run again in the session). Batches stay bounded by ``maxRecordsPerBatch`` (10,000 rows by
 #: default, 100,000 in the lag job: a few MB of these rows).
 ARROW_BYTES_UNBOUNDED = str(2**31 - 1)
+
+
+def local_python() -> dict[str, str]:
+    """Local mode's Python workers: forked from :mod:`pipeline.worker_daemon` (the project's
+    pure modules imported once in the daemon, not in every worker), with this checkout's root
+    first on their path so that the daemon and the workers import the packages the driver
+    imported (the workers unpickle the jobs' functions from them). Not on a cluster: there the
+    executors get the packages as a zip with each task (step 4), after their daemon started,
+    so a daemon importing them would fail where the project is not installed."""
+    return {
+        "spark.python.daemon.module": "pipeline.worker_daemon",
+        "spark.executorEnv.PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+    }
 
 
 def _local_cores(master: str) -> int:
@@ -142,7 +156,7 @@ def get_session(
         "spark.ui.showConsoleProgress": "false",
     }
     if chosen.startswith("local"):
-        defaults |= LOCAL_JVM
+        defaults |= LOCAL_JVM | local_python()
     for key, value in {**defaults, **dict(conf or {})}.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
