@@ -90,16 +90,45 @@ def _local_cores(master: str) -> int:
 def package_zip(target: Path) -> Path:
     """Write :data:`SHIPPED_PACKAGES` of this checkout into the zip ``target`` (step 4).
 
-    The zip is what ``spark-submit --py-files`` takes (``python -m pipeline package``).
+    The zip is what ``spark-submit --py-files`` takes (``python -m pipeline package``). Beside
+    each module's source it holds the module compiled by this interpreter (``x.pyc`` next to
+    ``x.py``, where Python's zip importer looks for it, checked against the source's hash):
+    Python never writes bytecode into a zip, so without it every executor's every Python
+    worker compiled the packages again. An executor whose Python is another version ignores
+    the ``.pyc`` (its magic number differs) and compiles the source as before.
     """
     root = Path(__file__).resolve().parent.parent
     target.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+    with (
+        zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive,
+        tempfile.TemporaryDirectory(prefix="ae-pyc-") as scratch,
+    ):
         for package in SHIPPED_PACKAGES:
             for path in sorted((root / package).rglob("*")):
                 if path.suffix in (".py", ".json") and "__pycache__" not in path.parts:
-                    archive.write(path, path.relative_to(root))
+                    name = path.relative_to(root)
+                    archive.write(path, name)
+                    if path.suffix == ".py":
+                        archive.write(
+                            _compiled(path, name, Path(scratch)), name.with_suffix(".pyc")
+                        )
     return target
+
+
+def _compiled(source: Path, name: Path, scratch: Path) -> str:
+    """``source`` compiled to a hash-checked ``.pyc`` under ``scratch`` (tracebacks name
+    ``name``, its path in the zip)."""
+    import py_compile
+
+    compiled = str(scratch / name.with_suffix(".pyc"))
+    py_compile.compile(
+        str(source),
+        cfile=compiled,
+        dfile=str(name),
+        doraise=True,
+        invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
+    )
+    return compiled
 
 
 def job_script(target: Path) -> Path:

@@ -1,12 +1,15 @@
-"""The local session's Python workers and its Arrow batches (pipeline.session)."""
+"""The local session's Python workers, its Arrow batches and the zip shipped to a cluster."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import zipfile
+from pathlib import Path
 from typing import Any
 
-from pipeline.session import ARROW_BYTES_UNBOUNDED
+from pipeline.session import ARROW_BYTES_UNBOUNDED, package_zip
 
 
 def test_the_worker_daemon_imports_the_pure_modules_and_starts_no_thread() -> None:
@@ -40,3 +43,23 @@ def test_local_workers_are_forked_from_the_project_daemon(spark: Any) -> None:
 def test_arrow_batches_to_python_are_bounded_by_rows_only(spark: Any) -> None:
     assert spark.conf.get("spark.sql.execution.arrow.maxBytesPerBatch") == ARROW_BYTES_UNBOUNDED
     assert int(ARROW_BYTES_UNBOUNDED) == 2**31 - 1  # Spark's "no byte limit"
+
+
+def test_the_shipped_zip_carries_bytecode_that_python_imports(tmp_path: Path) -> None:
+    # Python never writes bytecode into a zip: without it every executor's worker compiles.
+    archive = package_zip(tmp_path / "ae.zip")
+    names = set(zipfile.ZipFile(archive).namelist())
+    sources = {name for name in names if name.endswith(".py")}
+    assert "pipeline/scenarios.py" in sources
+    assert {name + "c" for name in sources} <= names
+    probe = "import assignors.model as a, pipeline.lag_frames as p; print(a.__file__, p.__file__)"
+    env = {**os.environ, "PYTHONPATH": str(archive)}
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env=env,
+    ).stdout.split()
+    assert out == [f"{archive}/assignors/model.pyc", f"{archive}/pipeline/lag_frames.pyc"]
