@@ -7,9 +7,11 @@
 3. ``spark.sql.shuffle.partitions`` defaults to four times the local cores (Spark's 200 makes
    small jobs slow on a laptop; four tasks per core even out groups of unequal size), adaptive
    coalescing of shuffle partitions is off (it would merge the per-group Python work, a few MB
-   of rows but minutes of CPU, into one task), Arrow is on for pandas conversion; in local mode
-   the JVM gets :data:`LOCAL_JVM` (parallel collector, 2 GB, later JIT compilation); ``conf``
-   entries override all.
+   of rows but minutes of CPU, into one task), Arrow is on for pandas conversion, Arrow batches
+   to Python are bounded by rows only (:data:`ARROW_BYTES_UNBOUNDED`); in local mode
+   the JVM gets :data:`LOCAL_JVM` (parallel collector, 2 GB, later JIT compilation) and the
+   Python workers :func:`local_python` (forked from :mod:`pipeline.worker_daemon`, which has
+   imported the project's pure modules once); ``conf`` entries override all.
 4. On a real cluster the executors need the pure ``assignors`` and ``pipeline`` packages:
    :func:`ship_packages` zips them once and adds the zip with ``addPyFile`` (the same as
    ``spark-submit --py-files assignment_explorer.zip``, which :func:`package_zip` writes; a
@@ -54,6 +56,30 @@ LOCAL_JVM = {
 }
 
 
+#: ``spark.sql.execution.arrow.maxBytesPerBatch``: Spark's value meaning "no byte limit".
+#: Under any other value (default 64 MB) the JVM measures the Arrow batch it is filling after
+#: every row it adds (``ArrowWriter.sizeInBytes`` over every column vector, allocating a list
+#: each time), and on the pipeline's narrow rows that check cost more than writing the row:
+#: on the lag history (6M rows, fresh session, load 3-6) it was ~30% of the task threads'
+#: samples, and lifting it took the task threads from 13.8 to 8.8 CPU s (12.1 to 6.8 s when
+#: run again in the session). Batches stay bounded by ``maxRecordsPerBatch`` (10,000 rows by
+#: default, 100,000 in the lag job: a few MB of these rows).
+ARROW_BYTES_UNBOUNDED = str(2**31 - 1)
+
+
+def local_python() -> dict[str, str]:
+    """Local mode's Python workers: forked from :mod:`pipeline.worker_daemon` (the project's
+    pure modules imported once in the daemon, not in every worker), with this checkout's root
+    first on their path so that the daemon and the workers import the packages the driver
+    imported (the workers unpickle the jobs' functions from them). Not on a cluster: there the
+    executors get the packages as a zip with each task (step 4), after their daemon started,
+    so a daemon importing them would fail where the project is not installed."""
+    return {
+        "spark.python.daemon.module": "pipeline.worker_daemon",
+        "spark.executorEnv.PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+    }
+
+
 def _local_cores(master: str) -> int:
     inside = master[master.find("[") + 1 : master.find("]")] if "[" in master else "*"
     if inside.isdigit():
@@ -64,16 +90,45 @@ def _local_cores(master: str) -> int:
 def package_zip(target: Path) -> Path:
     """Write :data:`SHIPPED_PACKAGES` of this checkout into the zip ``target`` (step 4).
 
-    The zip is what ``spark-submit --py-files`` takes (``python -m pipeline package``).
+    The zip is what ``spark-submit --py-files`` takes (``python -m pipeline package``). Beside
+    each module's source it holds the module compiled by this interpreter (``x.pyc`` next to
+    ``x.py``, where Python's zip importer looks for it, checked against the source's hash):
+    Python never writes bytecode into a zip, so without it every executor's every Python
+    worker compiled the packages again. An executor whose Python is another version ignores
+    the ``.pyc`` (its magic number differs) and compiles the source as before.
     """
     root = Path(__file__).resolve().parent.parent
     target.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+    with (
+        zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive,
+        tempfile.TemporaryDirectory(prefix="ae-pyc-") as scratch,
+    ):
         for package in SHIPPED_PACKAGES:
             for path in sorted((root / package).rglob("*")):
                 if path.suffix in (".py", ".json") and "__pycache__" not in path.parts:
-                    archive.write(path, path.relative_to(root))
+                    name = path.relative_to(root)
+                    archive.write(path, name)
+                    if path.suffix == ".py":
+                        archive.write(
+                            _compiled(path, name, Path(scratch)), name.with_suffix(".pyc")
+                        )
     return target
+
+
+def _compiled(source: Path, name: Path, scratch: Path) -> str:
+    """``source`` compiled to a hash-checked ``.pyc`` under ``scratch`` (tracebacks name
+    ``name``, its path in the zip)."""
+    import py_compile
+
+    compiled = str(scratch / name.with_suffix(".pyc"))
+    py_compile.compile(
+        str(source),
+        cfile=compiled,
+        dfile=str(name),
+        doraise=True,
+        invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
+    )
+    return compiled
 
 
 def job_script(target: Path) -> Path:
@@ -124,12 +179,13 @@ def get_session(
         # partitions by size would run them as one task on one core.
         "spark.sql.adaptive.coalescePartitions.enabled": "false",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.sql.execution.arrow.maxBytesPerBatch": ARROW_BYTES_UNBOUNDED,
         "spark.sql.session.timeZone": "UTC",
         # pipeline.progress prints stages, groups and time left instead of Spark's bar.
         "spark.ui.showConsoleProgress": "false",
     }
     if chosen.startswith("local"):
-        defaults |= LOCAL_JVM
+        defaults |= LOCAL_JVM | local_python()
     for key, value in {**defaults, **dict(conf or {})}.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
