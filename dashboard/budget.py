@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from plotly.basedatatypes import BaseFigure
+
 from dashboard import sessions
 
 T = TypeVar("T")
@@ -73,6 +75,11 @@ def _children(value: Any) -> list[Any] | None:
     """The objects ``value`` refers to that a size estimate should count (None: a leaf)."""
     if isinstance(value, str | bytes | int | float | bool | type(None)):
         return None
+    if isinstance(value, BaseFigure):
+        # A Plotly figure's content is its plain dicts and arrays. Its wrapper objects (one per
+        # trace, axis, frame, marker, ...) are not counted: walking them cost ~10 ms for the
+        # 200-member animation, on every *Add member*, for about a third more bytes.
+        return [value._data, value._layout, [frame._props for frame in value._frame_objs]]
     if isinstance(value, Mapping | MappingProxyType):
         return [item for pair in value.items() for item in pair]
     if isinstance(value, list | tuple | set | frozenset):

@@ -108,6 +108,8 @@ def render(source: Scenario, before: Scenario, after: Scenario) -> None:
 
 #: The panel's tabs' key: the tab picked stays picked across reruns and edits.
 TABS = "panel.shape.tab"
+#: The *Edit a subscription* expander's key (on the Members tab): open or closed.
+SUBSCRIPTION = "panel.shape.subscription"
 
 
 #: The tabs' names. Fixed: a tab is remembered by its name, and the server never rewrites the
@@ -162,7 +164,12 @@ def _members(source: Scenario, before: Scenario, after: Scenario, scope: str) ->
                 _push({"op": "remove_member", "member_id": member, "static_restart": True})
             _rerun()
         st.caption(f"{len(after.members)} members after the change ({len(before.members)} before).")
-    with st.expander("Edit a subscription"):
+    # Built only while open, like the panel: closed, its pickers were re-sent and re-drawn on
+    # every click of *Add member*.
+    subscription = st.expander("Edit a subscription", key=SUBSCRIPTION, on_change="rerun")
+    if not subscription.open:
+        return
+    with subscription:
         present = [member.member_id for member in after.members]
         who = member_picker.pick_one("Member", present, key="shape.sub_member") if present else None
         if who is not None:

@@ -20,6 +20,7 @@ from tests.dashboard.app_session import (
     add_form,
     assert_no_exception,
     has_add_form,
+    open_panel,
     open_tab,
     start_app,
 )
@@ -229,6 +230,26 @@ def test_the_what_if_panel_is_built_only_while_open_and_reopens_with_the_scenari
     assert_no_exception(app)
     assert not app.error, [e.value for e in app.error]
     assert "after-reopening" in app.multiselect(key="shape.remove_ids").options
+
+
+def test_the_subscription_editor_is_built_only_while_open_and_changes_a_subscription() -> None:
+    # Closed, its pickers are not sent: an *Add member* click no longer re-sends them (17.7).
+    app = start_app()
+    assert "shape.sub_apply" not in [button.key for button in app.button]
+    open_panel(app, shape_panel.SUBSCRIPTION)
+    member = str(app.selectbox(key="shape.sub_member").value)
+    topics = next(
+        picker for picker in app.multiselect if picker.key.startswith(f"shape.sub_topics.{member}.")
+    )
+    assert topics.value  # the member's own subscription
+    fewer = list(topics.value)[:1]
+    topics.set_value(fewer)
+    app.button(key="shape.sub_apply").click().run()
+    assert_no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    open_tab(app, "Edits")
+    listed = " ".join(str(line.value) for line in app.markdown)
+    assert f"1. {member} subscribes to {fewer[0]}" in listed
 
 
 @pytest.mark.parametrize("members", [3, 41])

@@ -108,6 +108,18 @@ def test_a_plotly_figure_weighs_about_what_it_holds() -> None:
     assert budget.estimate_bytes(figure) < 5_000_000
 
 
+def test_a_plotly_figure_is_sized_from_its_data_frames_included() -> None:
+    import plotly.graph_objects as go
+
+    small = go.Figure(go.Scatter(x=list(range(10)), y=list(range(10))))
+    frames = [go.Frame(data=[go.Scatter(x=list(range(2_000)), y=[f"m{i}" for i in range(2_000)])])]
+    large = go.Figure(small.data, frames=frames * 4)
+    assert budget.estimate_bytes(small) >= len(small.to_json())
+    # The frames (4 x 2,000 points) are counted, not only the figure's own trace.
+    frames_json = len(large.to_json()) - len(small.to_json())
+    assert budget.estimate_bytes(large) >= budget.estimate_bytes(small) + frames_json
+
+
 def test_an_entry_grows_by_what_it_kept_and_evicts_others_to_fit() -> None:
     cache = budget.ByteBudgetCache(budget_bytes=1_000, ttl_s=60)
     cache.put("plan", "P", nbytes=300)
