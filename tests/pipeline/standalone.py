@@ -109,10 +109,13 @@ def _start(root: Path, name: str, arguments: list[str]) -> subprocess.Popen[byte
 
 
 def _alive_workers(status_url: str) -> int:
+    """Workers the master reports ALIVE; 0 while its UI is not up, and while the UI is up but
+    still attaching its pages: then ``/json/`` is answered by the HTML page at ``/`` (seen in
+    CI, 2026-11-28). A master that never answers JSON runs into the caller's deadline."""
     try:
         with urllib.request.urlopen(status_url, timeout=5) as response:
             status = json.load(response)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: not JSON (yet)
         return 0
     return sum(1 for worker in status.get("workers", []) if worker.get("state") == "ALIVE")
 
