@@ -3,7 +3,7 @@
 The broker tests run on Apache Kafka (``tests/kafka_cluster/``, fixture ``kafka_cluster``).
 noida-db stays for what it still adds: a second, non-Apache implementation that kafka-python
 speaks to at older request versions (API version 3.3). It also holds the helpers both share
-(:class:`BrokerClientHelpers`, :class:`PolledConsumer`, :func:`unique_name`, :func:`free_port`).
+(:class:`BrokerClientHelpers`, :class:`PolledConsumer`, :func:`unique_name`).
 
 The broker is noida-db 0.2.3 (a test extra), a single native binary that speaks the Kafka wire
 protocol. The fixture runs that binary directly (not through noida-db's console script, which only
@@ -88,6 +88,8 @@ from typing import Any
 import pytest
 from kafka.errors import KafkaError
 
+from tests.ports import free_port
+
 START_TIMEOUT_S = 30.0
 #: Consumer settings for tests against noida-db: short rebalance and request timeouts so a lost
 #: JoinGroup response (see the module docstring) costs seconds, not minutes.
@@ -119,13 +121,6 @@ def noida_binary() -> Path:
     if not os.access(binary, os.X_OK):
         binary.chmod(0o755)
     return binary
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def unique_name(prefix: str) -> str:

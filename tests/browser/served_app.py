@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("AE_CHROMIUM", "/usr/bin/chromium"))
@@ -30,13 +31,6 @@ CHROMIUM_ARGS = [
 START_TIMEOUT_S = 90.0
 #: What the page shows while a script runs (Streamlit's "Running..." widget).
 RUNNING = '[data-testid="stStatusWidget"]'
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def healthy(url: str) -> bool:

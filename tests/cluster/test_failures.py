@@ -31,8 +31,8 @@ from cluster.errors import (
     TlsHandshakeError,
 )
 from cluster.reader import ClusterReader
-from tests.kafka_broker import free_port
 from tests.kafka_cluster.cluster import KafkaCluster
+from tests.ports import free_port
 
 
 def _answer_like_a_scram_impostor(connection: socket.socket) -> None:

@@ -23,8 +23,9 @@ from cluster.errors import BootstrapUnreachableError, GroupNotFoundError
 from cluster.reader import ClusterReader, GroupDescription
 from cluster.snapshot import scenario_json, snapshot_group
 from tests.cluster.groups import running_group
-from tests.kafka_broker import BrokerClientHelpers, KafkaBroker, free_port, unique_name
+from tests.kafka_broker import BrokerClientHelpers, KafkaBroker, unique_name
 from tests.kafka_cluster.cluster import RACKS, KafkaCluster
+from tests.ports import free_port
 
 pytestmark = pytest.mark.broker
 

@@ -8,8 +8,8 @@ from streamlit.testing.v1 import AppTest
 from tests.cluster.groups import running_group
 from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import assert_no_exception, start_app
-from tests.kafka_broker import free_port
 from tests.kafka_cluster.cluster import KafkaCluster
+from tests.ports import free_port
 
 
 def _start() -> AppTest:

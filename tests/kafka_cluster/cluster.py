@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.kafka_broker import BrokerClientHelpers, free_port
+from tests.kafka_broker import BrokerClientHelpers
+from tests.ports import free_port
 
 HERE = Path(__file__).resolve().parent
 CLASSPATH_FILE = HERE / "target" / "classpath.txt"

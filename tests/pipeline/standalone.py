@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -32,6 +31,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.ports import free_port
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_S = 120.0
@@ -57,13 +58,6 @@ class StandaloneCluster:
                 lines = path.read_text(errors="replace").splitlines()[-tail_lines:]
                 parts.append(f"===== {path.relative_to(self.root)}\n" + "\n".join(lines))
         return "\n".join(parts)
-
-
-def free_port() -> int:
-    """A TCP port free on loopback now (the OS picks it)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def spark_home() -> Path:
