@@ -207,6 +207,16 @@ def _whole(raw: Any, what: str) -> int | None:
     return int(value)
 
 
+def _real(value: Any, what: str) -> float | None:
+    """A rate or lag cell (plain Python, see :func:`_column`) as a float, or ``None`` for a
+    null; :class:`GroupDataError` for anything that is not a number (text, a boolean)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise GroupDataError(f"{what}: expected a number, got {str(value)[:40]!r}")
+    return float(value)
+
+
 def _offset(raw: Any) -> int | None:
     """An offsets cell as an int (see :func:`_whole`)."""
     return _whole(raw, "an offset")
@@ -279,9 +289,10 @@ def member_capacities(offsets: Rows) -> tuple[dict[str, float], dict[str, float]
         if owner is None:
             continue
         member_id = str(owner)
-        lag_of[member_id] = lag_of.get(member_id, 0.0) + float(lag or 0)
-        if rate is not None:
-            rates_of.setdefault(member_id, []).append(max(float(rate), 0.0))
+        lag_of[member_id] = lag_of.get(member_id, 0.0) + (_real(lag, "a lag") or 0.0)
+        consumed = _real(rate, "a consume rate")
+        if consumed is not None:
+            rates_of.setdefault(member_id, []).append(max(consumed, 0.0))
     observed = {m: exact_sum(rates) for m, rates in sorted(rates_of.items())}
     capacities = {m: rate for m, rate in observed.items() if lag_of[m] > 0}
     return capacities, observed
@@ -333,7 +344,8 @@ def _topic_entries(offsets: Rows) -> tuple[list[dict[str, Any]], dict[str, list[
         entry["log_end_offsets"] = [_offset(row[2]) for row in rows]
         entry["committed_offsets"] = [_offset(row[3]) for row in rows]
         if has_rates:
-            entry["produce_rates"] = [max(row[4] or 0.0, 0.0) for row in rows]
+            rates = (_real(row[4], f"topic {topic[:60]!r}: a produce rate") for row in rows)
+            entry["produce_rates"] = [max(rate or 0.0, 0.0) for rate in rates]
         topics.append(entry)
         for partition, *_, owner in rows:
             if owner is not None:

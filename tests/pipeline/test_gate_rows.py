@@ -71,11 +71,24 @@ def _ours(call: object) -> object:
         ({"partition": 0, "log_end": math.inf, "committed": 1}, "an offset: expected a whole"),
         ({"partition": 0, "log_end": 1e300, "committed": 1}, "beyond any offset"),
         ({"partition": 0, "log_end": 5, "committed": 1, "produce_rate": math.inf}, "produce_rates"),
+        ({"partition": 0, "produce_rate": "x"}, "'t0': a produce rate: expected a number"),
+        ({"partition": 0, "consume_rate": "12"}, "a consume rate: expected a number, got '12'"),
+        ({"partition": 0, "lag": "x"}, "a lag: expected a number"),
     ],
-    ids=["billion-partition", "nan-partition", "inf-offset", "1e300-offset", "inf-rate"],
+    ids=[
+        "billion-partition",
+        "nan-partition",
+        "inf-offset",
+        "1e300-offset",
+        "inf-rate",
+        "text-produce-rate",
+        "text-consume-rate",
+        "text-lag",
+    ],
 )
 def test_rows_that_cannot_be_right_are_refused_by_name(row: dict[str, Any], message: str) -> None:
-    """Before: a partition of 10**9 allocated a billion-entry set; inf raised OverflowError."""
+    """Before: a partition of 10**9 allocated a billion-entry set; inf raised OverflowError;
+    text in a rate or lag cell raised Python's own TypeError or ValueError."""
     with pytest.raises(GroupDataError if "rates" not in message else Exception) as caught:
         scenario_from_frames(
             _offsets([{"member_id": "m", **row}]), _members(["m"]), cluster="c1", group_id="g"
