@@ -169,7 +169,8 @@ def pandas_lag(folder: Path, out: Path, window_s: int = 600) -> pd.DataFrame:
     return verdict.reset_index()
 
 
-def spark_whatif(spark: Any, folder: Path, out: Path, drain_target_s: float | None) -> int:
+def spark_whatif(spark: Any, folder: Path, out: Path, drain_target_s: float | None) -> None:
+    """The Spark side's timed work: read, the what-if, write Parquet (as the pandas side)."""
     offsets = tables.prepare_offsets(tables.read_table(spark, str(folder / "offsets"), "offsets"))
     members = tables.prepare_members(tables.read_table(spark, str(folder / "members"), "members"))
     result = whatif.fleet_whatif(
@@ -180,7 +181,6 @@ def spark_whatif(spark: Any, folder: Path, out: Path, drain_target_s: float | No
         drain_target_s=drain_target_s,
     )
     result.write.mode("overwrite").parquet(str(out))
-    return int(spark.read.parquet(str(out)).count())
 
 
 def spark_lag(spark: Any, folder: Path, out: Path) -> Any:
@@ -446,6 +446,16 @@ def _spark_cells(spark: Any, folder: Path, size: int, drain_target: float | None
         )
     jvm = _own_cpu_s(driver[1]) - jvm_before
     print(f"  largest Python worker: {workers.largest_mb:,.0f} MB", file=sys.stderr, flush=True)
+    # Counting the written rows reads the output again: after the clock, as the pandas side
+    # (its rows are in memory) does not read its output again either.
+    started = time.perf_counter()
+    written = spark.read.parquet(str(WORK / f"out-spark-{size}")).count()
+    print(
+        f"  rows written: {written:,} (counted in {time.perf_counter() - started:.1f} s,"
+        " outside the timed run)",
+        file=sys.stderr,
+        flush=True,
+    )
     return [
         f"{spark_s:.1f} ({load})",
         f"{cpu:.0f} (JVM {jvm:.0f})",
