@@ -169,7 +169,8 @@ def pandas_lag(folder: Path, out: Path, window_s: int = 600) -> pd.DataFrame:
     return verdict.reset_index()
 
 
-def spark_whatif(spark: Any, folder: Path, out: Path, drain_target_s: float | None) -> int:
+def spark_whatif(spark: Any, folder: Path, out: Path, drain_target_s: float | None) -> None:
+    """The Spark side's timed work: read, the what-if, write Parquet (as the pandas side)."""
     offsets = tables.prepare_offsets(tables.read_table(spark, str(folder / "offsets"), "offsets"))
     members = tables.prepare_members(tables.read_table(spark, str(folder / "members"), "members"))
     result = whatif.fleet_whatif(
@@ -180,7 +181,6 @@ def spark_whatif(spark: Any, folder: Path, out: Path, drain_target_s: float | No
         drain_target_s=drain_target_s,
     )
     result.write.mode("overwrite").parquet(str(out))
-    return int(spark.read.parquet(str(out)).count())
 
 
 def spark_lag(spark: Any, folder: Path, out: Path) -> Any:
@@ -280,20 +280,28 @@ def _own_cpu_s(pid: int) -> float:
     return sum(int(x) for x in fields[11:13]) / os.sysconf("SC_CLK_TCK") if fields else 0.0
 
 
+def _spark_cpu_s() -> float:
+    """CPU seconds of this process, the Spark JVM it started and the JVM's Python workers."""
+    return _tree_cpu_s(os.getpid())
+
+
 def _timed(
-    label: str, action: Any, pids: tuple[int, ...] = ()
+    label: str, action: Any, pids: tuple[int, ...] = (), clock: Any = _spark_cpu_s
 ) -> tuple[float, Any, str, float, float]:
     """(seconds, value, load average before/after, peak MB of ``pids`` together, CPU seconds
-    of this process and its descendants)."""
+    by ``clock``: the Spark runs' process tree by default; the pandas runs, which run in this
+    process alone, pass :func:`time.process_time` (the tree would lose the ticks of Spark's
+    idle Python workers that exit meanwhile, and the pandas run's CPU came out as ~34 s of a
+    310 s run))."""
     for pid in pids:
         _reset_peak(pid)
     print(f"  {label} ...", file=sys.stderr, flush=True)
     before = _load()
-    cpu_before = _tree_cpu_s(os.getpid())
+    cpu_before = clock()
     started = time.perf_counter()
     value = action()
     elapsed = time.perf_counter() - started
-    cpu = _tree_cpu_s(os.getpid()) - cpu_before
+    cpu = clock() - cpu_before
     peak = sum(_peak_mb(pid) for pid in pids)
     print(
         f"  {label}: {elapsed:.1f} s, CPU {cpu:.1f} s, peak {peak:.0f} MB",
@@ -438,6 +446,16 @@ def _spark_cells(spark: Any, folder: Path, size: int, drain_target: float | None
         )
     jvm = _own_cpu_s(driver[1]) - jvm_before
     print(f"  largest Python worker: {workers.largest_mb:,.0f} MB", file=sys.stderr, flush=True)
+    # Counting the written rows reads the output again: after the clock, as the pandas side
+    # (its rows are in memory) does not read its output again either.
+    started = time.perf_counter()
+    written = spark.read.parquet(str(WORK / f"out-spark-{size}")).count()
+    print(
+        f"  rows written: {written:,} (counted in {time.perf_counter() - started:.1f} s,"
+        " outside the timed run)",
+        file=sys.stderr,
+        flush=True,
+    )
     return [
         f"{spark_s:.1f} ({load})",
         f"{cpu:.0f} (JVM {jvm:.0f})",
@@ -477,6 +495,7 @@ def run_whatif_sizes(
                     "pandas what-if",
                     lambda f=folder, o=out: pandas_whatif(f, o, drain_target),
                     (os.getpid(),),
+                    time.process_time,
                 )
             pandas_points.append((size, pandas_s))
             pandas_cells = [f"{pandas_s:.1f} ({load})", f"{pandas_peak:.0f}"]
@@ -525,7 +544,10 @@ def run_lag(spark: Any, groups: int, runs: int = 2) -> list[str]:
         jvm_cpu.append(_own_cpu_s(driver[1]) - jvm_before)
     (WORK / "lag-pandas").mkdir(parents=True, exist_ok=True)
     pandas_s, pandas_verdicts, pandas_load, pandas_peak, _ = _timed(
-        "pandas lag", lambda: pandas_lag(folder, WORK / "lag-pandas"), (os.getpid(),)
+        "pandas lag",
+        lambda: pandas_lag(folder, WORK / "lag-pandas"),
+        (os.getpid(),),
+        time.process_time,
     )
     lines = []
     for run, (spark_s, spark_verdicts, spark_load, peak, spark_cpu) in enumerate(spark_runs, 1):
