@@ -85,6 +85,13 @@ For the cooperative protocol the engine also reports which partitions are *trans
 ownership*: after the constrained algorithm, those a member gave up (or that were doubly
 claimed) and the fill steps handed to a different member; after the general algorithm, those
 newly in a member's target that some member claimed and no longer gets.
+
+The answer: each member's partitions as a list or tuple, sorted where the answer is a
+:class:`~assignors.model.SortedAnswer`. One case answers with runs instead
+(:class:`~assignors.model.PartitionRuns`, equal to the sorted tuple): a fresh group (constrained,
+nobody keeps a claim, no racks, Java's topic order is Python's, no trace asked), where step 2b
+deals every member every ``n``-th partition, a range of step ``n`` per topic
+(:func:`_round_robin_runs`), as long as the runs hold 16 partitions or more on average.
 """
 
 from __future__ import annotations
