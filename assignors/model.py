@@ -28,7 +28,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, groupby, islice, product, repeat
+from itertools import chain, groupby, islice, product, repeat, starmap
 from operator import attrgetter, eq, itemgetter, mul
 from operator import index as operator_index
 from types import MappingProxyType
@@ -255,9 +255,9 @@ class PartitionRuns(Sequence[TopicPartition]):
         return self._length
 
     def __iter__(self) -> Iterator[TopicPartition]:
-        """The partitions, made in C a piece (at most :data:`PIECE` of them) at a time, the
-        cyclic collector paused while each piece is made (:func:`_made`)."""
-        return chain.from_iterable(map(_made, chain.from_iterable(map(_pieces, self.runs))))
+        """The partitions, made in C a batch (at most :data:`PIECE` of them, :func:`_batches`)
+        at a time, the cyclic collector paused while each batch is made (:func:`_made`)."""
+        return chain.from_iterable(map(_made, _batches(self.runs)))
 
     def __reversed__(self) -> Iterator[TopicPartition]:
         backwards = (product(t[::-1], n[::-1]) for t, n in reversed(self.runs))
@@ -350,16 +350,33 @@ class PartitionRuns(Sequence[TopicPartition]):
 PIECE = 16_384
 
 
-def _made(run: PartitionRun) -> tuple[TopicPartition, ...]:
-    """The partitions of ``run``, built in C with the cyclic collector paused
+def _made(batch: Sequence[PartitionRun]) -> tuple[TopicPartition, ...]:
+    """The partitions of ``batch``'s runs, built in C with the cyclic collector paused
     (:func:`~assignors.gc_pause.paused_gc`). ``TopicPartition`` is a tuple subclass, which the
     collector never untracks: made with it running, a million of them cost four times as much
     (young collections promoting them, then full ones walking them)."""
     with paused_gc():
-        pairs = product(*run)
+        pairs = chain.from_iterable(starmap(product, batch))
         return tuple(
             cast(Iterator[TopicPartition], map(tuple.__new__, repeat(TopicPartition), pairs))
         )
+
+
+def _batches(runs: Iterable[PartitionRun]) -> Iterator[list[PartitionRun]]:
+    """``runs`` cut into pieces (:func:`_pieces`) and gathered, in order, into batches of at
+    most :data:`PIECE` partitions: pausing the collector costs about 10 microseconds, which
+    once per run made a run of a few partitions ten times dearer to read than its partitions."""
+    batch: list[PartitionRun] = []
+    size = 0
+    for piece in chain.from_iterable(map(_pieces, runs)):
+        count = len(piece[0]) * len(piece[1])
+        if batch and size + count > PIECE:
+            yield batch
+            batch, size = [], 0
+        batch.append(piece)
+        size += count
+    if batch:
+        yield batch
 
 
 def _pieces(run: PartitionRun) -> Iterator[PartitionRun]:

@@ -52,14 +52,14 @@ def group(counts: dict[str, int], member_ids: list[str], **claims: Any) -> Scena
 
 
 def test_counts_that_are_multiples_of_the_members_give_one_run_each() -> None:
-    """3 topics x 32 partitions, 2 members: the first gets the even partitions of every topic,
-    the second the odd ones; 48 partitions in a run, so runs."""
-    answer = sticky_assign(group({"a": 32, "b": 32, "c": 32}, ["m1", "m0"])).assignment
+    """3 topics x 128 partitions, 2 members: the first gets the even partitions of every topic,
+    the second the odd ones; 192 partitions in a run, so runs."""
+    answer = sticky_assign(group({"a": 128, "b": 128, "c": 128}, ["m1", "m0"])).assignment
     assert isinstance(answer["m0"], PartitionRuns) and isinstance(answer["m1"], PartitionRuns)
-    assert answer["m0"].runs == ((("a", "b", "c"), range(0, 32, 2)),)
-    assert answer["m1"].runs == ((("a", "b", "c"), range(1, 32, 2)),)
+    assert answer["m0"].runs == ((("a", "b", "c"), range(0, 128, 2)),)
+    assert answer["m1"].runs == ((("a", "b", "c"), range(1, 128, 2)),)
     assert answer["m1"][:3] == (TP("a", 1), TP("a", 3), TP("a", 5))
-    assert answer["m1"][-1] == TP("c", 31) and len(answer["m1"]) == 48
+    assert answer["m1"][-1] == TP("c", 127) and len(answer["m1"]) == 192
 
 
 def test_the_benchmark_shape_is_one_run_of_every_topic_per_member() -> None:
