@@ -12,8 +12,13 @@ benchmarks/sticky_fresh_runs.py``.
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 from unittest.mock import patch
+
+# The repository first: ``benchmarks/assignors.py`` would otherwise stand for the package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assignors.client import sticky
 from assignors.model import Member, Scenario, Topic
