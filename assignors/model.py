@@ -28,8 +28,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, groupby, islice, product, repeat
-from operator import eq, itemgetter, mul
+from itertools import chain, groupby, islice, product, repeat, starmap
+from operator import attrgetter, eq, itemgetter, mul
 from operator import index as operator_index
 from types import MappingProxyType
 from typing import Literal, NamedTuple, SupportsIndex, TypeVar, cast, overload
@@ -197,24 +197,26 @@ def topic_partitions(
 
 
 #: One run of a :class:`PartitionRuns`: topics (in increasing order) x partition numbers (a
-#: range of step 1), standing for ``product(topics, numbers)``.
+#: range of positive step), standing for ``product(topics, numbers)``.
 PartitionRun = tuple[tuple[str, ...], range]
 
 
 class PartitionRuns(Sequence[TopicPartition]):
     """One member's sorted partitions held as *runs*, standing for the tuple of them.
 
-    A run ``(topics, numbers)`` is the partitions ``numbers`` (a ``range`` of step 1) of each of
-    ``topics``, topic by topic. A range assignor gives a member one contiguous range of every
-    topic it shares with the same others, so 1,000,000 partitions over 2,000 members are 2,000
-    runs rather than a million :class:`TopicPartition` objects; those are made in C when the
-    sequence is iterated (a piece at a time, the cyclic collector paused meanwhile) or one when
-    it is indexed, and never stored: each pass over it makes them again.
+    A run ``(topics, numbers)`` is the partitions ``numbers`` (a ``range`` of any positive
+    step) of each of ``topics``, topic by topic. A range assignor gives a member one contiguous
+    range of every topic it shares with the same others, and a round-robin deal gives it every
+    ``n``-th partition (a range of step ``n``), so 1,000,000 partitions over 2,000 members are
+    2,000 runs rather than a million :class:`TopicPartition` objects; those are made in C when
+    the sequence is iterated (a piece at a time, the cyclic collector paused meanwhile) or one
+    when it is indexed, and never stored: each pass over it makes them again.
 
     Invariants (the constructor trusts them; :meth:`of` builds valid runs from any blocks):
     every run has at least one topic, in strictly increasing order, and a non-empty range of
-    step 1; each run's last partition comes before the next run's first in
-    :class:`TopicPartition` order. So the sequence is sorted, without duplicates.
+    positive step (any step when it holds one number); each run's last partition comes before
+    the next run's first in :class:`TopicPartition` order. So the sequence is sorted, without
+    duplicates. Ranges compare as the numbers they hold (``range(2, 3) == range(2, 9, 7)``).
 
     It is immutable and behaves as the tuple of its partitions: equal to that tuple (``==``,
     the same ``hash``), the same ``len``, iteration, ``reversed``, indexing, slicing (a slice
@@ -238,11 +240,13 @@ class PartitionRuns(Sequence[TopicPartition]):
     @classmethod
     def of(cls, blocks: Iterable[PartitionRun]) -> PartitionRuns:
         """The partitions of ``blocks`` (each: topics in strictly increasing order x a range of
-        step 1; either may be empty) in order. Blocks that follow one another stay whole runs;
-        blocks that interleave are cut into one run per topic, merged, and consecutive topics
-        with the same numbers joined again. Raises ``ValueError`` if two blocks share a
-        partition."""
+        positive step; either may be empty) in order. Blocks that follow one another stay whole
+        runs; blocks that interleave are cut into one run per topic, merged (:func:`_merged`),
+        and consecutive topics with the same numbers joined again. Raises ``ValueError`` if two
+        blocks share a partition or a range's step is negative."""
         kept = sorted((b for b in blocks if b[0] and b[1]), key=_run_start)
+        if any(numbers.step < 0 for _, numbers in kept):
+            raise ValueError("a block's range of partition numbers must have a positive step")
         if all(map(_precedes, kept, islice(kept, 1, None))):
             return cls(kept)
         return cls(_merged(kept))
@@ -251,9 +255,9 @@ class PartitionRuns(Sequence[TopicPartition]):
         return self._length
 
     def __iter__(self) -> Iterator[TopicPartition]:
-        """The partitions, made in C a piece (at most :data:`PIECE` of them) at a time, the
-        cyclic collector paused while each piece is made (:func:`_made`)."""
-        return chain.from_iterable(map(_made, chain.from_iterable(map(_pieces, self.runs))))
+        """The partitions, made in C a batch (at most :data:`PIECE` of them, :func:`_batches`)
+        at a time, the cyclic collector paused while each batch is made (:func:`_made`)."""
+        return chain.from_iterable(map(_made, _batches(self.runs)))
 
     def __reversed__(self) -> Iterator[TopicPartition]:
         backwards = (product(t[::-1], n[::-1]) for t, n in reversed(self.runs))
@@ -297,7 +301,7 @@ class PartitionRuns(Sequence[TopicPartition]):
             if number in numbers:
                 at = bisect_left(topics, topic)
                 if at < len(topics) and topics[at] == topic:
-                    return offset + at * len(numbers) + number - numbers.start
+                    return offset + at * len(numbers) + numbers.index(number)
             offset += len(topics) * len(numbers)
         return None
 
@@ -346,16 +350,33 @@ class PartitionRuns(Sequence[TopicPartition]):
 PIECE = 16_384
 
 
-def _made(run: PartitionRun) -> tuple[TopicPartition, ...]:
-    """The partitions of ``run``, built in C with the cyclic collector paused
+def _made(batch: Sequence[PartitionRun]) -> tuple[TopicPartition, ...]:
+    """The partitions of ``batch``'s runs, built in C with the cyclic collector paused
     (:func:`~assignors.gc_pause.paused_gc`). ``TopicPartition`` is a tuple subclass, which the
     collector never untracks: made with it running, a million of them cost four times as much
     (young collections promoting them, then full ones walking them)."""
     with paused_gc():
-        pairs = product(*run)
+        pairs = chain.from_iterable(starmap(product, batch))
         return tuple(
             cast(Iterator[TopicPartition], map(tuple.__new__, repeat(TopicPartition), pairs))
         )
+
+
+def _batches(runs: Iterable[PartitionRun]) -> Iterator[list[PartitionRun]]:
+    """``runs`` cut into pieces (:func:`_pieces`) and gathered, in order, into batches of at
+    most :data:`PIECE` partitions: pausing the collector costs about 10 microseconds, which
+    once per run made a run of a few partitions ten times dearer to read than its partitions."""
+    batch: list[PartitionRun] = []
+    size = 0
+    for piece in chain.from_iterable(map(_pieces, runs)):
+        count = len(piece[0]) * len(piece[1])
+        if batch and size + count > PIECE:
+            yield batch
+            batch, size = [], 0
+        batch.append(piece)
+        size += count
+    if batch:
+        yield batch
 
 
 def _pieces(run: PartitionRun) -> Iterator[PartitionRun]:
@@ -384,23 +405,74 @@ def _precedes(run: PartitionRun, following: PartitionRun) -> bool:
 
 
 def _merged(blocks: Iterable[PartitionRun]) -> list[PartitionRun]:
-    """Blocks cut into one ``(topic, numbers)`` per topic, in order, a topic's adjoining ranges
-    joined; then consecutive topics with equal numbers grouped into one run."""
-    pieces = sorted(
-        ((t, n) for topics, n in blocks for t in topics), key=lambda p: (p[0], p[1].start)
-    )
-    joined: list[tuple[str, range]] = []
-    for topic, numbers in pieces:
-        if joined and joined[-1][0] == topic:
-            before = joined[-1][1]
-            if numbers.start < before.stop:
-                raise ValueError(f"partition {topic}-{numbers.start} is in two blocks")
-            if numbers.start == before.stop:
-                joined[-1] = (topic, range(before.start, numbers.stop))
-                continue
-        joined.append((topic, numbers))
-    grouped = groupby(joined, key=lambda piece: piece[1])
+    """Blocks cut into one ``(topic, numbers)`` per topic, in order, each topic's numbers as
+    few ranges as :func:`_topic_ranges` makes them; then consecutive topics with equal numbers
+    grouped into one run."""
+    by_topic: dict[str, list[range]] = {}
+    for topics, numbers in blocks:
+        for topic in topics:
+            by_topic.setdefault(topic, []).append(numbers)
+    joined = [
+        (topic, numbers)
+        for topic in sorted(by_topic)
+        for numbers in _topic_ranges(topic, by_topic[topic])
+    ]
+    grouped = groupby(joined, key=itemgetter(1))
     return [(tuple(topic for topic, _ in group), numbers) for numbers, group in grouped]
+
+
+def _topic_ranges(topic: str, pieces: list[range]) -> list[range]:
+    """One topic's ranges (positive steps, none empty) in order, each joined to the one before
+    when together they are one progression (:func:`_joined`). Ranges that interleave (a number
+    of one between two of another) are recut from their numbers (:func:`_progressions`).
+    Raises ``ValueError`` if two share a number."""
+    pieces = sorted(pieces, key=attrgetter("start"))
+    out: list[range] = []
+    for numbers in pieces:
+        if not out:
+            out.append(numbers)
+        elif numbers.start <= out[-1][-1]:
+            return _progressions(topic, pieces)
+        else:
+            joined = _joined(out[-1], numbers)
+            if joined is None:
+                out.append(numbers)
+            else:
+                out[-1] = joined
+    return out
+
+
+def _joined(before: range, after: range) -> range | None:
+    """``before`` then ``after`` (which starts past ``before``'s last number) as one range, when
+    they make one progression: the step of whichever holds two numbers or more (both the same),
+    1 when both hold one; else ``None``."""
+    step = before.step if len(before) > 1 else after.step if len(after) > 1 else 1
+    if after.start - before[-1] != step or (len(after) > 1 and after.step != step):
+        return None
+    return range(before.start, after[-1] + 1, step)
+
+
+def _progressions(topic: str, pieces: list[range]) -> list[range]:
+    """The numbers of ``pieces`` sorted, cut greedily into the longest progressions from the
+    left (a last lone number is a range of its own). Raises ``ValueError`` on a number held
+    twice."""
+    numbers = sorted(chain.from_iterable(pieces))
+    for number, following in zip(numbers, islice(numbers, 1, None), strict=False):
+        if number == following:
+            raise ValueError(f"partition {topic}-{number} is in two blocks")
+    out: list[range] = []
+    first = 0
+    while first < len(numbers):
+        last = first + 1
+        if last < len(numbers):
+            step = numbers[last] - numbers[first]
+            while last + 1 < len(numbers) and numbers[last + 1] - numbers[last] == step:
+                last += 1
+            out.append(range(numbers[first], numbers[last] + 1, step))
+        else:
+            out.append(range(numbers[first], numbers[first] + 1))
+        first = last + 1
+    return out
 
 
 _Partitions = TypeVar("_Partitions", bound=Sequence[TopicPartition])

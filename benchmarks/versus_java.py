@@ -31,11 +31,12 @@ built afresh from the parsed request, garbage collected before the call. Ours: o
 (strategy, size, kind) parses the request (untimed), then times ``--warmup`` + ``--runs`` calls
 of the strategy (``assign``, building the sorted ``Assignment``; tasks: ``compute``) with
 ``time.perf_counter``. What our timed call builds: a complete ``Assignment`` any consumer can
-read; for every strategy but ``server-range`` that holds every ``TopicPartition`` object, while
-``server-range`` answers with ``PartitionRuns`` (each member's ranges: ``len`` and ``in`` in
-O(runs), the partition objects made when read). So the column "read every partition" times,
-once after the timed calls, making a list of every member's partitions (collector on): for
-``server-range`` that is the deferred work, for the others a walk over objects already made.
+read; for most strategies that holds every ``TopicPartition`` object, while ``server-range``
+and, on a fresh group, ``sticky`` and ``cooperative-sticky`` answer with ``PartitionRuns`` (each
+member's ranges: ``len`` and ``in`` in O(runs), the partition objects made when read). So the
+column "read every partition" times, once after the timed calls, making a list of every member's
+partitions (collector on): for runs that is the deferred work, for the others a walk over
+objects already made.
 Figures: best and median of the timed runs; ratio = our median / Java's
 median (target: at most 1), and the same for CPU time (Java: the whole JVM's process CPU, the
 collector's and compiler's threads included; ours: ``time.process_time``), steadier than the wall
@@ -225,7 +226,8 @@ def read_all(assignment: Any) -> tuple[float, float]:
     """Seconds (wall, CPU) to read every partition of ``assignment`` once, as a consumer that
     wants the objects would: a list of each member's ``TopicPartition`` objects, all kept until
     the clock stops. For a tuple answer that walks objects ``assign`` already made; for
-    ``PartitionRuns`` (``server-range``) it makes them (``assign`` deferred that)."""
+    ``PartitionRuns`` (``server-range``; ``sticky`` and ``cooperative-sticky`` fresh) it makes
+    them (``assign`` deferred that)."""
     cpu_start, start = time.process_time(), time.perf_counter()
     lists = [list(partitions) for partitions in assignment.partitions.values()]
     seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start

@@ -27,7 +27,9 @@ eager sticky target; both are deterministic and, as in Kafka, depend on the list
 members only between ids that share a bucket of Kafka's subscription map.
 
 :func:`assign_with_target` returns both answers, ``(round1, target)``; the rebalance simulator
-uses it to play the two rounds of a cooperative rebalance.
+uses it to play the two rounds of a cooperative rebalance. On a fresh group the target may hold
+:class:`~assignors.model.PartitionRuns` (see :mod:`assignors.client.sticky`); round 1 keeps a
+member's runs as they are unless a partition is withheld from it (then a list of the rest).
 """
 
 from __future__ import annotations

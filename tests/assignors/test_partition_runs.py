@@ -45,6 +45,47 @@ def test_one_run_is_its_topics_times_its_numbers() -> None:
     assert repr(runs) == "PartitionRuns(((('t1', 't2'), range(3, 5)),))"
 
 
+def test_a_stepped_run_is_every_step_th_number_of_each_topic() -> None:
+    """A round-robin deal gives a member every ``n``-th partition: a range of step ``n``."""
+    runs = PartitionRuns([(("t1", "t2"), range(1, 7, 3))])
+    expected = (TP("t1", 1), TP("t1", 4), TP("t2", 1), TP("t2", 4))
+    assert tuple(runs) == expected and runs == expected and hash(runs) == hash(expected)
+    assert len(runs) == 4 and runs[1] == TP("t1", 4) and runs[-2] == TP("t2", 1)
+    assert runs[::3] == (TP("t1", 1), TP("t2", 4))
+    assert ("t2", 4) in runs and ("t2", 2) not in runs and ("t1", 7) not in runs
+    assert runs.index(TP("t2", 1)) == 2 and runs.index(TP("t2", 4)) == 3
+    with pytest.raises(ValueError, match="not in the partitions"):
+        runs.index(TP("t1", 2))
+    assert list(reversed(runs)) == list(reversed(expected))
+
+
+def test_one_number_ranges_are_equal_whatever_their_step() -> None:
+    one = PartitionRuns([(("a",), range(2, 3))])
+    assert one == PartitionRuns([(("a",), range(2, 9, 7))]) == (TP("a", 2),)
+
+
+def test_stepped_blocks_of_a_topic_join_when_they_continue_one_progression() -> None:
+    """Cut per topic (the blocks interleave: b's come between a's), then joined."""
+    runs = PartitionRuns.of([(("a",), range(6, 10, 2)), (("a", "b"), range(0, 6, 2))])
+    assert runs.runs == ((("a",), range(0, 10, 2)), (("b",), range(0, 6, 2)))
+    apart = PartitionRuns.of([(("a",), range(0, 6, 2)), (("a", "b"), range(7, 13, 3))])
+    assert apart.runs == ((("a",), range(0, 6, 2)), (("a", "b"), range(7, 13, 3)))
+
+
+def test_interleaving_stepped_blocks_are_recut_from_their_numbers() -> None:
+    runs = PartitionRuns.of(
+        [(("a",), range(0, 6, 2)), (("a",), range(1, 4, 2)), (("b",), range(1))]
+    )
+    assert runs.runs == ((("a",), range(0, 5)), (("b",), range(0, 1)))
+    with pytest.raises(ValueError, match="partition a-4 is in two blocks"):
+        PartitionRuns.of([(("a",), range(0, 6, 2)), (("a",), range(1, 5, 3))])
+
+
+def test_blocks_with_a_negative_step_are_refused() -> None:
+    with pytest.raises(ValueError, match="positive step"):
+        PartitionRuns.of([(("a",), range(4, 0, -2))])
+
+
 def test_blocks_that_follow_one_another_stay_whole() -> None:
     runs = PartitionRuns.of([(("c",), range(0, 2)), (("a", "b"), range(4, 6)), ((), range(9))])
     assert runs.runs == ((("a", "b"), range(4, 6)), (("c",), range(0, 2)))
@@ -115,13 +156,14 @@ TOPICS = ("a", "b", "c", "d", "e")
 
 @st.composite
 def disjoint_blocks(draw: Any) -> list[PartitionRun]:
-    """Blocks of topics (increasing) x a range, none sharing a partition with another."""
+    """Blocks of topics (increasing) x a range (step 1, or stepped as a round-robin deals),
+    none sharing a partition with another."""
     blocks: list[PartitionRun] = []
     taken: set[tuple[str, int]] = set()
     for _ in range(draw(st.integers(0, 6))):
         topics = tuple(sorted(draw(st.sets(st.sampled_from(TOPICS), max_size=4))))
-        start = draw(st.integers(0, 8))
-        numbers = range(start, start + draw(st.integers(0, 4)))
+        start, step = draw(st.integers(0, 8)), draw(st.sampled_from((1, 1, 2, 3, 5)))
+        numbers = range(start, start + step * draw(st.integers(0, 4)), step)
         cells = {(t, n) for t in topics for n in numbers}
         if not cells & taken:
             taken |= cells
@@ -134,9 +176,10 @@ def as_tuple(blocks: list[PartitionRun]) -> tuple[TopicPartition, ...]:
 
 
 def valid(runs: PartitionRuns) -> bool:
-    """The invariants: topics increasing, ranges of step 1 and not empty, runs in order."""
+    """The invariants: topics increasing, ranges of positive step and not empty, runs in
+    order."""
     inside = all(
-        topics and numbers and numbers.step == 1 and list(topics) == sorted(set(topics))
+        topics and numbers and numbers.step > 0 and list(topics) == sorted(set(topics))
         for topics, numbers in runs.runs
     )
     firsts = [(topics[0], numbers[0]) for topics, numbers in runs.runs]
@@ -162,7 +205,7 @@ def test_it_equals_the_sorted_tuple_of_its_blocks(blocks: list[PartitionRun], da
             runs[outside]
     cut = data.draw(st.slices(len(expected) + 2))
     assert runs[cut] == expected[cut]
-    probe = (data.draw(st.sampled_from((*TOPICS, "z"))), data.draw(st.integers(-1, 13)))
+    probe = (data.draw(st.sampled_from((*TOPICS, "z"))), data.draw(st.integers(-1, 25)))
     for item in (*expected[:3], probe, TP(*probe), "a", ("a",), ("a", "0")):
         assert (item in runs) == (item in expected)
         assert runs.count(item) == expected.count(item)
