@@ -1,24 +1,27 @@
-"""Plotly fetched and started while the page is still connecting: two tags added to the head of
+"""Plotly fetched and started while the page is still connecting: tags added to the head of
 Streamlit's ``index.html`` by an ASGI middleware (:class:`HeadTags`, mounted by
 ``dashboard/serve.py``).
 
 Streamlit loads Plotly (its ``PlotlyChart`` chunk, 4.7 MB) only when React first renders a chart
 element: after its own bundle, the websocket, the app's run and the render of every element
-above the chart. Measured on a first load (Chromium, 2026-11-28): requested at ~1.2 s, received
-at ~1.5 s, then ~0.4-0.8 s of module evaluation on the main thread before the first chart is
-drawn. With the tags, the browser fetches and compiles the chunk in parallel with Streamlit's
-own modules (``modulepreload``) and evaluates it when the page's ``load`` event fires, while the
-websocket opens and the app runs on the server, so the chart element finds it ready. It is the
-same module (the same URL) that Streamlit's chart imports: evaluated once, drawing unchanged.
+above the chart, whose own chunks (radio, select box, multiselect, buttons) are fetched then
+too, each a round trip to the server before React goes on. Measured on a first load (Chromium,
+2026-11-28): Plotly requested at ~1.2 s, received at ~1.5 s, then ~0.4-0.8 s of module
+evaluation on the main thread before the first chart is drawn. With the tags, the browser
+fetches and compiles those chunks in parallel with Streamlit's own modules (``modulepreload``)
+and evaluates Plotly's when the page's ``load`` event fires, while the websocket opens and the
+app runs on the server, so the chart element finds it ready. They are the same modules (the
+same URLs) Streamlit imports: each evaluated once, drawing unchanged.
 
-The chunk's name carries a content hash; it is looked up in the installed Streamlit's static
-folder when the server starts, never written down. Without such a chunk, nothing is added.
+The chunks' names carry content hashes; they are read from the installed Streamlit's page and
+bundle when the server starts (Vite's table of what each lazily loaded element needs), never
+written down. What cannot be read there is not added.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +31,14 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-_CHUNK = re.compile(r"PlotlyChart\.[A-Za-z0-9_-]+\.js")
+#: The elements the default page shows (the Explorer on the default sample: sidebar radios, a
+#: select box, a multiselect, buttons, pills, charts), by the name of the chunk Streamlit loads
+#: for each. Their chunks are fetched with Streamlit's own modules rather than after the app's
+#: first run; an element missing here is only fetched later, as Streamlit does.
+FIRST_PAGE_ELEMENTS = ("PlotlyChart", "Radio", "Selectbox", "Multiselect", "Button", "ButtonGroup")
+_PRELOADED = re.compile(r'href="\./static/js/([^"]+\.js)"')
+_MAIN = re.compile(r'src="\./static/js/(index\.[A-Za-z0-9_-]+\.js)"')
+_TABLE = re.compile(r"m\.f=\[([^\]]*)\]")
 
 
 def streamlit_static_dir() -> Path:
@@ -38,26 +48,57 @@ def streamlit_static_dir() -> Path:
     return Path(streamlit.__file__).parent / "static"
 
 
-def plotly_chunk(static_dir: Path) -> str | None:
-    """The file name of Streamlit's Plotly chunk in ``static_dir/static/js``, or None unless
-    exactly one file there is named ``PlotlyChart.<hash>.js``."""
-    folder = static_dir / "static" / "js"
-    found = sorted(p.name for p in folder.glob("PlotlyChart.*.js") if _CHUNK.fullmatch(p.name))
-    return found[0] if len(found) == 1 else None
+def lazy_chunks(main_js: str, names: Sequence[str]) -> list[str]:
+    """The chunks Streamlit's bundle ``main_js`` (Vite's output) imports for the elements
+    ``names``: each element's own chunk (``<name>.<hash>.js``) then the chunks it needs (its
+    ``__vite__mapDeps`` list), in order, each once; a name not found adds nothing."""
+    table = _TABLE.search(main_js)
+    files = (
+        [f.removeprefix("./") for f in re.findall(r'"([^"]*)"', table.group(1))] if table else []
+    )
+    found: list[str] = []
+    for name in names:
+        lazy = re.search(
+            r"import\(`\./(" + re.escape(name) + r"\.[A-Za-z0-9_-]+\.js)`\),"
+            r"__vite__mapDeps\(\[([\d,]*)\]\)",
+            main_js,
+        )
+        if lazy is None:
+            continue
+        needs = [files[int(i)] for i in lazy.group(2).split(",") if i and int(i) < len(files)]
+        for chunk in (lazy.group(1), *needs):
+            if chunk.endswith(".js") and chunk not in found:
+                found.append(chunk)
+    return found
 
 
-def plotly_early_tags(chunk: str | None) -> bytes:
-    """The tags for ``chunk`` (empty without one): a ``modulepreload`` link (fetch and compile
-    now, like Streamlit's own modules) and a script importing the module at ``load``. Paths are
-    relative, like Streamlit's, so a ``server.baseUrlPath`` prefix still applies. An import
-    that fails is left to Streamlit's own, which reports it on the chart."""
-    if chunk is None:
-        return b""
-    href = f"./static/js/{chunk}"
-    return (
-        f'<link rel="modulepreload" crossorigin href="{href}">'
-        f'<script>addEventListener("load",()=>import("{href}").catch(()=>{{}}))</script>'
-    ).encode()
+def first_page_chunks(static_dir: Path, names: Sequence[str] = FIRST_PAGE_ELEMENTS) -> list[str]:
+    """:func:`lazy_chunks` of the installed Streamlit for ``names``, less the modules its
+    ``index.html`` preloads already; empty if its page or bundle cannot be read."""
+    try:
+        index_html = (static_dir / "index.html").read_text()
+        main = _MAIN.search(index_html)
+        main_js = (static_dir / "static" / "js" / main.group(1)).read_text() if main else ""
+    except OSError:
+        return []
+    preloaded = set(_PRELOADED.findall(index_html))
+    return [f for f in lazy_chunks(main_js, names) if f not in preloaded]
+
+
+def early_tags(chunks: Sequence[str]) -> bytes:
+    """The tags for ``chunks``: a ``modulepreload`` link each (fetch and compile now, like
+    Streamlit's own modules) and, for Plotly's (``PlotlyChart.<hash>.js``), a script importing
+    it at ``load``. Paths are relative, like Streamlit's, so a ``server.baseUrlPath`` prefix
+    still applies. An import that fails is left to Streamlit's own, which reports it."""
+    links = "".join(
+        f'<link rel="modulepreload" crossorigin href="./static/js/{c}">' for c in chunks
+    )
+    plotly = [c for c in chunks if c.startswith("PlotlyChart.")][:1]
+    start = "".join(
+        f'<script>addEventListener("load",()=>import("./static/js/{c}").catch(()=>{{}}))</script>'
+        for c in plotly
+    )
+    return (links + start).encode()
 
 
 def with_tags(html: bytes, tags: bytes) -> bytes:

@@ -75,8 +75,8 @@ PLOTLY_FETCHES_JS = """
 def test_the_page_head_fetches_plotly_and_the_chart_uses_it(page: Any) -> None:
     """``dashboard/page_head.py``: the head preloads Streamlit's Plotly chunk and imports it at
     load; the chart drawn is Streamlit's, with that same module (fetched once)."""
-    chunk = page_head.plotly_chunk(page_head.streamlit_static_dir())
-    assert chunk is not None
+    chunks = page_head.first_page_chunks(page_head.streamlit_static_dir())
+    chunk = next(chunk for chunk in chunks if chunk.startswith("PlotlyChart."))
     href = f"./static/js/{chunk}"
     assert page.locator(f'head link[rel="modulepreload"][href="{href}"]').count() == 1
     scripts = page.evaluate(HEAD_SCRIPTS_JS)

@@ -16,41 +16,68 @@ PAGE = b"<html><head><title>Streamlit</title></head><body></body></html>"
 TAGS = b'<link rel="modulepreload" href="./static/js/PlotlyChart.x.js">'
 
 
-def _static(tmp_path: Path, *names: str) -> Path:
-    folder = tmp_path / "static" / "js"
-    folder.mkdir(parents=True)
-    for name in names:
-        (folder / name).write_text("export default 1")
-    return tmp_path
+#: A bundle shaped like Vite's output for Streamlit (index.<hash>.js): the table of chunk files
+#: and, for each lazily loaded element, its chunk and the indices of what it needs.
+BUNDLE = (
+    'const __vite__mapDeps=(i,m=__vite__mapDeps,d=(m.f||(m.f=["./Radio.r1.js","./react.a1.js",'
+    '"../css/x.css","./useField.f1.js","./PlotlyChart.p1.js","./wrap.w1.js"])))=>i.map(i=>d[i]);'
+    "Rg=lazy(()=>H(()=>import(`./Radio.r1.js`),__vite__mapDeps([0,1,2,3]),import.meta.url)),"
+    "Pg=lazy(()=>H(()=>import(`./PlotlyChart.p1.js`),__vite__mapDeps([4,1,3,5]),import.meta.url))"
+)
 
 
-def test_the_chunk_is_the_one_file_named_like_streamlits_plotly_chunk(tmp_path: Path) -> None:
-    static = _static(tmp_path, "PlotlyChart.D9Z0_fxz.js", "PlotlyChart.D9Z0_fxz.js.map", "x.js")
-    assert page_head.plotly_chunk(static) == "PlotlyChart.D9Z0_fxz.js"
+def test_an_elements_chunks_are_its_own_then_what_it_needs_each_once() -> None:
+    assert page_head.lazy_chunks(BUNDLE, ["PlotlyChart"]) == [
+        "PlotlyChart.p1.js",
+        "react.a1.js",
+        "useField.f1.js",
+        "wrap.w1.js",
+    ]
+    assert page_head.lazy_chunks(BUNDLE, ["Radio", "PlotlyChart"]) == [
+        "Radio.r1.js",
+        "react.a1.js",
+        "useField.f1.js",  # the stylesheet is left out
+        "PlotlyChart.p1.js",
+        "wrap.w1.js",
+    ]
 
 
-def test_no_chunk_or_two_chunks_add_nothing(tmp_path: Path) -> None:
-    assert page_head.plotly_chunk(_static(tmp_path / "none", "index.abc.js")) is None
-    two = _static(tmp_path / "two", "PlotlyChart.a1.js", "PlotlyChart.b2.js")
-    assert page_head.plotly_chunk(two) is None
-    assert page_head.plotly_early_tags(None) == b""
+def test_an_element_or_a_table_not_found_adds_nothing() -> None:
+    assert page_head.lazy_chunks(BUNDLE, ["Slider"]) == []
+    assert page_head.lazy_chunks("import(`./Radio.r1.js`)", ["Radio"]) == []
+    assert page_head.early_tags([]) == b""
 
 
-def test_the_installed_streamlit_has_the_chunk_its_page_imports_for_a_chart() -> None:
+def test_the_first_page_chunks_leave_out_what_streamlits_page_preloads(tmp_path: Path) -> None:
+    (tmp_path / "static" / "js").mkdir(parents=True)
+    (tmp_path / "static" / "js" / "index.i1.js").write_text(BUNDLE)
+    (tmp_path / "index.html").write_text(
+        '<script type="module" crossorigin src="./static/js/index.i1.js"></script>'
+        '<link rel="modulepreload" crossorigin href="./static/js/react.a1.js">'
+    )
+    chunks = page_head.first_page_chunks(tmp_path, ["PlotlyChart"])
+    assert chunks == ["PlotlyChart.p1.js", "useField.f1.js", "wrap.w1.js"]
+    assert page_head.first_page_chunks(tmp_path / "missing") == []
+
+
+def test_the_installed_streamlit_gives_the_chunks_of_the_first_page() -> None:
     static = page_head.streamlit_static_dir()
-    chunk = page_head.plotly_chunk(static)
-    assert chunk is not None
-    main = next((static / "static" / "js").glob("index.*.js")).read_text()
-    assert f"./{chunk}" in main  # the lazy import Streamlit's chart element makes
+    chunks = page_head.first_page_chunks(static)
+    names = {chunk.split(".", 1)[0] for chunk in chunks}
+    assert set(page_head.FIRST_PAGE_ELEMENTS) <= names
+    assert all((static / "static" / "js" / chunk).is_file() for chunk in chunks)
+    assert len(set(chunks)) == len(chunks)
 
 
-def test_the_tags_preload_the_chunk_and_import_it_at_load() -> None:
-    tags = page_head.plotly_early_tags("PlotlyChart.D9Z0_fxz.js").decode()
+def test_the_tags_preload_every_chunk_and_import_plotlys_at_load() -> None:
+    tags = page_head.early_tags(["Radio.r1.js", "PlotlyChart.p1.js"]).decode()
     assert tags == (
-        '<link rel="modulepreload" crossorigin href="./static/js/PlotlyChart.D9Z0_fxz.js">'
-        '<script>addEventListener("load",()=>import("./static/js/PlotlyChart.D9Z0_fxz.js")'
+        '<link rel="modulepreload" crossorigin href="./static/js/Radio.r1.js">'
+        '<link rel="modulepreload" crossorigin href="./static/js/PlotlyChart.p1.js">'
+        '<script>addEventListener("load",()=>import("./static/js/PlotlyChart.p1.js")'
         ".catch(()=>{}))</script>"
     )
+    assert "import(" not in page_head.early_tags(["Radio.r1.js"]).decode()
 
 
 def test_the_tags_go_just_before_the_end_of_the_head() -> None:
