@@ -9,10 +9,11 @@ kept-alive connection took 44 ms each, even ``/_stcore/health`` (the first, 1 ms
 fetches ~60 of Streamlit's modules over six connections, so ~0.45 s of its load was that wait,
 and the websocket's messages after the first waited the same way.
 
-Linux copies TCP_NODELAY from a listening socket to each connection it accepts. The dashboard
-sets it once per process, on its first run: every connection accepted after that (the next page
-load, its modules and its websocket) sends small writes at once. The page that ran first keeps
-the connections it already has.
+Linux copies TCP_NODELAY from a listening socket to each connection it accepts. It is set once
+per process: by ``dashboard/serve.py`` before the first request, or, when ``dashboard/app.py`` is
+run directly, on its first run, after which every connection accepted (the next page load, its
+modules and its websocket) sends small writes at once; the page that ran first keeps the
+connections it already has.
 """
 
 from __future__ import annotations
