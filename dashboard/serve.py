@@ -2,9 +2,9 @@
 browser tests and benchmarks). It serves ``dashboard/app.py`` as ``streamlit run
 dashboard/app.py`` would, through Streamlit's ``st.App``, with two changes to the server for a
 faster first page: Plotly's and the first page's other element chunks fetched early
-(:mod:`dashboard.page_head`) and small
-writes sent at once on every connection (:mod:`dashboard.server_socket`; here set before the
-first request, while ``app.py`` alone sets it on its first run).
+(:mod:`dashboard.page_head`) and small writes sent at once on every connection
+(:mod:`dashboard.server_socket`; here set before the first request, while ``app.py`` alone sets
+it on its first run).
 """
 
 from __future__ import annotations
