@@ -24,7 +24,7 @@ RUN python3 -m venv /opt/venv \
     && /opt/venv/bin/pip uninstall --quiet --yes pip setuptools \
     && find /opt/venv/lib -depth -type d \( -name tests -o -name include -o -name __pycache__ \) \
         -exec rm -rf {} + \
-    && ln -s "$(/opt/venv/bin/python -I -c 'import pathlib, dashboard; print(pathlib.Path(dashboard.__file__).with_name("app.py"))')" /opt/venv/app.py
+    && ln -s "$(/opt/venv/bin/python -I -c 'import pathlib, dashboard; print(pathlib.Path(dashboard.__file__).with_name("serve.py"))')" /opt/venv/serve.py
 
 # Stage 2: the environment alone, run by a user without privileges.
 FROM ${BASE}
@@ -44,4 +44,5 @@ WORKDIR /home/explorer
 EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD python -c "import os, sys, urllib.request; url = 'http://127.0.0.1:%s/_stcore/health' % os.environ['STREAMLIT_SERVER_PORT']; sys.exit(0 if urllib.request.urlopen(url, timeout=4).status == 200 else 1)"
-CMD ["streamlit", "run", "/opt/venv/app.py"]
+# serve.py serves dashboard/app.py with the server settings of a fast first page (see its docstring).
+CMD ["streamlit", "run", "/opt/venv/serve.py"]

@@ -37,6 +37,7 @@ from dashboard import (  # noqa: E402
     history_view,
     reconciliation_view,
     results_panel,
+    server_socket,
     shape_panel,
     source_panel,
     state,
@@ -54,6 +55,7 @@ from dashboard.layout import (  # noqa: E402
 )
 
 compute.freeze_imports()
+server_socket.nodelay_listeners()  # served by serve.py: set already, before the first request
 st.set_page_config(page_title="Assignment Explorer", page_icon="🧩", layout="wide")
 
 #: Where the History and Fleet views read the pipeline's input and output (``python -m pipeline

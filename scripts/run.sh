@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install -q --disable-pip-version-check -e .
-exec .venv/bin/python -m streamlit run dashboard/app.py --server.headless true "$@"
+exec .venv/bin/python -m streamlit run dashboard/serve.py --server.headless true "$@"

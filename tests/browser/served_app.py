@@ -50,14 +50,15 @@ class Served:
 
 @contextlib.contextmanager
 def serve(log: Path, env: Mapping[str, str] | None = None) -> Iterator[Served]:
-    """``streamlit run dashboard/app.py`` from the checkout (its .streamlit/ settings apply)."""
+    """``streamlit run dashboard/serve.py`` (``dashboard/app.py`` with its server settings) from
+    the checkout (its .streamlit/ settings apply)."""
     port = free_port()
     command = [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        str(ROOT / "dashboard" / "app.py"),
+        str(ROOT / "dashboard" / "serve.py"),
         f"--server.port={port}",
         "--server.address=127.0.0.1",
     ]

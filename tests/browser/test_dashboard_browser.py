@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from dashboard import share
+from dashboard import page_head, share
 from tests.browser import ui
 from tests.browser.conftest import SCREENSHOT_VIEWPORT
 from tests.browser.served_app import ROOT, RUNNING
@@ -63,6 +63,23 @@ def test_loads_adds_a_member_and_the_lag_chart_changes(page: Any) -> None:
     strategies = [name for name in after if name != "current"]
     assert strategies and all("browser-new" in after[name] for name in strategies)
     assert "browser-new" not in after["current"]
+
+
+PLOTLY_FETCHES_JS = """
+(chunk) => performance.getEntriesByType('resource')
+  .filter(entry => entry.name.endsWith('/static/js/' + chunk)).length
+"""
+
+
+def test_the_page_head_fetches_plotly_and_the_chart_uses_it(page: Any) -> None:
+    """``dashboard/page_head.py``: the head preloads Streamlit's Plotly chunk; the chart drawn
+    is Streamlit's, with that same module (fetched once)."""
+    chunks = page_head.first_page_chunks(page_head.streamlit_static_dir())
+    chunk = next(chunk for chunk in chunks if chunk.startswith("PlotlyChart."))
+    href = f"./static/js/{chunk}"
+    assert page.locator(f'head link[rel="modulepreload"][href="{href}"]').count() == 1
+    assert page.evaluate(PLOTLY_FETCHES_JS, chunk) == 1
+    assert page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').count() >= 1
 
 
 def test_the_animation_plays(page: Any, tmp_path: Path) -> None:
