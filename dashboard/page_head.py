@@ -12,7 +12,9 @@ fetches and compiles those chunks in parallel with Streamlit's own modules; Stre
 then find them ready (the same URLs: each fetched once, evaluated once, drawing unchanged).
 Importing Plotly's at the page's ``load`` event as well was tried and dropped: its evaluation
 then often held up the websocket's opening, and with it the app's run (first load median 2.46 and
-2.64 s against 2.33 and 2.41 s without, 8 alternating loads each, load average 2-3).
+2.64 s against 2.33 and 2.41 s without, 8 alternating loads each, load average 2-3). It is
+imported when the websocket opens instead (:func:`plotly_on_connect`): the app's run has been
+asked for, and Plotly's evaluation uses the main thread while the server answers.
 
 The chunks' names carry content hashes; they are read from the installed Streamlit's page and
 bundle when the server starts (Vite's table of what each lazily loaded element needs), never
@@ -92,6 +94,28 @@ def early_tags(chunks: Sequence[str]) -> bytes:
     Streamlit's, so a ``server.baseUrlPath`` prefix still applies."""
     return "".join(
         f'<link rel="modulepreload" crossorigin href="./static/js/{chunk}">' for chunk in chunks
+    ).encode()
+
+
+def plotly_on_connect(chunks: Sequence[str]) -> bytes:
+    """A script that imports Plotly's chunk (the one of ``chunks`` named ``PlotlyChart.*``;
+    nothing without one) when the page's first websocket to the server opens.
+
+    Plotly's chunk imports Streamlit's own bundle, so it can only be evaluated after it; started
+    at the page's ``load`` it held up the websocket, and with it the app's run. Started when the
+    socket opens (after Streamlit's own handler, which asks for the run), its evaluation fills
+    the main thread while the server runs the script and the first messages arrive, instead of
+    waiting until React renders the first chart. The module is the one Streamlit imports (the
+    same URL): evaluated once, drawing unchanged.
+    """
+    plotly = next((c for c in chunks if c.startswith("PlotlyChart.")), None)
+    if plotly is None:
+        return b""
+    return (
+        "<script>(()=>{const Socket=window.WebSocket;let armed=true;"
+        "window.WebSocket=class extends Socket{constructor(...args){super(...args);"
+        "if(armed){armed=false;this.addEventListener('open',()=>setTimeout(()=>"
+        f"import('./static/js/{plotly}'),0),{{once:true}});}}}}}};}})();</script>"
     ).encode()
 
 
