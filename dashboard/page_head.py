@@ -13,8 +13,10 @@ then find them ready (the same URLs: each fetched once, evaluated once, drawing 
 Importing Plotly's at the page's ``load`` event as well was tried and dropped: its evaluation
 then often held up the websocket's opening, and with it the app's run (first load median 2.46 and
 2.64 s against 2.33 and 2.41 s without, 8 alternating loads each, load average 2-3). It is
-imported when the websocket opens instead (:func:`plotly_on_connect`): the app's run has been
-asked for, and Plotly's evaluation uses the main thread while the server answers.
+imported when the websocket opens instead (:func:`plotly_on_connect`): first load median 2.19 s
+against 2.50 s without, a returning browser 2.04 s against 2.43 s (80 loads each, ten alternating
+runs of ``benchmarks/dashboard_browser.py`` in the quiet windows of 2026-11-28, 11:05-11:19 and
+11:50-11:58 UTC; each run's median with it below each run's without).
 
 The chunks' names carry content hashes; they are read from the installed Streamlit's page and
 bundle when the server starts (Vite's table of what each lazily loaded element needs), never
@@ -103,10 +105,15 @@ def plotly_on_connect(chunks: Sequence[str]) -> bytes:
 
     Plotly's chunk imports Streamlit's own bundle, so it can only be evaluated after it; started
     at the page's ``load`` it held up the websocket, and with it the app's run. Started when the
-    socket opens (after Streamlit's own handler, which asks for the run), its evaluation fills
-    the main thread while the server runs the script and the first messages arrive, instead of
-    waiting until React renders the first chart. The module is the one Streamlit imports (the
-    same URL): evaluated once, drawing unchanged.
+    socket opens (a task after Streamlit's own handler, which asks for the run), its evaluation
+    (~0.3-0.5 s) runs while the server runs the script, and the run's messages wait for it: the
+    page can then apply them together and render with Plotly ready, instead of rendering batch
+    after batch while they arrive and then waiting for Plotly (one CPU profile of the main
+    thread showed the default page's 66 messages handled within ~40 ms instead of over
+    ~0.3-0.5 s; other profiled loads, the profiler attached, showed no clear difference). The
+    module is the one Streamlit imports (the same URL): evaluated once, drawing unchanged.
+    The cost: a page that draws no chart (the History view before the pipeline has run, a link
+    to a group that cannot be shown) is drawn after the evaluation all the same.
     """
     plotly = next((c for c in chunks if c.startswith("PlotlyChart.")), None)
     if plotly is None:
