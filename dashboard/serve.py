@@ -1,10 +1,10 @@
 """The dashboard served: ``streamlit run dashboard/serve.py`` (``scripts/run.sh``, the image, the
 browser tests and benchmarks). It serves ``dashboard/app.py`` as ``streamlit run
 dashboard/app.py`` would, through Streamlit's ``st.App``, with two changes to the server for a
-faster first page: Plotly's and the first page's other element chunks fetched early
-(:mod:`dashboard.page_head`) and small writes sent at once on every connection
-(:mod:`dashboard.server_socket`; here set before the first request, while ``app.py`` alone sets
-it on its first run).
+faster first page: Plotly's and the first page's other element chunks fetched early, Plotly's
+imported when the websocket opens (:mod:`dashboard.page_head`), and small writes sent at once on
+every connection (:mod:`dashboard.server_socket`; here set before the first request, while
+``app.py`` alone sets it on its first run).
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ from dashboard import page_head, server_socket  # noqa: E402
 # Streamlit binds its socket before it imports this module, and serves nothing until after.
 server_socket.nodelay_listeners()
 
+_CHUNKS = page_head.first_page_chunks(page_head.streamlit_static_dir())
 app = st.App(
     _HERE / "app.py",
     middleware=[
         Middleware(
             page_head.HeadTags,
-            tags=page_head.early_tags(
-                page_head.first_page_chunks(page_head.streamlit_static_dir())
-            ),
+            tags=page_head.early_tags(_CHUNKS) + page_head.plotly_on_connect(_CHUNKS),
         )
     ],
 )

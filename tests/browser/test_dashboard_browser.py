@@ -71,6 +71,12 @@ PLOTLY_FETCHES_JS = """
 """
 
 
+HEAD_IMPORTS_JS = """
+(call) => [...document.head.querySelectorAll('script')]
+  .filter(script => script.textContent.includes(call)).length
+"""
+
+
 def test_the_page_head_fetches_plotly_and_the_chart_uses_it(page: Any) -> None:
     """``dashboard/page_head.py``: the head preloads Streamlit's Plotly chunk; the chart drawn
     is Streamlit's, with that same module (fetched once)."""
@@ -78,6 +84,8 @@ def test_the_page_head_fetches_plotly_and_the_chart_uses_it(page: Any) -> None:
     chunk = next(chunk for chunk in chunks if chunk.startswith("PlotlyChart."))
     href = f"./static/js/{chunk}"
     assert page.locator(f'head link[rel="modulepreload"][href="{href}"]').count() == 1
+    # Imported once the websocket opens: the same module Streamlit's chart then uses.
+    assert page.evaluate(HEAD_IMPORTS_JS, f"import('{href}')") == 1
     assert page.evaluate(PLOTLY_FETCHES_JS, chunk) == 1
     assert page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').count() >= 1
 

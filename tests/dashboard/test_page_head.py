@@ -76,6 +76,20 @@ def test_the_tags_preload_every_chunk() -> None:
     )
 
 
+def test_plotly_is_imported_when_the_first_websocket_opens() -> None:
+    script = page_head.plotly_on_connect(["Radio.r1.js", "PlotlyChart.p1.js"]).decode()
+    assert script.startswith("<script>") and script.endswith("</script>")
+    assert script.count("import(") == 1
+    assert "import('./static/js/PlotlyChart.p1.js')" in script  # the URL Streamlit imports
+    assert "addEventListener('open'" in script
+    assert "Radio.r1.js" not in script
+
+
+def test_without_plotlys_chunk_no_script_is_added() -> None:
+    assert page_head.plotly_on_connect(["Radio.r1.js"]) == b""
+    assert page_head.plotly_on_connect([]) == b""
+
+
 def test_the_tags_go_just_before_the_end_of_the_head() -> None:
     assert page_head.with_tags(PAGE, TAGS) == PAGE.replace(b"</head>", TAGS + b"</head>")
     assert page_head.with_tags(b"<p>no head</p>", TAGS) == b"<p>no head</p>"
