@@ -150,10 +150,16 @@ def current_by_group(offsets: Any, members: Any, at: int | None) -> Any:
     ).unionByName(members.drop("time").withColumn(TABLE, F.lit(1)), allowMissingColumns=True)
     latest = F.col("t") == F.col("_latest_t")
     previous = (F.col(TABLE) == 0) & (F.col("t") == F.col("_previous_t"))
+    # The previous sample's rows serve the rates window only (``t``, ``log_end``, ``committed``);
+    # their other values would be shuffled, sorted and windowed for nothing: nulls instead.
+    spare = {"log_start", "member_id", "problem", "lag"}
     both = (
         rows.join(F.broadcast(sample_times(offsets, members, at)), list(GROUP_KEYS))
         .where(latest | previous)
-        .select(*rows.columns, latest.alias("_latest"))
+        .select(
+            *(F.when(latest, F.col(c)).alias(c) if c in spare else c for c in rows.columns),
+            latest.alias("_latest"),
+        )
     )
     keys = (*GROUP_KEYS, TABLE, "topic", "partition")
     laid_out = both.repartition(*GROUP_KEYS).sortWithinPartitions(*keys, "t")
