@@ -199,27 +199,41 @@ def groups_of(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple[GroupRows, Gr
     :func:`current_by_group`.
 
     Each batch becomes Python lists once (``to_pydict``); a group is a slice of them, and may
-    run on into the next batch. Memory: one batch plus one group.
+    run on into the next batch. Where the group changes is found by Arrow over the key columns
+    (:func:`_runs`), not row by row in Python. Memory: one batch plus one group.
     """
     key: tuple[Any, Any] | None = None
     pending: dict[str, list[Any]] = {}
     for batch in batches:
         data = batch.to_pydict()
-        keys = list(zip(data[GROUP_KEYS[0]], data[GROUP_KEYS[1]], strict=True))
-        start = 0
-        while start < len(keys):
-            stop = start + 1
-            while stop < len(keys) and keys[stop] == keys[start]:
-                stop += 1
-            if keys[start] != key and pending:
+        clusters, ids = data[GROUP_KEYS[0]], data[GROUP_KEYS[1]]
+        for start, stop in _runs(batch):
+            if (clusters[start], ids[start]) != key and pending:
                 yield _split(pending)
                 pending = {}
-            key = keys[start]
+            key = (clusters[start], ids[start])
             for name, values in data.items():
                 pending.setdefault(name, []).extend(values[start:stop])
-            start = stop
     if pending:
         yield _split(pending)
+
+
+def _runs(batch: pa.RecordBatch) -> list[tuple[int, int]]:
+    """``(start, stop)`` of the runs of rows with the same group keys, in order, covering the
+    batch. A key that is null on either side of a boundary also starts a run; the caller
+    compares the keys themselves, so such a run only splits a group's slice in two."""
+    import pyarrow.compute as pc
+
+    rows = batch.num_rows
+    if rows < 2:
+        return [(0, rows)] if rows else []
+    changed = None
+    for name in GROUP_KEYS:
+        column = batch.column(name)
+        step = pc.fill_null(pc.not_equal(column.slice(1), column.slice(0, rows - 1)), True)
+        changed = step if changed is None else pc.or_(changed, step)
+    starts = [0, *(i + 1 for i in pc.indices_nonzero(changed).to_pylist())]
+    return list(zip(starts, [*starts[1:], rows], strict=True))
 
 
 def _split(columns: dict[str, list[Any]]) -> tuple[GroupRows, GroupRows]:
