@@ -3,7 +3,7 @@
 :func:`fleet_whatif` (DataFrame -> DataFrame):
 
 1. Per group, the latest sample time ``<= at`` (over both tables) and the sample before it
-   (small frames of times, broadcast to the joins).
+   (:func:`sample_times`: one row per group, broadcast to the joins).
 2. Rates from those two samples (:func:`with_rates`, the formula of
    :func:`pipeline.lag_frames.partition_lag`), computed after the
    shuffle of step 3 on its layout (:func:`current_by_group`: the job's one shuffle of rows; it
@@ -65,20 +65,29 @@ def rows_frame(rows: list[dict[str, Any]], columns: dict[str, str]) -> pd.DataFr
     return frame
 
 
-def _latest_samples(offsets: Any, members: Any, at: int | None) -> tuple[Any, Any]:
-    """Step 1: (group, t) of the latest sample ``<= at`` and (group, t) of the two latest."""
+def sample_times(offsets: Any, members: Any, at: int | None) -> Any:
+    """Step 1: per group, ``_latest_t`` (the latest sample time ``<= at`` over both tables) and
+    ``_previous_t`` (the one before it; null when there is none), one row per group.
+
+    The group's distinct times ranked by a window, the two latest folded into one row (the
+    window's layout by group serves the fold too), so one frame feeds both joins' broadcast.
+    """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     times = offsets.select(*GROUP_KEYS, "t").union(members.select(*GROUP_KEYS, "t")).distinct()
     if at is not None:
         times = times.where(F.col("t") <= at)
-    ranked = times.withColumn(
-        "rank", F.row_number().over(Window.partitionBy(*GROUP_KEYS).orderBy(F.desc("t")))
+    newest_first = Window.partitionBy(*GROUP_KEYS).orderBy(F.desc("t"))
+    return (
+        times.withColumn("_rank", F.row_number().over(newest_first))
+        .where(F.col("_rank") <= 2)
+        .groupBy(*GROUP_KEYS)
+        .agg(
+            F.max("t").alias("_latest_t"),
+            F.when(F.count("t") == 2, F.min("t")).alias("_previous_t"),
+        )
     )
-    latest = ranked.where(F.col("rank") == 1).select(*GROUP_KEYS, "t")
-    recent = ranked.where(F.col("rank") <= 2).select(*GROUP_KEYS, "t")
-    return latest, recent
 
 
 def fleet_whatif(
@@ -128,29 +137,33 @@ def fleet_whatif(
 
 def current_by_group(offsets: Any, members: Any, at: int | None) -> Any:
     """Steps 1-2 and step 3's input, with one shuffle of rows: each group's offsets rows at
-    its two latest samples and members rows at the latest (the sample times joined by
-    broadcast) in one frame, hash-partitioned by group and sorted by group, table (offsets
-    first), topic, partition and time; the rates window runs on that order (no other shuffle
-    or sort); then only the latest sample's rows are kept. Each group's rows are contiguous in
-    one task. Column ``_table``: 0 for offsets rows, 1 for members rows."""
+    its two latest samples and members rows at the latest (the sample times of
+    :func:`sample_times` joined by broadcast) in one frame, hash-partitioned by group and sorted
+    by group, table (offsets first), topic, partition and time; the rates window runs on that
+    order (no other shuffle or sort); then only the latest sample's rows are kept (a flag set
+    at the join, ``_latest``, dropped after). Each group's rows are contiguous in one task.
+    Column ``_table``: 0 for offsets rows, 1 for members rows."""
     from pyspark.sql import functions as F
 
-    latest, recent = _latest_samples(offsets, members, at)
-    times = [*GROUP_KEYS, "t"]
-    left = (
-        offsets.join(F.broadcast(recent), times, "left_semi")
-        .select(*(c for c in HISTORY_COLUMNS if c != "time"))
-        .withColumn(TABLE, F.lit(0))
+    rows = offsets.select(
+        *(c for c in HISTORY_COLUMNS if c != "time"), F.lit(0).alias(TABLE)
+    ).unionByName(members.drop("time").withColumn(TABLE, F.lit(1)), allowMissingColumns=True)
+    latest = F.col("t") == F.col("_latest_t")
+    previous = (F.col(TABLE) == 0) & (F.col("t") == F.col("_previous_t"))
+    # The previous sample's rows serve the rates window only (``t``, ``log_end``, ``committed``);
+    # their other values would be shuffled, sorted and windowed for nothing: nulls instead.
+    spare = {"log_start", "member_id", "problem", "lag"}
+    both = (
+        rows.join(F.broadcast(sample_times(offsets, members, at)), list(GROUP_KEYS))
+        .where(latest | previous)
+        .select(
+            *(F.when(latest, F.col(c)).alias(c) if c in spare else c for c in rows.columns),
+            latest.alias("_latest"),
+        )
     )
-    right = (
-        members.join(F.broadcast(latest), times, "left_semi")
-        .drop("time")
-        .withColumn(TABLE, F.lit(1))
-    )
-    both = left.unionByName(right, allowMissingColumns=True)
     keys = (*GROUP_KEYS, TABLE, "topic", "partition")
     laid_out = both.repartition(*GROUP_KEYS).sortWithinPartitions(*keys, "t")
-    return with_rates(laid_out, keys).join(F.broadcast(latest), times, "left_semi")
+    return with_rates(laid_out, keys).where(F.col("_latest")).drop("_latest")
 
 
 def with_rates(frame: Any, keys: Sequence[str] = PARTITION_KEYS) -> Any:
@@ -186,27 +199,41 @@ def groups_of(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple[GroupRows, Gr
     :func:`current_by_group`.
 
     Each batch becomes Python lists once (``to_pydict``); a group is a slice of them, and may
-    run on into the next batch. Memory: one batch plus one group.
+    run on into the next batch. Where the group changes is found by Arrow over the key columns
+    (:func:`_runs`), not row by row in Python. Memory: one batch plus one group.
     """
     key: tuple[Any, Any] | None = None
     pending: dict[str, list[Any]] = {}
     for batch in batches:
         data = batch.to_pydict()
-        keys = list(zip(data[GROUP_KEYS[0]], data[GROUP_KEYS[1]], strict=True))
-        start = 0
-        while start < len(keys):
-            stop = start + 1
-            while stop < len(keys) and keys[stop] == keys[start]:
-                stop += 1
-            if keys[start] != key and pending:
+        clusters, ids = data[GROUP_KEYS[0]], data[GROUP_KEYS[1]]
+        for start, stop in _runs(batch):
+            if (clusters[start], ids[start]) != key and pending:
                 yield _split(pending)
                 pending = {}
-            key = keys[start]
+            key = (clusters[start], ids[start])
             for name, values in data.items():
                 pending.setdefault(name, []).extend(values[start:stop])
-            start = stop
     if pending:
         yield _split(pending)
+
+
+def _runs(batch: pa.RecordBatch) -> list[tuple[int, int]]:
+    """``(start, stop)`` of the runs of rows with the same group keys, in order, covering the
+    batch. A key that is null on either side of a boundary also starts a run; the caller
+    compares the keys themselves, so such a run only splits a group's slice in two."""
+    import pyarrow.compute as pc
+
+    rows = batch.num_rows
+    if rows < 2:
+        return [(0, rows)] if rows else []
+    changed = None
+    for name in GROUP_KEYS:
+        column = batch.column(name)
+        step = pc.fill_null(pc.not_equal(column.slice(1), column.slice(0, rows - 1)), True)
+        changed = step if changed is None else pc.or_(changed, step)
+    starts = [0, *(i + 1 for i in pc.indices_nonzero(changed).to_pylist())]
+    return list(zip(starts, [*starts[1:], rows], strict=True))
 
 
 def _split(columns: dict[str, list[Any]]) -> tuple[GroupRows, GroupRows]:

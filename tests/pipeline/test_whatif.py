@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from assignors.cli import compare
 from assignors.io.scenario import parse_scenario
@@ -359,3 +362,57 @@ def test_a_group_gives_the_same_rows_whatever_order_its_rows_arrive_in() -> None
         assert all(row["drain_s"] is None for row in rows), rows  # never drains, never absurd
         answers.append(rows)
     assert all(rows == answers[0] for rows in answers)
+
+
+def _laid_out(counts: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """Rows as :func:`pipeline.whatif.current_by_group` lays them out: group after group
+    (neighbours may share a group id in another cluster), offsets rows before members rows."""
+    return [
+        {"cluster": f"c{i % 2}", "group_id": f"g{i // 2}", "_table": table, "row": row}
+        for i, (offsets, members) in enumerate(counts)
+        for table, count in ((0, offsets), (1, members))
+        for row in range(count)
+    ]
+
+
+@given(
+    counts=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 3)), min_size=1, max_size=8),
+    cuts=st.lists(st.integers(1, 6), min_size=1, max_size=6),
+)
+def test_groups_of_yields_each_group_whole_whatever_the_batch_cuts(
+    counts: list[tuple[int, int]], cuts: list[int]
+) -> None:
+    rows = _laid_out(counts)
+    table = pa.Table.from_pylist(rows)
+    batches, start, turn = [], 0, 0
+    while start < len(rows):
+        batches.append(table.slice(start, cuts[turn % len(cuts)]).to_batches()[0])
+        start, turn = start + cuts[turn % len(cuts)], turn + 1
+    expected = []
+    for i, (offsets, members) in enumerate(counts):
+        if offsets + members:
+            key = {"cluster": [f"c{i % 2}"], "group_id": [f"g{i // 2}"]}
+            expected.append(
+                tuple(
+                    scenarios.GroupRows(
+                        {name: values * count for name, values in key.items()}
+                        | {"row": list(range(count))},
+                        count,
+                    )
+                    for count in (offsets, members)
+                )
+            )
+    assert list(whatif.groups_of(iter(batches))) == expected
+
+
+def test_groups_of_a_worked_example() -> None:
+    # Batch 1 ends inside group (c1, g0); (c0, g1) follows with no offsets rows.
+    rows = _laid_out([(0, 0), (2, 1), (0, 1)])
+    table = pa.Table.from_pylist(rows)
+    batches = [*table.slice(0, 2).to_batches(), *table.slice(2).to_batches()]
+    (first_offsets, first_members), (second_offsets, second_members) = whatif.groups_of(
+        iter(batches)
+    )
+    assert first_offsets.columns == {"cluster": ["c1"] * 2, "group_id": ["g0"] * 2, "row": [0, 1]}
+    assert (first_members.length, first_members.columns["row"]) == (1, [0])
+    assert second_offsets.length == 0 and second_members.columns["group_id"] == ["g1"]
