@@ -3,7 +3,7 @@
 :func:`fleet_whatif` (DataFrame -> DataFrame):
 
 1. Per group, the latest sample time ``<= at`` (over both tables) and the sample before it
-   (:func:`sample_times`: one row per group, broadcast to the joins).
+   (:func:`sample_times`: one row per group, broadcast to the one join of step 3).
 2. Rates from those two samples (:func:`with_rates`, the formula of
    :func:`pipeline.lag_frames.partition_lag`), computed after the
    shuffle of step 3 on its layout (:func:`current_by_group`: the job's one shuffle of rows; it
@@ -70,7 +70,8 @@ def sample_times(offsets: Any, members: Any, at: int | None) -> Any:
     ``_previous_t`` (the one before it; null when there is none), one row per group.
 
     The group's distinct times ranked by a window, the two latest folded into one row (the
-    window's layout by group serves the fold too), so one frame feeds both joins' broadcast.
+    window's layout by group serves the fold too), so one broadcast frame serves the offsets
+    and members rows alike.
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
