@@ -33,7 +33,8 @@ from dashboard import source_panel, state, whatif
 
 _STEP = "ae.walkthrough_step"
 _STARTED = "ae.walkthrough_started"
-_PANEL = "panel.teach"
+#: The walkthrough panel's key: its open/closed state lives in the session under it.
+PANEL = "panel.teach"
 
 
 def _start(source: state.Source) -> None:
@@ -42,7 +43,7 @@ def _start(source: state.Source) -> None:
     whose own rerun would leave the title and the sidebar on the old ones)."""
     st.session_state[_STARTED] = True
     st.session_state[_STEP] = 0
-    st.session_state[_PANEL] = True
+    st.session_state[PANEL] = True
     show_step(source, 0)
     st.rerun()
 
@@ -103,26 +104,35 @@ def render(source: state.Source) -> None:
             on_click=_start,
             args=(source,),
         )
-    with st.expander(f"Walkthrough: {len(steps)} steps", key=_PANEL):
-        index = int(st.session_state.get(_STEP, 0))
-        index = min(index, len(steps) - 1)
-        step = steps[index]
-        st.markdown(f"**Step {index + 1} of {len(steps)}: {step.title}**")
-        st.markdown(step.text)
-        st.caption(where_to_look(step))
-        back, apply, forward = st.columns(3)
-        if back.button("◀ Previous", key="teach.back", disabled=index == 0):
-            st.session_state[_STEP] = index - 1
-            show_step(source, index - 1)
-            st.rerun()
-        if apply.button("Show this step", key="teach.apply", type="primary"):
-            st.session_state[_STARTED] = True
-            show_step(source, index)
-            st.rerun()
-        if forward.button("Next ▶", key="teach.next", disabled=index == len(steps) - 1):
-            st.session_state[_STEP] = index + 1
-            show_step(source, index + 1)
-            st.rerun()
+    # Built only while open, like the what-if and export panels: closed, as on a first visit,
+    # the browser draws none of its steps' text and buttons (opening it reruns the page).
+    panel = st.expander(f"Walkthrough: {len(steps)} steps", key=PANEL, on_change="rerun")
+    if panel.open:
+        with panel:
+            _steps(source, steps)
+
+
+def _steps(source: state.Source, steps: Sequence[WalkthroughStep]) -> None:
+    """The open walkthrough: the step shown, where to look, and the buttons that move."""
+    index = int(st.session_state.get(_STEP, 0))
+    index = min(index, len(steps) - 1)
+    step = steps[index]
+    st.markdown(f"**Step {index + 1} of {len(steps)}: {step.title}**")
+    st.markdown(step.text)
+    st.caption(where_to_look(step))
+    back, apply, forward = st.columns(3)
+    if back.button("◀ Previous", key="teach.back", disabled=index == 0):
+        st.session_state[_STEP] = index - 1
+        show_step(source, index - 1)
+        st.rerun()
+    if apply.button("Show this step", key="teach.apply", type="primary"):
+        st.session_state[_STARTED] = True
+        show_step(source, index)
+        st.rerun()
+    if forward.button("Next ▶", key="teach.next", disabled=index == len(steps) - 1):
+        st.session_state[_STEP] = index + 1
+        show_step(source, index + 1)
+        st.rerun()
 
 
 def show_step(source: state.Source, index: int) -> None:

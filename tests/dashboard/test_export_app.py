@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 import sample_data
 from assignors.io.scenario import parse_scenario
 from assignors.simulate import metrics, rebalance
-from dashboard import export_panel, png_export, whatif
+from dashboard import export_panel, png_export, teach_panel, whatif
 from tests.dashboard import downloads, plotly_spec
 from tests.dashboard.app_session import (
     add_form,
@@ -202,6 +202,10 @@ def _step_title(app: AppTest) -> str:
 def test_walkthrough_buttons_step_through_and_show_a_step() -> None:
     steps = sample_data.load_sample(WALKTHROUGH).walkthrough
     app = start_app(sample=WALKTHROUGH)
+    # Closed, as on a first visit, the panel sends none of its steps; a click opens it.
+    assert not any(m.value.startswith("**Step ") for m in app.markdown)
+    assert "teach.next" not in [button.key for button in app.button]
+    open_panel(app, teach_panel.PANEL)
     assert _step_title(app) == f"**Step 1 of {len(steps)}: {steps[0].title}**"
     assert app.button(key="teach.back").disabled
 
