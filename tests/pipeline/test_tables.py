@@ -55,14 +55,18 @@ def test_plain_files_get_the_schema_spark_infers(spark: Any, tmp_path: Path) -> 
         assert tables.footer_schema(path) == spark.read.parquet(path).schema
 
 
+def _synthetic_tables(folder: Path, seed: int) -> dict[str, str]:
+    """The benchmarks' input: a small synthetic history, table name -> its Parquet folder."""
+    from pipeline.synth import SynthConfig, write_history
+
+    write_history(SynthConfig(groups=3, hours=1 / 60, interval_s=60, seed=seed), folder)
+    return {table: str(folder / table) for table in ("offsets", "members")}
+
+
 def test_the_input_tables_of_the_benchmarks_are_read_on_the_driver(
     spark: Any, tmp_path: Path
 ) -> None:
-    from pipeline.synth import SynthConfig, write_history
-
-    write_history(SynthConfig(groups=3, hours=1 / 60, interval_s=60, seed=1), tmp_path)
-    for table in ("offsets", "members"):
-        path = str(tmp_path / table)
+    for path in _synthetic_tables(tmp_path, seed=1).values():
         schema = tables.footer_schema(path)
         assert schema is not None
         assert schema == spark.read.parquet(path).schema
@@ -87,11 +91,7 @@ def test_files_that_differ_or_sit_in_partition_folders_are_left_to_spark(tmp_pat
 def test_read_table_gives_the_same_rows_as_spark_inferring_the_schema(
     spark: Any, tmp_path: Path
 ) -> None:
-    from pipeline.synth import SynthConfig, write_history
-
-    write_history(SynthConfig(groups=3, hours=1 / 60, interval_s=60, seed=2), tmp_path)
-    for table in ("offsets", "members"):
-        path = str(tmp_path / table)
+    for table, path in _synthetic_tables(tmp_path, seed=2).items():
         read = tables.read_table(spark, path, table)
         inferred = tables.conform(spark.read.parquet(path), table, path)
         assert read.schema == inferred.schema
