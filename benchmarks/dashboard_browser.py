@@ -270,10 +270,12 @@ def _loads(url: str, browser: object, context: Any, count: int) -> tuple[list[fl
 
 
 def _print_loads(
-    what: str, seconds: Sequence[float], in_page: Sequence[float], target: str
+    what: str, seconds: Sequence[float], in_page: Sequence[float], target: str = ""
 ) -> None:
+    """One line per kind of first load; ``target``, when given, is named before the runs."""
+    named = f"target {target}; " if target else ""
     print(
-        f"{what}: median {statistics.median(seconds):.2f} s ({target} runs"
+        f"{what}: median {statistics.median(seconds):.2f} s ({named}runs"
         f" {', '.join(f'{s:.2f}' for s in seconds)}); the page's clock (navigation start to"
         f" the frame the chart was seen in): median {statistics.median(in_page):.2f} s"
         f" (runs {', '.join(f'{s:.2f}' for s in in_page)})"
@@ -309,12 +311,11 @@ def main() -> None:
             else add_member_times(served.url, browser, path, args.repeat, args.profile)
         )
         browser.close()
-    _print_loads("first load on a warm server", loads, loads_in_page, " target < 2 s;")
+    _print_loads("first load on a warm server", loads, loads_in_page, "< 2 s")
     _print_loads(
         "first load in a browser that has opened the app before (its cache warm)",
         cached,
         cached_in_page,
-        "",
     )
     if not adds:
         print(f"load average {load_avg:.1f} -> {os.getloadavg()[0]:.1f}")
