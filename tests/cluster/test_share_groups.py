@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from assignors import PartitionStrategy, Scenario, TopicPartition, registry
+from assignors import PartitionStrategy, Scenario, StreamsScenario, TopicPartition, registry
 from cluster.connection import ConnectionSettings
 from cluster.reader import ClusterReader
 from cluster.share_group import ShareGroupDescription
@@ -75,6 +75,28 @@ def agreed(
             return last
         time.sleep(0.3)
     raise AssertionError(f"the reader and the consumers did not agree: {last!r}\n{held!r}")
+
+
+def with_share_state(
+    reader: ClusterReader, group_id: str, topic: str
+) -> tuple[Scenario | StreamsScenario, tuple[str, ...]]:
+    """The group read (as :func:`read_group` reads any group) once every partition of
+    ``topic`` has a share-partition start offset, or as last read after the settle timeout.
+
+    A partition's share state is written by the share coordinator after its leader first
+    serves the group, asynchronously to the records it delivers: a read just after the
+    consumers receive records can still find one partition without state (Kafka then reports
+    no start offset and no lag for it, and so does the scenario). That is the broker catching
+    up, so the test waits for it rather than reading a half-initialised group."""
+    deadline = time.monotonic() + SETTLE_TIMEOUT_S
+    while True:
+        scenario, warnings = read_group(reader, group_id)
+        if not isinstance(scenario, Scenario) or time.monotonic() > deadline:
+            return scenario, warnings
+        offsets = scenario.topic_by_name()[topic].committed_offsets
+        if offsets and None not in offsets:
+            return scenario, warnings
+        time.sleep(0.5)
 
 
 def with_previous(scenario: Scenario, before: ShareGroupDescription) -> Scenario:
@@ -129,7 +151,7 @@ def test_a_share_group_read_live_equals_its_consumers_and_our_strategy(
             ]
             listing = {g.group_id: g for g in reader.list_groups()}[group_id]
             assert (listing.group_type, listing.members) == ("share", 3)
-            scenario, warnings = read_group(reader, group_id)
+            scenario, warnings = with_share_state(reader, group_id, topic)
             assert isinstance(scenario, Scenario) and warnings == ()
             assert scenario.assignor == "share-simple"
             assert "Share group" in (scenario.description or "")
@@ -142,6 +164,7 @@ def test_a_share_group_read_live_equals_its_consumers_and_our_strategy(
             # the share-partition start offset, and Kafka's lag, within the log.
             queue = scenario.topic_by_name()[topic]
             assert queue.log_end_offsets is not None and queue.lags is not None
+            assert queue.committed_offsets is not None
             for start, lag, end in zip(
                 queue.committed_offsets, queue.lags, queue.log_end_offsets, strict=True
             ):
