@@ -31,6 +31,7 @@ executors; :func:`pipeline.session.get_session` ships them to a real cluster in 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -173,17 +174,16 @@ def tapered_shares(partitions: int, cores: int) -> tuple[float, ...]:
 def partition_index(shares: Sequence[float]) -> Any:
     """Column: the partition of the row's group, ``i`` for a hash of the group keys in
     ``[HASH_SPACE * sum(shares[:i]), HASH_SPACE * sum(shares[:i + 1]))``; a function of the
-    group keys only, so a group's rows all go to one partition."""
+    group keys only, so a group's rows all go to one partition. One SQL expression (one call to
+    the JVM, not one per branch)."""
     from pyspark.sql import functions as F
 
-    where = F.pmod(F.xxhash64(*GROUP_KEYS), F.lit(HASH_SPACE))
-    bound, index = 0.0, None
-    for part, share in enumerate(shares[:-1]):
-        bound += share
-        test = where < F.lit(round(bound * HASH_SPACE))
-        index = F.when(test, part) if index is None else index.when(test, part)
-    last = F.lit(len(shares) - 1)
-    return (last if index is None else index.otherwise(last)).cast("int")
+    hashed = f"pmod(xxhash64({', '.join(GROUP_KEYS)}), {HASH_SPACE})"
+    bounds = [round(bound * HASH_SPACE) for bound in itertools.accumulate(shares[:-1])]
+    if not bounds:
+        return F.lit(0)
+    branches = " ".join(f"WHEN {hashed} < {bound} THEN {i}" for i, bound in enumerate(bounds))
+    return F.expr(f"CAST(CASE {branches} ELSE {len(shares) - 1} END AS INT)")
 
 
 def group_layout(spark: Any) -> tuple[float, ...]:
