@@ -5,7 +5,8 @@
 2. Master: the ``master`` argument, else ``spark.master`` from standard Spark configuration
    (``spark-defaults.conf``, ``spark-submit --master``), else ``local[*]``.
 3. ``spark.sql.shuffle.partitions`` defaults to four times the local cores (Spark's 200 makes
-   small jobs slow on a laptop; four tasks per core even out groups of unequal size), adaptive
+   small jobs slow on a laptop; four tasks per core even out groups of unequal size; the
+   what-if adds a tail of smaller ones, :func:`pipeline.whatif.tapered_shares`), adaptive
    coalescing of shuffle partitions is off (it would merge the per-group Python work, a few MB
    of rows but minutes of CPU, into one task), Arrow is on for pandas conversion, Arrow batches
    to Python are bounded by rows only (:data:`ARROW_BYTES_UNBOUNDED`); in local mode

@@ -8,8 +8,9 @@
    :func:`pipeline.lag_frames.partition_lag`), computed after the
    shuffle of step 3 on its layout (:func:`current_by_group`: the job's one shuffle of rows; it
    used to take three, for the join with the times, the rates window and the layout by group).
-3. The group's offsets rows and members rows at the latest time, in one frame partitioned and
-   sorted by group (:func:`current_by_group`), go through ``mapInArrow``: each Arrow batch
+3. The group's offsets rows and members rows at the latest time, in one frame partitioned by
+   group into tapering partitions (:func:`tapered_shares`) and sorted by group
+   (:func:`current_by_group`), go through ``mapInArrow``: each Arrow batch
    becomes Python lists once, each group a slice of them (:func:`groups_of`), and one call per
    group rebuilds the Scenario and runs every requested strategy and change through the core
    (:func:`pipeline.scenarios.whatif_rows`; no pandas per group); result rows go back as Arrow
@@ -30,6 +31,7 @@ executors; :func:`pipeline.session.get_session` ships them to a real cluster in 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -50,6 +52,13 @@ from pipeline.schema import arrow_schema, ddl
 GROUP_KEYS = ("cluster", "group_id")
 #: Column of :func:`current_by_group`'s frame naming the table a row came from.
 TABLE = "_table"
+#: Column of :func:`current_by_group`'s frame: the index of the partition holding the group.
+PART = "_part"
+#: Levels of :func:`tapered_shares`' tail: the smallest partition holds 1/2**TAPER_LEVELS of a
+#: regular one's share.
+TAPER_LEVELS = 6
+#: Groups are placed by ``pmod(xxhash64(cluster, group_id), HASH_SPACE)`` in ``[0, HASH_SPACE)``.
+HASH_SPACE = 1 << 30
 #: Result rows gathered before one Arrow batch goes back to Spark.
 ROWS_PER_BATCH = 2048
 DEFAULT_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky")
@@ -136,14 +145,68 @@ def fleet_whatif(
     return current_by_group(offsets, members, at).mapInArrow(run, ddl(WHATIF_COLUMNS))
 
 
-def current_by_group(offsets: Any, members: Any, at: int | None) -> Any:
+def tapered_shares(partitions: int, cores: int) -> tuple[float, ...]:
+    """Each partition's share of the groups in the per-group stage, in partition order (Spark
+    launches a stage's tasks in that order, each on the first core free).
+
+    ``partitions - per_level`` regular partitions of equal share (``partitions``: the session's
+    ``spark.sql.shuffle.partitions``), then a tail of :data:`TAPER_LEVELS` levels of
+    ``per_level = max(1, cores // 2)`` partitions each, whose share halves per level from half a
+    regular partition's down to 1/64 of it. With equal partitions all cores finish their last
+    task at once only by chance, and one core idles while another runs out its last task (2.6-4.4
+    s of 8 tasks of 34-39 s measured on 2 cores); with the tail the last tasks are small, so
+    the cores' finishing times even out to within about one of them. Each partition costs the
+    JVM about 0.1 CPU s (a shuffle read, a Python runner, a Parquet writer), so the tail is
+    ``5 * per_level`` partitions more than ``partitions`` (13 instead of 8 on ``local[2]``), not a
+    fine split of everything.
+
+    Invariants: the shares are positive, non-increasing and sum to 1; there are
+    ``max(1, partitions - per_level) + TAPER_LEVELS * per_level`` of them.
+    """
+    per_level = max(1, cores // 2)
+    weights = [1.0] * max(1, partitions - per_level) + [
+        0.5**level for level in range(1, TAPER_LEVELS + 1) for _ in range(per_level)
+    ]
+    total = sum(weights)
+    return tuple(weight / total for weight in weights)
+
+
+def partition_index(shares: Sequence[float]) -> Any:
+    """Column: the partition of the row's group, ``i`` for a hash of the group keys in
+    ``[HASH_SPACE * sum(shares[:i]), HASH_SPACE * sum(shares[:i + 1]))``; a function of the
+    group keys only, so a group's rows all go to one partition. One SQL expression (one call to
+    the JVM, not one per branch)."""
+    from pyspark.sql import functions as F
+
+    hashed = f"pmod(xxhash64({', '.join(GROUP_KEYS)}), {HASH_SPACE})"
+    bounds = [round(bound * HASH_SPACE) for bound in itertools.accumulate(shares[:-1])]
+    if not bounds:
+        return F.lit(0)
+    branches = " ".join(f"WHEN {hashed} < {bound} THEN {i}" for i, bound in enumerate(bounds))
+    return F.expr(f"CAST(CASE {branches} ELSE {len(shares) - 1} END AS INT)")
+
+
+def group_layout(spark: Any) -> tuple[float, ...]:
+    """:func:`tapered_shares` for ``spark``: its shuffle partitions and its cores (the default
+    parallelism: local mode's thread count, a cluster's executor cores)."""
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    return tapered_shares(partitions, spark.sparkContext.defaultParallelism)
+
+
+def current_by_group(
+    offsets: Any, members: Any, at: int | None, shares: Sequence[float] | None = None
+) -> Any:
     """Steps 1-2 and step 3's input, with one shuffle of rows: each group's offsets rows at
     its two latest samples and members rows at the latest (the sample times of
-    :func:`sample_times` joined by broadcast) in one frame, hash-partitioned by group and sorted
-    by group, table (offsets first), topic, partition and time; the rates window runs on that
-    order (no other shuffle or sort); then only the latest sample's rows are kept (a flag set
-    at the join, ``_latest``, dropped after). Each group's rows are contiguous in one task.
-    Column ``_table``: 0 for offsets rows, 1 for members rows."""
+    :func:`sample_times` joined by broadcast) in one frame, partitioned by group into the
+    partitions of :func:`group_layout` (the partition index is computed once per group, in the
+    broadcast frame, and passed through by ``repartitionById``) and sorted by group, table
+    (offsets first), topic, partition and time; the rates window runs on that order (no other
+    shuffle or sort: the window's keys include the partition index, a function of the group);
+    then only the latest sample's rows are kept (a flag set at the join, ``_latest``, dropped
+    after). Each group's rows are contiguous in one task. Column ``_table``: 0 for offsets
+    rows, 1 for members rows. ``shares``: the partitions' shares instead of
+    :func:`group_layout`'s (the rows are the same whatever the layout)."""
     from pyspark.sql import functions as F
 
     rows = offsets.select(
@@ -154,17 +217,21 @@ def current_by_group(offsets: Any, members: Any, at: int | None) -> Any:
     # The previous sample's rows serve the rates window only (``t``, ``log_end``, ``committed``);
     # their other values would be shuffled, sorted and windowed for nothing: nulls instead.
     spare = {"log_start", "member_id", "problem", "lag"}
+    shares = group_layout(offsets.sparkSession) if shares is None else shares
+    times = sample_times(offsets, members, at).withColumn(PART, partition_index(shares))
     both = (
-        rows.join(F.broadcast(sample_times(offsets, members, at)), list(GROUP_KEYS))
+        rows.join(F.broadcast(times), list(GROUP_KEYS))
         .where(latest | previous)
         .select(
             *(F.when(latest, F.col(c)).alias(c) if c in spare else c for c in rows.columns),
+            PART,
             latest.alias("_latest"),
         )
     )
-    keys = (*GROUP_KEYS, TABLE, "topic", "partition")
-    laid_out = both.repartition(*GROUP_KEYS).sortWithinPartitions(*keys, "t")
-    return with_rates(laid_out, keys).where(F.col("_latest")).drop("_latest")
+    # PART last among the keys: a function of the group, it never orders two rows of a group.
+    keys = (*GROUP_KEYS, TABLE, "topic", "partition", PART)
+    laid_out = both.repartitionById(len(shares), PART).sortWithinPartitions(*keys, "t")
+    return with_rates(laid_out, keys).where(F.col("_latest")).drop("_latest", PART)
 
 
 def with_rates(frame: Any, keys: Sequence[str] = PARTITION_KEYS) -> Any:
