@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import sample_data
-from dashboard import shape_panel, share
+from dashboard import results_panel, shape_panel, share
 from dashboard import state as state_module
 from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import (
@@ -305,3 +305,17 @@ def test_the_page_reads_in_order_though_the_animation_is_worked_out_first() -> N
     assert "order-check" in plotly_spec.lag_panel(app, str(app.radio(key="view.animate").value))
     after = positions(app)
     assert after == sorted(after)
+
+
+def test_the_lag_drain_opens_fitted_to_the_backlog() -> None:
+    """Issue 17: the drain chart spanned an hour where the lag cleared in seconds. On the
+    default sample the slowest strategy clears in about 13 s, so *Horizon* opens on "fit the
+    backlog" and the chart ends at one minute."""
+    app = start_app(sample=sample_data.DEFAULT_SAMPLE)
+    app.session_state["view.more"] = "Lag drain"
+    app.run()
+    assert_no_exception(app)
+    assert app.radio(key="view.drain_horizon").value == results_panel.FIT_HORIZON
+    (drain,) = [c for c in app.get("plotly_chart") if c.proto.id.endswith("-view.drain")]
+    lines = json.loads(drain.proto.spec)["data"]
+    assert {plotly_spec.values(line["x"])[-1] for line in lines} == {60.0}
