@@ -408,6 +408,23 @@ def test_table_headers_read_as_words(name: str, expected: str) -> None:
     assert tables.header(name) == expected
 
 
+def test_table_columns_are_worded_and_numbers_formatted() -> None:
+    """Issue 17: History and Fleet showed ``snake_case`` headers and bare numbers (1234567.891).
+    Every column is shown under its words; counts with thousands separators in the viewer's
+    locale, fractions with separators and two decimals; the data keep their names."""
+    frame = pd.DataFrame({"group_id": ["orders"], "lag_total": [1_234_567], "pause_s": [1234.5678]})
+    config = tables.column_config(frame)
+    assert {name: column["label"] for name, column in config.items()} == {
+        "group_id": "group",
+        "lag_total": "lag total",
+        "pause_s": "pause (s)",
+    }
+    assert config["lag_total"]["type_config"]["format"] == "localized"  # 1,234,567 in English
+    assert config["pause_s"]["type_config"]["format"] == "%,.2f"  # 1,234.57
+    assert "format" not in (config["group_id"].get("type_config") or {})
+    assert list(frame.columns) == ["group_id", "lag_total", "pause_s"]
+
+
 def test_a_markdown_table_shows_every_cell_as_the_text_it_holds() -> None:
     frame = pd.DataFrame(
         [
