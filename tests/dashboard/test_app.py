@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import sample_data
-from dashboard import shape_panel, share
+from dashboard import results_panel, shape_panel, share
 from dashboard import state as state_module
 from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import (
@@ -305,3 +305,34 @@ def test_the_page_reads_in_order_though_the_animation_is_worked_out_first() -> N
     assert "order-check" in plotly_spec.lag_panel(app, str(app.radio(key="view.animate").value))
     after = positions(app)
     assert after == sorted(after)
+
+
+def test_the_lag_drain_opens_fitted_to_the_backlog() -> None:
+    """Issue 17: the drain chart spanned an hour where the lag cleared in seconds. On the
+    default sample the slowest strategy clears in about 13 s, so *Horizon* opens on "fit the
+    backlog" and the chart ends at one minute."""
+    app = start_app(sample=sample_data.DEFAULT_SAMPLE)
+    app.session_state["view.more"] = "Lag drain"
+    app.run()
+    assert_no_exception(app)
+    assert app.radio(key="view.drain_horizon").value == results_panel.FIT_HORIZON
+    (drain,) = [c for c in app.get("plotly_chart") if c.proto.id.endswith("-view.drain")]
+    lines = json.loads(drain.proto.spec)["data"]
+    assert {plotly_spec.values(line["x"])[-1] for line in lines} == {60.0}
+
+
+def test_members_to_include_after_a_switch_are_the_new_samples_members() -> None:
+    """Issue 17: after a switch of sample, *Members to include* looked empty but applied the
+    old sample's selection. The default sample has C0 and C1; after a switch to "Sticky: a
+    third member joins" the picker holds C0, C1 and C2, and leaving out C0 keeps C1 and C2."""
+    app = start_app(sample=sample_data.DEFAULT_SAMPLE)
+    assert app.multiselect(key="shape.include_members").value == ["C0", "C1"]
+    app.selectbox(key="source.sample").set_value("sticky-member-joins").run()
+    picker = app.multiselect(key="shape.include_members")
+    assert picker.value == ["C0", "C1", "C2"]
+    picker.unselect("C0").run()
+    app.button(key="shape.apply_members").click().run()
+    assert_no_exception(app)
+    members = plotly_spec.markdown_frame(app, "client id")
+    assert members is not None
+    assert list(members["member"]) == ["C1", "C2"]

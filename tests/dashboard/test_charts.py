@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors.model import Member, Scenario, Topic, TopicPartition
-from dashboard import charts, members_table, summary, tables
+from dashboard import charts, compute, members_table, results_panel, summary, tables
 from tests.dashboard import plotly_spec
 
 TP = TopicPartition
@@ -250,6 +251,37 @@ def test_drain_figure_marks_the_pause() -> None:
     assert figure.layout.shapes[0].x0 == 1.0 and figure.layout.shapes[0].x1 == 4.0
 
 
+def _clearing_at(monkeypatch: pytest.MonkeyPatch, clears: dict[str, float | None]) -> list[Any]:
+    """Strategies whose projected backlog clears after ``clears[name]`` seconds (``None``:
+    never within the search); the outcomes ``fitted_horizon`` reads only by name."""
+
+    def projection(key: str, name: str, plan: Any, outcome: Any, horizon_s: float) -> Any:
+        return SimpleNamespace(group_clears_at_s=clears[name])
+
+    monkeypatch.setattr(compute, "drain_projection", projection)
+    return [SimpleNamespace(name=name) for name in clears]
+
+
+@pytest.mark.parametrize(
+    ("clears", "horizon"),
+    [
+        # The slowest clears at 129 s: a third more is 172 s, up to whole minutes: 3 minutes.
+        ({"range": 40.0, "sticky": 129.0}, 180.0),
+        ({"range": 150.0}, 240.0),  # 200 s: 4 minutes
+        ({"range": 180.0}, 240.0),  # 240 s exactly: no extra minute
+        ({"range": 3.0}, 60.0),  # never less than a minute
+        ({"range": 129.0, "sticky": None}, 3600.0),  # one never clears: an hour
+    ],
+)
+def test_the_drain_horizon_fits_the_backlog(
+    monkeypatch: pytest.MonkeyPatch, clears: dict[str, float | None], horizon: float
+) -> None:
+    """Issue 17: a backlog clearing in 129 s was drawn over an hour, the drop a thin line at
+    the left. The horizon ends a third past the slowest clearing, rounded up to a minute."""
+    outcomes = _clearing_at(monkeypatch, clears)
+    assert results_panel.fitted_horizon("key", None, outcomes) == horizon  # type: ignore[arg-type]
+
+
 def test_protocol_timeline_has_one_row_per_protocol() -> None:
     bars = [
         charts.TimelineBar("eager", "revoke", 0.0, 4.0, consuming=False),
@@ -374,6 +406,23 @@ def test_members_table_lists_each_member_like_kafka_consumer_groups() -> None:
 )
 def test_table_headers_read_as_words(name: str, expected: str) -> None:
     assert tables.header(name) == expected
+
+
+def test_table_columns_are_worded_and_numbers_formatted() -> None:
+    """Issue 17: History and Fleet showed ``snake_case`` headers and bare numbers (1234567.891).
+    Every column is shown under its words; counts with thousands separators in the viewer's
+    locale, fractions with separators and two decimals; the data keep their names."""
+    frame = pd.DataFrame({"group_id": ["orders"], "lag_total": [1_234_567], "pause_s": [1234.5678]})
+    config = tables.column_config(frame)
+    assert {name: column["label"] for name, column in config.items()} == {
+        "group_id": "group",
+        "lag_total": "lag total",
+        "pause_s": "pause (s)",
+    }
+    assert config["lag_total"]["type_config"]["format"] == "localized"  # 1,234,567 in English
+    assert config["pause_s"]["type_config"]["format"] == "%,.2f"  # 1,234.57
+    assert "format" not in (config["group_id"].get("type_config") or {})
+    assert list(frame.columns) == ["group_id", "lag_total", "pause_s"]
 
 
 def test_a_markdown_table_shows_every_cell_as_the_text_it_holds() -> None:

@@ -12,6 +12,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import parse_qs
 
 import pytest
@@ -20,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 import sample_data
 from assignors.io.scenario import parse_scenario
 from assignors.simulate import metrics, rebalance
-from dashboard import export_panel, png_export, teach_panel, whatif
+from dashboard import compute, export_panel, png_export, teach_panel, whatif
 from tests.dashboard import downloads, plotly_spec
 from tests.dashboard.app_session import (
     add_form,
@@ -154,6 +155,46 @@ def test_charts_download_as_html(recording: None) -> None:
     assert 'src="https://cdn.plot.ly' not in html and "<script src=" not in html
     assert len(html) > 1_000_000
     assert "newcomer" in html
+
+
+def _builders() -> dict[str, Any]:
+    """``export_panel.chart_builders`` on the plan ``_with_a_change`` shows, without a page."""
+    plan = _expected_plan()
+    key = "test_export_app"
+    outcomes = compute.outcomes(key, STRATEGIES, plan)
+    return export_panel.chart_builders(key, plan, compute.current(key, plan), outcomes, {}, [])
+
+
+def test_every_chart_of_the_page_can_be_exported() -> None:
+    """Issue 17: the matrix, drain and timeline charts could not be exported. Besides the lag
+    and the before -> after charts, the matrices (current and each strategy's), the lag drain
+    and the protocols of the first strategy are offered, and each builds a figure."""
+    builders = _builders()
+    first, second = STRATEGIES
+    assert set(builders) == {
+        "Lag per consumer",
+        f"Before → after ({first})",
+        f"Before → after ({second})",
+        "Assignment matrix (current)",
+        f"Assignment matrix ({first})",
+        f"Assignment matrix ({second})",
+        "Lag drain",
+        f"Protocols ({first})",
+    }
+    for title, build in builders.items():
+        assert build().data, title
+
+
+def test_a_still_picture_of_the_animation_has_no_dead_buttons() -> None:
+    """Issue 17: the PNG of the before -> after chart showed Play/Pause and a slider that do
+    nothing in a picture. ``static_figure`` (what the PNG is drawn from) drops both, and keeps
+    the tiles; the page's interactive figure keeps its controls."""
+    animation = _builders()[f"Before → after ({STRATEGIES[0]})"]()
+    assert animation.layout.updatemenus and animation.layout.sliders
+    still = export_panel.static_figure(animation)
+    assert not still.layout.updatemenus and not still.layout.sliders
+    assert still.data == animation.data
+    assert animation.layout.updatemenus and animation.layout.sliders  # the original is intact
 
 
 @pytest.mark.skipif(

@@ -7,6 +7,7 @@ The pipeline runs once (a local Spark session) over the small history shipped in
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,35 @@ def test_a_fleet_link_opens_the_explorer_on_that_group(
     app = _start(monkeypatch, pipeline_output, **{k: unquote(v) for k, v in params.items()})
     assert f"pipeline snapshot of {row['group_id']}" in app.markdown[0].value
     assert app.radio(key="ae.view").value == "Explorer"
+
+
+def _columns_shown(app: AppTest) -> dict[str, dict[str, Any]]:
+    """The first table's columns as the browser is told to show them (label, number format)."""
+    shown: dict[str, dict[str, Any]] = json.loads(app.dataframe[0].proto.columns)
+    return shown
+
+
+@pytest.mark.spark
+def test_history_and_fleet_tables_show_words_and_formatted_numbers(
+    monkeypatch: pytest.MonkeyPatch, pipeline_output: Path
+) -> None:
+    """Issue 17: the History and Fleet tables showed the pipeline's ``snake_case`` column names
+    and bare numbers. The data keep the names; the headers are words, counts have thousands
+    separators (in the viewer's locale) and fractions two decimals."""
+    app = _view(_start(monkeypatch, pipeline_output), "History")
+    history = _columns_shown(app)
+    assert history["group_id"]["label"] == "group"
+    assert history["lag_total"]["label"] == "lag total"
+    assert history["lag_total"]["type_config"]["format"] == "localized"
+    app = _view(app, "Fleet")
+    fleet = _columns_shown(app)
+    assert fleet["pause_s"]["label"] == "pause (s)"
+    assert fleet["pause_s"]["type_config"]["format"] == "%,.2f"
+    assert fleet["extra_members_to_drain"]["label"] == "members to add to drain in an hour"
+    assert fleet["explorer"]["type_config"]["type"] == "link"  # the view's own column kept
+    for columns in (history, fleet):
+        labels = [column["label"] for column in columns.values() if "label" in column]
+        assert labels and not [label for label in labels if "_" in label]
 
 
 def _compares(app: AppTest) -> bool:
