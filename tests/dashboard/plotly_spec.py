@@ -32,6 +32,13 @@ def specs(app: AppTest) -> list[dict[str, Any]]:
     return [json.loads(chart.proto.spec) for chart in app.get("plotly_chart")]
 
 
+def spec(app: AppTest, key: str) -> dict[str, Any]:
+    """The Plotly figure drawn with widget key ``key``, as the JSON the browser receives."""
+    (chart,) = [c for c in app.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
+    found: dict[str, Any] = json.loads(chart.proto.spec)
+    return found
+
+
 def lag_panel(app: AppTest, title: str) -> dict[str, float]:
     """Member -> lag in the lag-per-consumer panel titled ``title``."""
     for spec in specs(app):

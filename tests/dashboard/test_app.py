@@ -316,8 +316,7 @@ def test_the_lag_drain_opens_fitted_to_the_backlog() -> None:
     app.run()
     assert_no_exception(app)
     assert app.radio(key="view.drain_horizon").value == results_panel.FIT_HORIZON
-    (drain,) = [c for c in app.get("plotly_chart") if c.proto.id.endswith("-view.drain")]
-    lines = json.loads(drain.proto.spec)["data"]
+    lines = plotly_spec.spec(app, "view.drain")["data"]
     assert {plotly_spec.values(line["x"])[-1] for line in lines} == {60.0}
 
 
