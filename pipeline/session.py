@@ -41,19 +41,23 @@ PACKAGE_ZIP = "assignment_explorer.zip"
 #: throughput collector instead of G1 and a 2 GB heap instead of 1 GB. On the lag benchmark
 #: (6M rows, warm JVM, one comparison at load 6-8) they cut the CPU of the JVM and its
 #: workers from 50 to 40 s, and the sort no longer spilled. The JIT compiles a method only
-#: after 10 times the usual number of calls and loops (``CompileThresholdScaling``): a local
-#: job is short, and the compiler threads were the JVM's largest cost in a fresh session
-#: (about 10 of its 20 CPU s on the 1,000-group what-if); the hot loops over rows still get
-#: compiled. Measured at load 4-6 (JVM CPU, fresh session): what-if on 1,000 groups 19.5 s
-#: (mean of 5) -> 15.6 s (3); lag history on 6M rows 19.4 -> 17.6 s (2 each; run again in
-#: the session 14.6 -> 13.8 s, within the noise). Stopping at the first compiler tier
-#: (``TieredStopAtLevel=1``) saved more on the what-if (11.2 s) but doubled the lag history's
-#: row work (26.8 s); a scaling of 30 left rows interpreted longer (15.8 s on the what-if).
-#: In a quiet window, alternating: what-if 16.3 / 18.9 -> 15.2 / 14.3 s; the lag history's wall
-#: time varied more between sessions than between the settings.
+#: after 3 times the usual number of calls and loops (``CompileThresholdScaling``): a local
+#: job is short, and at the default the compiler threads were the JVM's largest cost in a
+#: fresh session (about 10 of its 20 CPU s on the 1,000-group what-if), while compiling too
+#: late leaves the first stages' row loops interpreted while a core idles. Measured:
+#:
+#: - default -> 10 (JVM CPU, fresh session, load 4-6): what-if on 1,000 groups 19.5 s (mean
+#:   of 5) -> 15.6 s (3); lag history on 6M rows 19.4 -> 17.6 s. 30 left rows interpreted
+#:   longer (15.8 s); stopping at the first compiler tier (``TieredStopAtLevel=1``) saved more
+#:   on the what-if (11.2 s) but doubled the lag history's row work (26.8 s).
+#: - 10 -> 3 (quiet machine, alternating, 2026-11-28): the what-if on 10,000 groups took
+#:   149.9 / 150.6 s -> 147.5 / 148.3 s (JVM CPU 22 s either way: the compiling moves into the
+#:   stages before the per-group one, where a core is free, and those stages run sooner:
+#:   the per-group stage started 7.5-7.8 -> 6.8-7.0 s after the call); lag history, first job
+#:   of a session, 10.6 / 10.1 -> 9.9 / 9.6 s, run again 6.8 / 6.8 -> 6.6 / 7.0 s.
 LOCAL_JVM = {
     "spark.driver.memory": "2g",
-    "spark.driver.extraJavaOptions": "-XX:+UseParallelGC -XX:CompileThresholdScaling=10",
+    "spark.driver.extraJavaOptions": "-XX:+UseParallelGC -XX:CompileThresholdScaling=3",
 }
 
 
