@@ -130,18 +130,22 @@ def _spark_type(kind: Any) -> Any:
 
 
 def conform(frame: Any, table: str, path: Any = None) -> Any:
-    """Step 1 on a DataFrame already read: required columns checked, all columns typed."""
-    from pyspark.sql import functions as F
-
+    """Step 1 on a DataFrame already read: required columns checked, all columns typed, absent
+    optional ones null, other columns kept whatever their names hold (:func:`quoted`). One
+    projection written as SQL."""
     columns = OFFSET_COLUMNS if table == "offsets" else MEMBER_COLUMNS
-    absent = check_columns(list(frame.columns), table, path)
-    for name in absent:
-        frame = frame.withColumn(name, F.lit(None).cast(columns[name]))
-    extra = [c for c in frame.columns if c not in columns]
-    return frame.select(
-        *(F.col(f"`{name}`").cast(kind).alias(name) for name, kind in columns.items()),
-        *(F.col(f"`{c}`") for c in extra),
+    absent = set(check_columns(list(frame.columns), table, path))
+    typed = (
+        f"CAST({'NULL' if name in absent else quoted(name)} AS {kind}) AS {quoted(name)}"
+        for name, kind in columns.items()
     )
+    extra = (quoted(c) for c in frame.columns if c not in columns)
+    return frame.selectExpr(*typed, *extra)
+
+
+def quoted(name: str) -> str:
+    """``name`` as a Spark SQL identifier: in backticks, a backtick in it doubled."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 def lag_expression(auto_offset_reset: str = "latest") -> Any:
@@ -176,11 +180,10 @@ def prepare_offsets(offsets: Any, auto_offset_reset: str = "latest") -> Any:
     """Steps 2-4: ``t``, ``problem`` and ``lag`` added to a conformed offsets DataFrame."""
     from pyspark.sql import functions as F
 
-    return (
-        offsets.withColumn("t", F.col("time").cast("long"))
-        .withColumn("problem", problem_expression())
-        .withColumn("lag", lag_expression(auto_offset_reset))
-    )
+    # ``lag`` reads ``problem``, so it is a second projection; ``t`` and ``problem`` share one.
+    return offsets.withColumns(
+        {"t": F.col("time").cast("long"), "problem": problem_expression()}
+    ).withColumn("lag", lag_expression(auto_offset_reset))
 
 
 def prepare_members(members: Any) -> Any:

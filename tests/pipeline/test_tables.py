@@ -96,3 +96,30 @@ def test_read_table_gives_the_same_rows_as_spark_inferring_the_schema(
         inferred = tables.conform(spark.read.parquet(path), table, path)
         assert read.schema == inferred.schema
         assert sorted(read.collect()) == sorted(inferred.collect())
+
+
+def test_conform_types_every_column_fills_absent_ones_and_keeps_any_other_by_name(
+    spark: Any,
+) -> None:
+    """The offsets columns in their order and types (an absent optional one null), then the
+    file's other columns unchanged, whatever characters their names hold."""
+    from pipeline.schema import OFFSET_COLUMNS
+
+    frame = spark.createDataFrame(
+        [("2026-01-05 00:00:00", "c", "g", "t", "3", 7, 5, "m", "x", 1.5)],
+        "time string, cluster string, group_id string, topic string, partition string,"
+        " log_end int, committed long, member_id string, `note``s` string, `a.b` double",
+    )
+    conformed = tables.conform(frame, "offsets")
+    assert conformed.columns == [*OFFSET_COLUMNS, "note`s", "a.b"]
+    types = dict(conformed.dtypes)
+    assert {name: types[name] for name in OFFSET_COLUMNS} == OFFSET_COLUMNS
+    row = conformed.first()
+    assert (row["partition"], row["log_end"], row["log_start"], row["host"]) == (3, 7, None, None)
+    assert (row["note`s"], row["a.b"], str(row["time"])) == ("x", 1.5, "2026-01-05 00:00:00")
+
+
+def test_quoted_names_are_sql_identifiers() -> None:
+    assert tables.quoted("plain") == "`plain`"
+    assert tables.quoted("a`b") == "`a``b`"
+    assert tables.quoted("a.b c") == "`a.b c`"
