@@ -91,8 +91,13 @@ def arrow_schema(columns: dict[str, str]) -> Any:
 
 
 def ddl(columns: dict[str, str]) -> str:
-    """``name type, ...`` for Spark's schema strings (names quoted)."""
-    return ", ".join(f"`{name}` {kind}" for name, kind in columns.items())
+    """``name type, ...`` for Spark's schema strings (names :func:`quoted`)."""
+    return ", ".join(f"{quoted(name)} {kind}" for name, kind in columns.items())
+
+
+def quoted(name: str) -> str:
+    """``name`` as a Spark SQL identifier: in backticks, a backtick in it doubled."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 def check_columns(present: list[str], table: str, path: Any = None) -> list[str]:

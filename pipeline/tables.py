@@ -30,6 +30,7 @@ from pipeline.schema import (
     PROBLEM_WITH_LAG,
     SnapshotFormatError,
     check_columns,
+    quoted,
 )
 
 
@@ -141,11 +142,6 @@ def conform(frame: Any, table: str, path: Any = None) -> Any:
     )
     extra = (quoted(c) for c in frame.columns if c not in columns)
     return frame.selectExpr(*typed, *extra)
-
-
-def quoted(name: str) -> str:
-    """``name`` as a Spark SQL identifier: in backticks, a backtick in it doubled."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 def lag_expression(auto_offset_reset: str = "latest") -> Any:

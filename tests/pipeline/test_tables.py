@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import tables
+from pipeline import schema, tables
 
 UTC_MICROS = pa.timestamp("us", tz="UTC")
 
@@ -120,6 +120,6 @@ def test_conform_types_every_column_fills_absent_ones_and_keeps_any_other_by_nam
 
 
 def test_quoted_names_are_sql_identifiers() -> None:
-    assert tables.quoted("plain") == "`plain`"
-    assert tables.quoted("a`b") == "`a``b`"
-    assert tables.quoted("a.b c") == "`a.b c`"
+    assert schema.quoted("plain") == "`plain`"
+    assert schema.quoted("a`b") == "`a``b`"
+    assert schema.quoted("a.b c") == "`a.b c`"
