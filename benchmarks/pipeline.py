@@ -169,8 +169,12 @@ def pandas_lag(folder: Path, out: Path, window_s: int = 600) -> pd.DataFrame:
     return verdict.reset_index()
 
 
-def spark_whatif(spark: Any, folder: Path, out: Path, drain_target_s: float | None) -> None:
-    """The Spark side's timed work: read, the what-if, write Parquet (as the pandas side)."""
+def spark_whatif(
+    spark: Any, folder: Path, out: Path, drain_target_s: float | None, groups: int
+) -> None:
+    """The Spark side's timed work: read, the what-if, write Parquet (as the pandas side).
+    ``groups``: the fleet's size, known here from its generation as ``python -m pipeline
+    whatif`` knows it from the count it shows progress against."""
     offsets = tables.prepare_offsets(tables.read_table(spark, str(folder / "offsets"), "offsets"))
     members = tables.prepare_members(tables.read_table(spark, str(folder / "members"), "members"))
     result = whatif.fleet_whatif(
@@ -179,6 +183,7 @@ def spark_whatif(spark: Any, folder: Path, out: Path, drain_target_s: float | No
         strategies=STRATEGIES,
         change_specs=[ChangeSpec("none")],
         drain_target_s=drain_target_s,
+        groups=groups,
     )
     result.write.mode("overwrite").parquet(str(out))
 
@@ -441,7 +446,7 @@ def _spark_cells(spark: Any, folder: Path, size: int, drain_target: float | None
     with workers:
         spark_s, _, load, peak, cpu = _timed(
             "spark what-if",
-            lambda: spark_whatif(spark, folder, WORK / f"out-spark-{size}", drain_target),
+            lambda: spark_whatif(spark, folder, WORK / f"out-spark-{size}", drain_target, size),
             driver,
         )
     jvm = _own_cpu_s(driver[1]) - jvm_before

@@ -232,6 +232,7 @@ def run_whatif(spark: Any, options: argparse.Namespace) -> None:
         default_consume_rate=options.default_consume_rate,
         drain_target_s=options.drain_target or None,
         groups_done=progress.counter,
+        groups=groups,
     )
     _progress(f"running {len(names)} strategies x {len(specs)} change(s) on {groups:,} groups")
     path = Path(options.output) / "whatif"

@@ -3,7 +3,8 @@
 :func:`fleet_whatif` (DataFrame -> DataFrame):
 
 1. Per group, the latest sample time ``<= at`` (over both tables) and the sample before it
-   (:func:`sample_times`: one row per group, broadcast to the one join of step 3).
+   (:func:`sample_times`: one row per group, joined in step 3; broadcast while Spark's
+   broadcast threshold holds them, shuffled by group beyond: :func:`joinable`).
 2. Rates from those two samples (:func:`with_rates`, the formula of
    :func:`pipeline.lag_frames.partition_lag`), computed after the
    shuffle of step 3 on its layout (:func:`current_by_group`: the job's one shuffle of rows; it
@@ -32,6 +33,7 @@ executors; :func:`pipeline.session.get_session` ships them to a real cluster in 
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -112,10 +114,13 @@ def fleet_whatif(
     default_consume_rate: float = 1000.0,
     drain_target_s: float | None = 3600.0,
     groups_done: Any = None,
+    groups: int | None = None,
 ) -> Any:
     """Steps 1-3 on prepared offsets and members (:mod:`pipeline.tables`).
 
     ``groups_done``: an accumulator the per-group step adds 1 to per group (progress).
+    ``groups``: the number of groups in the input (or more), when the caller knows it: it
+    decides whether the sample times are broadcast without a job of their own (:func:`joinable`).
     """
     names = list(strategies)
     specs = list(change_specs)
@@ -142,7 +147,8 @@ def fleet_whatif(
         if rows:
             yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
-    return current_by_group(offsets, members, at).mapInArrow(run, ddl(WHATIF_COLUMNS))
+    current, cached = current_and_cached(offsets, members, at, groups=groups)
+    return holding(current.mapInArrow(run, ddl(WHATIF_COLUMNS)), cached)
 
 
 def tapered_shares(partitions: int, cores: int) -> tuple[float, ...]:
@@ -194,19 +200,36 @@ def group_layout(spark: Any) -> tuple[float, ...]:
 
 
 def current_by_group(
-    offsets: Any, members: Any, at: int | None, shares: Sequence[float] | None = None
+    offsets: Any,
+    members: Any,
+    at: int | None,
+    shares: Sequence[float] | None = None,
+    groups: int | None = None,
 ) -> Any:
-    """Steps 1-2 and step 3's input, with one shuffle of rows: each group's offsets rows at
-    its two latest samples and members rows at the latest (the sample times of
-    :func:`sample_times` joined by broadcast) in one frame, partitioned by group into the
-    partitions of :func:`group_layout` (the partition index is computed once per group, in the
-    broadcast frame, and passed through by ``repartitionById``) and sorted by group, table
-    (offsets first), topic, partition and time; the rates window runs on that order (no other
+    """Steps 1-2 and step 3's input, with one shuffle of rows (two when the join with the
+    sample times cannot be a broadcast, :func:`joinable`): each group's offsets rows at its two
+    latest samples and members rows at the latest (joined with the times of
+    :func:`sample_times`) in one frame, partitioned by group into the partitions of
+    :func:`group_layout` (the partition index is computed once per group, in the times frame,
+    and passed through by ``repartitionById``) and sorted by group, table (offsets first),
+    topic, partition and time; the rates window runs on that order (no other
     shuffle or sort: the window's keys include the partition index, a function of the group);
     then only the latest sample's rows are kept (a flag set at the join, ``_latest``, dropped
     after). Each group's rows are contiguous in one task. Column ``_table``: 0 for offsets
     rows, 1 for members rows. ``shares``: the partitions' shares instead of
-    :func:`group_layout`'s (the rows are the same whatever the layout)."""
+    :func:`group_layout`'s (the rows are the same whatever the layout). ``groups``: as for
+    :func:`fleet_whatif`."""
+    return holding(*current_and_cached(offsets, members, at, shares, groups))
+
+
+def current_and_cached(
+    offsets: Any,
+    members: Any,
+    at: int | None,
+    shares: Sequence[float] | None = None,
+    groups: int | None = None,
+) -> tuple[Any, Any]:
+    """(:func:`current_by_group`'s frame, the sample times it holds cached: :func:`joinable`)."""
     from pyspark.sql import functions as F
 
     rows = offsets.select(
@@ -219,8 +242,9 @@ def current_by_group(
     spare = {"log_start", "member_id", "problem", "lag"}
     shares = group_layout(offsets.sparkSession) if shares is None else shares
     times = sample_times(offsets, members, at).withColumn(PART, partition_index(shares))
+    times, cached = joinable(times, groups)
     both = (
-        rows.join(F.broadcast(times), list(GROUP_KEYS))
+        rows.join(times, list(GROUP_KEYS))
         .where(latest | previous)
         .select(
             *(F.when(latest, F.col(c)).alias(c) if c in spare else c for c in rows.columns),
@@ -231,7 +255,51 @@ def current_by_group(
     # PART last among the keys: a function of the group, it never orders two rows of a group.
     keys = (*GROUP_KEYS, TABLE, "topic", "partition", PART)
     laid_out = both.repartitionById(len(shares), PART).sortWithinPartitions(*keys, "t")
-    return with_rates(laid_out, keys).where(F.col("_latest")).drop("_latest", PART)
+    return with_rates(laid_out, keys).where(F.col("_latest")).drop("_latest", PART), cached
+
+
+def joinable(times: Any, groups: int | None = None) -> tuple[Any, Any]:
+    """(``times`` ready to join, the frame persisted for it, or None).
+
+    ``times`` holds one row per group. It is marked for broadcast when its size is within the
+    session's ``spark.sql.autoBroadcastJoinThreshold`` (10 MB by default: about 150,000
+    groups), else the join shuffles both sides by group. A broadcast passes through the
+    driver, so the driver never holds more of it than that threshold, however large the
+    fleet. The size: ``groups`` (the number of groups, or more) times Spark's own estimate of a
+    row of ``times`` (8 bytes + its schema's default size), when the caller knows it; else
+    ``times`` is persisted and computed once (one job of its own) and Spark measures it. The
+    mark is set here, not left to the planner at run time, so the plan does not change if the
+    cache is dropped before the job runs (the times are then computed again).
+    """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    cached = None
+    if groups is not None:
+        size = groups * (8 + int(times._jdf.schema().defaultSize()))
+    else:
+        times = cached = times.persist(StorageLevel.MEMORY_AND_DISK)
+        cached.count()
+        size = int(cached._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())
+    session = times.sparkSession._jsparkSession
+    limit = int(session.sessionState().conf().autoBroadcastJoinThreshold())
+    return (F.broadcast(times) if 0 <= size <= limit else times), cached
+
+
+def holding(frame: Any, cached: Any) -> Any:
+    """``frame``, with ``cached`` (None: nothing) unpersisted once ``frame`` is garbage (Python
+    drops the last reference to it); nothing to release once the session has stopped."""
+    if cached is None:
+        return frame
+
+    def release(held: Any) -> None:
+        from pyspark import SparkContext
+
+        if SparkContext._active_spark_context is not None:
+            held.unpersist(blocking=False)
+
+    weakref.finalize(frame, release, cached).atexit = False
+    return frame
 
 
 def with_rates(frame: Any, keys: Sequence[str] = PARTITION_KEYS) -> Any:

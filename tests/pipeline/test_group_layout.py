@@ -163,3 +163,69 @@ def test_the_layout_is_the_one_shuffle_of_rows(fleet: tuple[Any, Any]) -> None:
     assert "shufflepartitionidpassthrough" in exchanges[0]
     assert sum("shufflepartitionidpassthrough" in line for line in exchanges) == 1
     assert not any("hashpartitioning(cluster" in line for line in exchanges[:1])
+
+
+def _joins(frame: Any) -> tuple[bool, bool]:
+    """(broadcast join in the plan, sort-merge join in the plan)."""
+    plan = frame._jdf.queryExecution().executedPlan().toString()
+    return "BroadcastHashJoin" in plan, "SortMergeJoin" in plan
+
+
+def _sorted_rows(frame: Any) -> list[tuple[Any, ...]]:
+    return sorted((tuple((v is not None, v) for v in row) for row in frame.collect()), key=repr)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("groups", [None, 240])
+def test_the_sample_times_are_broadcast_only_within_spark_s_threshold(
+    spark: Any, fleet: tuple[Any, Any], groups: int | None
+) -> None:
+    # 240 groups of times are a few kB: broadcast under the default 10 MB. With a threshold
+    # below that (here 1 kB), the driver holds none of them: both sides are shuffled by group
+    # instead, and the rows are the same.
+    broadcast = current_by_group(*fleet, None, groups=groups)
+    assert _joins(broadcast) == (True, False)
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "1024")
+    try:
+        shuffled = current_by_group(*fleet, None, groups=groups)
+        assert _joins(shuffled) == (False, True)
+        assert _sorted_rows(shuffled) == _sorted_rows(broadcast)
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+
+
+@pytest.mark.spark
+def test_the_size_of_the_times_is_spark_s_row_estimate_times_the_groups(
+    spark: Any, fleet: tuple[Any, Any]
+) -> None:
+    # A row of the times: two strings (20 bytes each by Spark's default), two times (8 each), the
+    # partition index (4), and 8 bytes of row: 68 bytes. 15 groups fit in 1,020 bytes; 16 do not.
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "1020")
+    try:
+        assert _joins(current_by_group(*fleet, None, groups=15)) == (True, False)
+        assert _joins(current_by_group(*fleet, None, groups=16)) == (False, True)
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+
+
+@pytest.mark.spark
+def test_the_times_measured_by_a_job_are_cached_until_the_frame_is_dropped(
+    spark: Any, fleet: tuple[Any, Any]
+) -> None:
+    import gc
+
+    def cached_in_spark(frame: Any) -> bool:
+        cache = spark._jsparkSession.sharedState().cacheManager()
+        return bool(cache.lookupCachedData(frame._jdf).isDefined())
+
+    # Groups unknown: the times are computed and cached, and the job reads them from the cache.
+    frame, cached = whatif.current_and_cached(*fleet, None)
+    assert cached_in_spark(cached)
+    frame = whatif.holding(frame, cached)
+    assert len(_sorted_rows(frame)) > 240
+    assert cached_in_spark(cached)
+    del frame
+    gc.collect()
+    assert not cached_in_spark(cached)
+    # Groups known: nothing is cached.
+    assert whatif.current_and_cached(*fleet, None, groups=240)[1] is None
