@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -171,6 +173,16 @@ def _joins(frame: Any) -> tuple[bool, bool]:
     return "BroadcastHashJoin" in plan, "SortMergeJoin" in plan
 
 
+@contextmanager
+def _broadcast_threshold(spark: Any, size: int) -> Iterator[None]:
+    """The session's ``spark.sql.autoBroadcastJoinThreshold`` at ``size`` bytes, meanwhile."""
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", str(size))
+    try:
+        yield
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+
+
 def _sorted_rows(frame: Any) -> list[tuple[Any, ...]]:
     return sorted((tuple((v is not None, v) for v in row) for row in frame.collect()), key=repr)
 
@@ -185,13 +197,10 @@ def test_the_sample_times_are_broadcast_only_within_spark_s_threshold(
     # instead, and the rows are the same.
     broadcast = current_by_group(*fleet, None, groups=groups)
     assert _joins(broadcast) == (True, False)
-    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "1024")
-    try:
+    with _broadcast_threshold(spark, 1024):
         shuffled = current_by_group(*fleet, None, groups=groups)
         assert _joins(shuffled) == (False, True)
         assert _sorted_rows(shuffled) == _sorted_rows(broadcast)
-    finally:
-        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
 
 
 @pytest.mark.spark
@@ -200,12 +209,9 @@ def test_the_size_of_the_times_is_spark_s_row_estimate_times_the_groups(
 ) -> None:
     # A row of the times: two strings (20 bytes each by Spark's default), two times (8 each), the
     # partition index (4), and 8 bytes of row: 68 bytes. 15 groups fit in 1,020 bytes; 16 do not.
-    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "1020")
-    try:
+    with _broadcast_threshold(spark, 1020):
         assert _joins(current_by_group(*fleet, None, groups=15)) == (True, False)
         assert _joins(current_by_group(*fleet, None, groups=16)) == (False, True)
-    finally:
-        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
 
 
 @pytest.mark.spark
