@@ -7,8 +7,9 @@
    broadcast threshold holds them, shuffled by group beyond: :func:`joinable`).
 2. Rates from those two samples (:func:`with_rates`, the formula of
    :func:`pipeline.lag_frames.partition_lag`), computed after the
-   shuffle of step 3 on its layout (:func:`current_by_group`: the job's one shuffle of rows; it
-   used to take three, for the join with the times, the rates window and the layout by group).
+   shuffle of step 3 on its layout (:func:`current_by_group`: the job's one shuffle of rows,
+   two when the times are too many to broadcast; it used to take three, for the join with the
+   times, the rates window and the layout by group).
 3. The group's offsets rows and members rows at the latest time, in one frame partitioned by
    group into tapering partitions (:func:`tapered_shares`) and sorted by group
    (:func:`current_by_group`), go through ``mapInArrow``: each Arrow batch
