@@ -55,21 +55,37 @@ class SoakResult:
     final_children: int = 0
 
 
-def _tab(browser: Any, url: str, path: Path, member: str) -> None:
+def _tab(browser: Any, url: str, path: Path, member: str, timeout_s: float) -> None:
+    """One tab: open, upload ``path``, add ``member``, leave. A step that waits past
+    ``timeout_s`` raises with the step's name, and the page is saved beside ``path``
+    (``<name>.failed.png``, ``<name>.failed.txt``: what it showed)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    step = "open"
+    page = context.new_page()
+    page.set_default_timeout(timeout_s * 1000)
     try:
-        page = context.new_page()
-        page.set_default_timeout(900_000)
         page.goto(url)
         page.locator(".js-plotly-plot").first.wait_for()
+        step = "upload"
         served_app.upload(page, path)
         page.locator('.js-plotly-plot:has-text("Partitions per member")').first.wait_for()
+        # The page goes on running after its first chart; a click before it ends can be lost
+        # (seen in CI: "Add member" left the edits at 0), so act on a settled page, as a user
+        # who sees "Running..." would.
+        served_app.wait_idle(page, timeout_s * 1000)
+        step = "add a member"
         page.get_by_text("Shape the what-if").first.click()
         page.get_by_label("Member id").fill(member)
         page.get_by_role("button", name="Add member").click()
         page.get_by_text("Edits (1)").first.wait_for()
         page.wait_for_timeout(100)
-        served_app.wait_idle(page)
+        step = "settle"
+        served_app.wait_idle(page, timeout_s * 1000)
+    except Exception as error:
+        with contextlib.suppress(Exception):
+            page.screenshot(path=str(path.with_suffix(".failed.png")), full_page=True)
+            path.with_suffix(".failed.txt").write_text(page.inner_text("body"))
+        raise RuntimeError(f"step {step!r}: {error}") from error
     finally:
         context.close()
 
@@ -84,8 +100,10 @@ def run_soak(
     ttl_s: float,
     settle_s: float,
     memory: str = "2G",
+    timeout_s: float = 900.0,
 ) -> SoakResult:
-    """Serve, drive ``rounds`` x ``parallel`` tabs, and measure memory (see the module doc)."""
+    """Serve, drive ``rounds`` x ``parallel`` tabs, and measure memory (see the module doc).
+    ``timeout_s``: the longest a tab waits for one step (:func:`_tab`)."""
     from playwright.sync_api import sync_playwright
 
     paths = []
@@ -127,7 +145,8 @@ def run_soak(
                 # with its own Playwright (the sync API is per thread).
                 threads = [
                     threading.Thread(
-                        target=_tab_in_thread, args=(served.url, path, f"new-{i}", errors)
+                        target=_tab_in_thread,
+                        args=(served.url, path, f"new-{i}", errors, timeout_s),
                     )
                     for i, path in enumerate(batch)
                 ]
@@ -157,13 +176,13 @@ def run_soak(
     )
 
 
-def _tab_in_thread(url: str, path: Path, member: str, errors: list[str]) -> None:
+def _tab_in_thread(url: str, path: Path, member: str, errors: list[str], timeout_s: float) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = served_app.launch(playwright)
         try:
-            _tab(browser, url, path, member)
+            _tab(browser, url, path, member, timeout_s)
         except Exception as error:  # counted and reported, the soak goes on
             errors.append(f"{path.name}: {type(error).__name__}: {error}")
         finally:

@@ -30,6 +30,7 @@ def test_memory_returns_near_its_baseline_after_sessions_leave(tmp_path: Path) -
         budget="128M",
         ttl_s=5,
         settle_s=50,  # .streamlit/config.toml frees a closed tab's session after 30 s
+        timeout_s=240,  # a step takes seconds; a tab stuck longer fails with its screenshot
     )
     assert not result.errors, result.errors
     grown = result.peak - result.baseline
