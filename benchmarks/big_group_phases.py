@@ -31,7 +31,8 @@ if str(ROOT) not in sys.path[:1]:
 import big_groups  # noqa: E402
 
 from assignors import decode_scenario_text, parse_scenario  # noqa: E402
-from dashboard import big_group, whatif  # noqa: E402
+from dashboard.model import whatif  # noqa: E402
+from dashboard.panels import big_group  # noqa: E402
 
 T = TypeVar("T")
 STRATEGIES = ("range", "cooperative-sticky")

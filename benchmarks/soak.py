@@ -35,7 +35,7 @@ if str(ROOT) not in sys.path[:1]:
 
 import big_groups  # noqa: E402
 
-from dashboard import jobs  # noqa: E402
+from dashboard.runtime import jobs  # noqa: E402
 from tests.browser import served_app  # noqa: E402
 
 
@@ -162,7 +162,7 @@ def run_soak(
         final = resident()
         final_server = jobs.pss_bytes(pid)
         final_children = len(served_app.descendants(pid))
-    from dashboard import budget as budget_module
+    from dashboard.runtime import budget as budget_module
 
     return SoakResult(
         baseline,

@@ -2,14 +2,14 @@
 
 Opens on the default sample with no configuration. The sidebar picks the source and the
 strategies; the main page shapes the what-if and shows every view. A Kafka Streams application
-gets its own view (:mod:`dashboard.streams_panel`). A live KIP-848 group shows its
-reconciliation first (:mod:`dashboard.reconciliation_view`); a live group can be watched
-(:mod:`dashboard.watch`: re-read every few seconds, changes animated). The sidebar's *View*
-switch also shows the pipeline's History (:mod:`dashboard.history_view`) and Fleet
-(:mod:`dashboard.fleet_view`) views, read from ``AE_PIPELINE_OUTPUT`` (default
-``pipeline-output/`` in the checkout), and the Deploy view (:mod:`dashboard.deploy_view`: a
-rolling restart, scale step or upgrade). State lives in :mod:`dashboard.state`; the core does
-all the work (:mod:`dashboard.compute`).
+gets its own view (:mod:`dashboard.panels.streams_panel`). A live KIP-848 group shows its
+reconciliation first (:mod:`dashboard.panels.reconciliation_panel`); a live group can be watched
+(:mod:`dashboard.panels.watch`: re-read every few seconds, changes animated). The sidebar's *View*
+switch also shows the pipeline's History (:mod:`dashboard.views.history_view`) and Fleet
+(:mod:`dashboard.views.fleet_view`) views, read from ``AE_PIPELINE_OUTPUT`` (default
+``pipeline-output/`` in the checkout), and the Deploy view (:mod:`dashboard.views.deploy_view`: a
+rolling restart, scale step or upgrade). State lives in :mod:`dashboard.session.state`; the core
+does all the work (:mod:`dashboard.session.compute`).
 """
 
 from __future__ import annotations
@@ -27,32 +27,28 @@ _CHECKOUT = str(Path(__file__).resolve().parent.parent)
 if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
-from dashboard import (  # noqa: E402
+from dashboard.model import palette, whatif  # noqa: E402
+from dashboard.panels import (  # noqa: E402
     big_group,
-    charts,
-    compute,
-    deploy_view,
     export_panel,
-    fleet_view,
-    history_view,
-    reconciliation_view,
+    reconciliation_panel,
     results_panel,
-    server_socket,
     shape_panel,
     source_panel,
-    state,
     strategy_panel,
     streams_panel,
     teach_panel,
     watch,
-    whatif,
 )
-from dashboard.layout import (  # noqa: E402
+from dashboard.panels.layout import (  # noqa: E402
     member_layout,
     resolve_plan,
     show_messages,
     sync_address_bar,
 )
+from dashboard.runtime import server_socket  # noqa: E402
+from dashboard.session import compute, state  # noqa: E402
+from dashboard.views import deploy_view, fleet_view, history_view  # noqa: E402
 
 compute.freeze_imports()
 server_socket.nodelay_listeners()  # served by serve.py: set already, before the first request
@@ -129,7 +125,7 @@ def _streams_page(source: state.Source) -> None:
     if watch.is_on():
         watch.live()
     watch.render_streams_changes()
-    reconciliation_view.render_streams(source.streams)
+    reconciliation_panel.render_streams(source.streams)
     streams_panel.render(source.key, source.streams)
 
 
@@ -151,9 +147,9 @@ def _explorer(source: state.Source) -> None:
         # minutes) and no tile animation.
         small = not big_group.is_big(scenario)
         live_order = [member.member_id for member in scenario.members]
-        live_colours = charts.member_colours(live_order) if small else {}
+        live_colours = palette.member_colours(live_order) if small else {}
         watch.render_changes(live_order, live_colours, animate=small)
-        reconciliation_view.render(scenario, live_order, live_colours, animate=small)
+        reconciliation_panel.render(scenario, live_order, live_colours, animate=small)
     if big_group.is_big(scenario):
         # Past what a browser can draw per partition: aggregates, worked out in stoppable workers.
         with st.sidebar:

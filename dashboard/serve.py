@@ -2,9 +2,9 @@
 browser tests and benchmarks). It serves ``dashboard/app.py`` as ``streamlit run
 dashboard/app.py`` would, through Streamlit's ``st.App``, with two changes to the server for a
 faster first page: Plotly's and the first page's other element chunks fetched early, Plotly's
-imported when the websocket opens (:mod:`dashboard.page_head`), and small writes sent at once on
-every connection (:mod:`dashboard.server_socket`; here set before the first request, while
-``app.py`` alone sets it on its first run).
+imported when the websocket opens (:mod:`dashboard.runtime.page_head`), and small writes sent at
+once on every connection (:mod:`dashboard.runtime.server_socket`; here set before the first
+request, while ``app.py`` alone sets it on its first run).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ if str(_HERE.parent) not in sys.path:  # a source checkout: the project's packag
 import streamlit as st  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
-from dashboard import page_head, server_socket  # noqa: E402
+from dashboard.runtime import page_head, server_socket  # noqa: E402
 
 # Streamlit binds its socket before it imports this module, and serves nothing until after.
 server_socket.nodelay_listeners()

@@ -29,8 +29,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from assignors import TopicPartition
-from dashboard import palette
-from dashboard.figure_build import label_px, trusted_figure
+from dashboard.charts.figure_build import label_px, trusted_figure
+from dashboard.model import palette
 
 #: Above this many partitions the animation draws cells per member and topic.
 DEFAULT_MAX_TILES = 64

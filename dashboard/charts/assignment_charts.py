@@ -6,10 +6,10 @@ Tests call these functions directly.
 
 Conventions every figure keeps:
 
-1. Each member has one colour everywhere (:func:`dashboard.palette.member_colours`), never
+1. Each member has one colour everywhere (:func:`dashboard.model.palette.member_colours`), never
    repeated within a view; topics have their own palette; grey is reserved for "nobody".
 2. Members keep their column (their position in ``member_order``) in every frame of the
-   animation (:mod:`dashboard.animation_chart`).
+   animation (:mod:`dashboard.charts.animation_chart`).
 3. Every number in a hover is exact (thousands separators, no rounding to "k").
 4. No figure sets its own background: Streamlit's light or dark theme (and Plotly's default in an
    export) decides, so every chart reads in both.
@@ -26,54 +26,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from assignors import ClientAssignment, TopicPartition
-
-# Re-exported: the figures' shared names live in charts for the panels and tests.
-from dashboard.animation_chart import (
-    DEFAULT_MAX_TILES as DEFAULT_MAX_TILES,
-)
-from dashboard.animation_chart import (
-    UNASSIGNED_COLUMN as UNASSIGNED_COLUMN,
-)
-from dashboard.animation_chart import (
-    Phase as Phase,
-)
-from dashboard.animation_chart import (
-    assignment_animation as assignment_animation,
-)
-from dashboard.animation_chart import (
-    owner_map as owner_map,
-)
-from dashboard.animation_chart import (
-    play_controls as play_controls,
-)
-from dashboard.figure_build import label_px, trusted_figure
-from dashboard.palette import (
-    MEMBER_PALETTE as MEMBER_PALETTE,
-)
-from dashboard.palette import (
-    MOVED_OUTLINE as MOVED_OUTLINE,
-)
-from dashboard.palette import (
-    NOBODY_COLOUR as NOBODY_COLOUR,
-)
-from dashboard.palette import (
-    TOPIC_PALETTE as TOPIC_PALETTE,
-)
-from dashboard.palette import (
-    member_colours as member_colours,
-)
-from dashboard.palette import (
-    short_label as short_label,
-)
-from dashboard.palette import (
-    short_labels as short_labels,
-)
-from dashboard.palette import (
-    text_colour as text_colour,
-)
-from dashboard.palette import (
-    topic_colours as topic_colours,
-)
+from dashboard.charts.animation_chart import owner_map, play_controls
+from dashboard.charts.figure_build import label_px, trusted_figure
+from dashboard.model.palette import NOBODY_COLOUR, member_colours, short_labels
 
 Owners = Mapping[str, Sequence[TopicPartition]]
 

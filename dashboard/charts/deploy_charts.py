@@ -1,4 +1,4 @@
-"""The Deploy view's figures, pure: a :class:`~dashboard.deploy_model.DeployPicture` in, a
+"""The Deploy view's figures, pure: a :class:`~dashboard.model.deploy_model.DeployPicture` in, a
 :class:`plotly.graph_objects.Figure` out.
 
 1. :func:`deploy_animation`: one frame per phase of the deploy. Above, per member column, the
@@ -18,9 +18,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from assignors import short_count, short_seconds
-from dashboard import palette
-from dashboard.animation_chart import play_controls
-from dashboard.deploy_model import DeployPicture
+from dashboard.charts.animation_chart import play_controls
+from dashboard.model import palette
+from dashboard.model.deploy_model import DeployPicture
 
 IDLE_COLOUR = palette.NOBODY_COLOUR
 LAG_COLOUR = "#CC3311"

@@ -1,8 +1,9 @@
 """Pure figures and tables for the pipeline's outputs: frames in, Plotly figures out.
 
-No Streamlit here; :mod:`dashboard.history_view` and :mod:`dashboard.fleet_view` call these.
-Members keep the project's colours (:func:`dashboard.charts.member_colours`); health statuses
-have fixed colours (:data:`STATUS_COLOURS`).
+No Streamlit here; :mod:`dashboard.views.history_view` and :mod:`dashboard.views.fleet_view` call
+these. Members keep the project's colours
+(:func:`dashboard.charts.assignment_charts.member_colours`); health statuses have fixed colours
+(:data:`STATUS_COLOURS`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.charts import member_colours
+from dashboard.model.palette import member_colours
 
 STATUS_COLOURS = {
     "OK": "#117733",

@@ -3,8 +3,8 @@ shows them: member, client id, host, rack, partitions (count and list), lag. A p
 (no Streamlit): scenario and assignment in, a table out.
 
 Invariants: one row per member of the scenario, in the scenario's order; the member column is a
-short distinct label (:func:`dashboard.palette.short_labels`) and the full id is its own column;
-numbers are formatted with thousands separators; partition lists are compressed per topic
+short distinct label (:func:`dashboard.model.palette.short_labels`) and the full id is its own
+column; numbers are formatted with thousands separators; partition lists are compressed per topic
 (``orders[0-3,7]``).
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from assignors import Scenario, TopicPartition, partition_lags
-from dashboard.palette import short_labels
+from dashboard.model.palette import short_labels
 
 
 def compress(partitions: Sequence[TopicPartition]) -> str:

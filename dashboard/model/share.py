@@ -7,9 +7,9 @@ query parameters:
 * ``step`` (optional): how many of the sample's walkthrough steps the scenario has behind it,
 * ``strategies``: comma-separated strategy names,
 * ``kafka`` (optional): the Kafka release the version-dependent strategies reproduce (added by
-  :func:`dashboard.source_panel.link_params` when it is not the newest),
+  :func:`dashboard.panels.source_panel.link_params` when it is not the newest),
 * ``edits``: the edits as compact JSON, zlib-compressed, URL-safe base64 without padding; each
-  :func:`restore_edits` checks each on the way in (:func:`dashboard.whatif.check_edit`: the
+  :func:`restore_edits` checks each on the way in (:func:`dashboard.model.whatif.check_edit`: the
   core's one change format), so a link made before and one made now restore alike.
 
 Only sample sources can be shared this way (an upload or a cluster snapshot is not on the other
@@ -37,7 +37,7 @@ from assignors import (
     decode_json,
     scenario_to_json,
 )
-from dashboard import whatif
+from dashboard.model import whatif
 
 #: The longest edits parameter a link restores (compressed form); longer ones are refused.
 MAX_EDITS_PARAM = 16_384
@@ -87,7 +87,8 @@ def decode_edits(param: str) -> list[dict[str, Any]]:
 def restore_edits(param: str) -> list[dict[str, Any]]:
     """The ``edits`` query parameter -> edits checked as the dashboard applies them: at most
     :data:`~assignors.MAX_CHANGES`, each a filter or a change in the core's one JSON form
-    (:func:`dashboard.whatif.check_edit`); :class:`ShareLinkError` naming the first bad one."""
+    (:func:`dashboard.model.whatif.check_edit`); :class:`ShareLinkError` naming the first bad
+    one."""
     edits = decode_edits(param)
     if len(edits) > MAX_CHANGES:
         raise ShareLinkError(f"the link holds {len(edits):,} edits; at most {MAX_CHANGES:,}")

@@ -4,18 +4,18 @@ kept once per scenario, and shown as aggregates.
 Past :func:`is_big` (more partitions, members or topics than a browser can show one mark each),
 the explorer swaps its per-partition views for this page:
 
-1. The server's thread only applies the edits (:func:`dashboard.whatif.outline`: the shaping
+1. The server's thread only applies the edits (:func:`dashboard.model.whatif.outline`: the shaping
    controls' lists); no assignment is worked out there.
-2. Whatever is not cached yet is worked out in one worker process (:mod:`dashboard.jobs`), which
-   makes the what-if plan once and sends each answer as a small :class:`Summary` (numbers and
+2. Whatever is not cached yet is worked out in one worker process (:mod:`dashboard.runtime.jobs`),
+   which makes the what-if plan once and sends each answer as a small :class:`Summary` (numbers and
    per-member counts, no per-partition data) as soon as it has it: the current assignment first,
    then per strategy its measured target and then its played rebalance. The page draws each as
    it arrives, with a progress line; a closed tab or a new action stops the worker. Final
    summaries are kept under the scenario's key, so a rerun that changes nothing recomputes
    nothing and the server never holds a per-partition structure of its own for the group.
 3. The page says why it shows aggregates, and shows: a table of each assignment's numbers, the
-   partitions and the lag per member as sorted curves (:mod:`dashboard.aggregate_charts`), and
-   the busiest members.
+   partitions and the lag per member as sorted curves (:mod:`dashboard.charts.aggregate_charts`),
+   and the busiest members.
 
 Invariants: the server holds no per-partition structure for the group besides the source and
 the edited scenarios; the figures' size does not grow with the group; the shaping controls are
@@ -38,7 +38,11 @@ from assignors import (
     Scenario,
     registry,
 )
-from dashboard import aggregate_charts, budget, jobs, shape_panel, state, whatif
+from dashboard.charts import aggregate_charts
+from dashboard.model import whatif
+from dashboard.panels import shape_panel
+from dashboard.runtime import budget, jobs
+from dashboard.session import state
 
 #: Past any of these the group is shown as aggregates (issue 21: a browser draws about this much).
 MAX_DRAWN_PARTITIONS = 50_000
@@ -188,8 +192,8 @@ def _session_alive() -> bool:
 
 
 def _outline(source: Scenario) -> tuple[Scenario, Scenario] | None:
-    """The shaped before and the after's membership (:func:`dashboard.whatif.outline`), once per
-    scenario and edits; an edit that does not fit is undone. No strategy runs here: the
+    """The shaped before and the after's membership (:func:`dashboard.model.whatif.outline`), once
+    per scenario and edits; an edit that does not fit is undone. No strategy runs here: the
     server's thread only applies the edits."""
     cache = budget.shared()
     for _ in range(len(state.edits()) + 1):

@@ -8,8 +8,8 @@ Steps:
 2. The user picks a group (each shown with its kind: classic, consumer, Kafka Streams, share)
    and presses *Load group*: :func:`cluster.snapshot.read_group` turns it into a scenario, which
    becomes the source; a Kafka Streams group becomes a Streams source and opens the Streams view.
-3. Once a group is loaded, :mod:`dashboard.source_panel` adds the *Watch* switch
-   (:mod:`dashboard.watch`, off by default), which re-reads it every few seconds.
+3. Once a group is loaded, :mod:`dashboard.panels.source_panel` adds the *Watch* switch
+   (:mod:`dashboard.panels.watch`, off by default), which re-reads it every few seconds.
 
 Any :class:`~cluster.errors.ClusterError` (unreachable, refused credentials, unknown group, ...)
 is shown as it is and the scenario already loaded stays. The password lives only in its widget:
@@ -27,7 +27,7 @@ from assignors import AssignmentExplorerError, Scenario, StreamsScenario
 from cluster.connection import SASL_MECHANISMS, SECURITY_PROTOCOLS, ConnectionSettings, Secret
 from cluster.reader import ClusterReader, GroupListing
 from cluster.snapshot import read_group
-from dashboard import state
+from dashboard.session import state
 
 _GROUPS = "ae.cluster_groups"
 _LOADED = "ae.cluster_loaded"
@@ -136,7 +136,7 @@ def source_for(
     """A group read from the cluster as a source (a Streams group as a Streams source)."""
     label = f"group {group_id} on {bootstrap_servers} at {time.strftime('%H:%M:%S')} (read-only)"
     if isinstance(scenario, StreamsScenario):
-        from dashboard.source_panel import streams_source  # it imports this module
+        from dashboard.panels.source_panel import streams_source  # it imports this module
 
         return streams_source(scenario, kind="cluster", label=label, key=key)
     return state.Source(kind="cluster", label=label, key=key, scenario=scenario, warnings=warnings)

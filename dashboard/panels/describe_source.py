@@ -24,7 +24,7 @@ from assignors import (
     parse_scenario,
     scenario_from_describe,
 )
-from dashboard import state
+from dashboard.session import state
 
 PASTED = "pasted text"
 #: Widget key -> the session key that keeps its value when the widget is not drawn.

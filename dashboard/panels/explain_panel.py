@@ -14,7 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from assignors import Assignment, Explanation, PartitionTrace, TopicPartition
-from dashboard import compute, whatif
+from dashboard.model import whatif
+from dashboard.session import compute
 
 COLUMNS = ["topic", "partition", "member"]
 

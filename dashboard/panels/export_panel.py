@@ -1,5 +1,5 @@
 """Share and export: the edited scenario, assignments and movement as CSV, charts as HTML and
-PNG (rendered on the server by :mod:`dashboard.png_export` where kaleido and a Chromium are
+PNG (rendered on the server by :mod:`dashboard.charts.png_export` where kaleido and a Chromium are
 available; otherwise the page says why), a link that restores the view, and the consumer
 configuration of each picked strategy. Every file is built only when its button is clicked.
 """
@@ -13,7 +13,10 @@ from urllib.parse import urlencode
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import charts, compute, png_export, results_panel, share, source_panel, state, whatif
+from dashboard.charts import assignment_charts, png_export
+from dashboard.model import share, whatif
+from dashboard.panels import results_panel, source_panel
+from dashboard.session import compute, state
 
 
 def _slug(title: str) -> str:
@@ -37,7 +40,7 @@ def chart_builders(
             results_panel.lag_figure, key, current, ran, colours, order
         ),
         "Assignment matrix (current)": functools.partial(
-            charts.assignment_matrix, current.assignment.partitions, order=order
+            assignment_charts.assignment_matrix, current.assignment.partitions, order=order
         ),
     }
     for o in ran:
@@ -46,7 +49,7 @@ def chart_builders(
             results_panel.animation_figure, key, plan, current, o, colours, order
         )
         builders[f"Assignment matrix ({o.name})"] = functools.partial(
-            charts.assignment_matrix, o.target.partitions, order=order
+            assignment_charts.assignment_matrix, o.target.partitions, order=order
         )
     if ran:
         builders["Lag drain"] = functools.partial(results_panel.drain_figure, key, plan, ran)

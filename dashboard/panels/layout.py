@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from assignors import AssignmentExplorerError, Scenario
-from dashboard import charts, compute, state, whatif
+from dashboard.model import palette, whatif
+from dashboard.session import compute, state
 
 
 def member_layout(source: Scenario, plan: whatif.WhatIf) -> tuple[list[str], dict[str, str]]:
@@ -20,7 +21,7 @@ def member_layout(source: Scenario, plan: whatif.WhatIf) -> tuple[list[str], dic
         if member.member_id not in seen:
             order.append(member.member_id)
             seen.add(member.member_id)
-    colours = charts.member_colours(order)
+    colours = palette.member_colours(order)
     shown = {m.member_id for m in plan.before.members} | {m.member_id for m in plan.after.members}
     return [member for member in order if member in shown], colours
 

@@ -56,7 +56,7 @@ def choose(
 def pick_subset(label: str, options: Sequence[str], current: Sequence[str], key: str) -> list[str]:
     """A subset of ``options`` (starting from ``current``), picked at any size."""
     if len(options) <= SUBSET_LIMIT:
-        # A value the page put in the session (dashboard.state.scope_widgets) wins over
+        # A value the page put in the session (dashboard.session.state.scope_widgets) wins over
         # ``current``: Streamlit refuses a default beside a session value.
         default = None if key in st.session_state else list(current)
         picked: list[str] = st.multiselect(label, list(options), default=default, key=key)

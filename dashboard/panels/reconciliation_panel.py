@@ -13,7 +13,7 @@ out):
 3. A table (:func:`reconciliation_frame`): per member its epoch, state, what it owns now, its
    target and the pending partitions, with who still holds each pending one.
 4. While some member reconciles, the move from now to the target as the dashboard's rebalance
-   animation (:func:`dashboard.charts.assignment_animation`).
+   animation (:func:`dashboard.charts.assignment_charts.assignment_animation`).
 
 :func:`streams_tasks_frame` is the Streams view's counterpart (each member's tasks now and its
 target). Pure functions take the core's data and return tables and figures; only
@@ -39,9 +39,10 @@ from assignors import (
     reconciliation_progress,
     streams_reconciliation_progress,
 )
-from dashboard import charts
-from dashboard.members_table import compress
-from dashboard.palette import TOPIC_PALETTE, short_labels, text_colour
+from dashboard.charts import animation_chart
+from dashboard.model import palette
+from dashboard.model.members_table import compress
+from dashboard.model.palette import TOPIC_PALETTE, short_labels, text_colour
 
 #: The three parts of a member's bar: (name, colour, pattern). Colours from the topics' palette
 #: (Paul Tol's "bright": colour-blind safe); the patterns tell them apart without colour too.
@@ -158,7 +159,7 @@ def reconciliation_figure(
     (member id -> label, :func:`member_names`) defaults to short member ids."""
     shown = _shown(progress)
     labels = dict(names) if names is not None else short_labels([p.member_id for p in shown], 18)
-    palette = dict(colours) if colours else charts.member_colours([p.member_id for p in shown])
+    colour_of = dict(colours) if colours else palette.member_colours([p.member_id for p in shown])
     rows = [labels[p.member_id] for p in shown]
     parts = {
         "kept": [tuple(sorted(set(p.current) & set(p.target))) for p in shown],
@@ -207,7 +208,7 @@ def reconciliation_figure(
             "autorange": "reversed",
             "tickvals": rows,
             "ticktext": [
-                f"<span style='color:{palette.get(p.member_id, charts.NOBODY_COLOUR)}'>■</span>"
+                f"<span style='color:{colour_of.get(p.member_id, palette.NOBODY_COLOUR)}'>■</span>"
                 f" {labels[p.member_id]}"
                 for p in shown
             ],
@@ -217,11 +218,11 @@ def reconciliation_figure(
 
 
 def named_phases(
-    phases: Sequence[charts.Phase],
+    phases: Sequence[animation_chart.Phase],
     order: Sequence[str],
     colours: Mapping[str, str],
     names: Mapping[str, str],
-) -> tuple[list[charts.Phase], list[str], dict[str, str]]:
+) -> tuple[list[animation_chart.Phase], list[str], dict[str, str]]:
     """Phases, member order and colours keyed by the members' names (:func:`member_names`), so
     that the animation's columns read as the table's rows do."""
 
@@ -229,7 +230,7 @@ def named_phases(
         return names.get(member, member)
 
     renamed = [
-        charts.Phase(p.label, {name(m): tps for m, tps in p.owners.items()}, p.caption)
+        animation_chart.Phase(p.label, {name(m): tps for m, tps in p.owners.items()}, p.caption)
         for p in phases
     ]
     return renamed, [name(m) for m in order], {name(m): c for m, c in colours.items()}
@@ -242,12 +243,12 @@ def target_animation(
     progress = reconciliation_progress(scenario)
     phases, names, palette = named_phases(
         [
-            charts.Phase(
+            animation_chart.Phase(
                 "now",
                 {p.member_id: p.current for p in progress},
                 "Now: what each member owns at this reading.",
             ),
-            charts.Phase(
+            animation_chart.Phase(
                 "target",
                 {p.member_id: p.target for p in progress},
                 "Target: where the group's assignor wants each one.",
@@ -257,7 +258,7 @@ def target_animation(
         colours,
         member_names(scenario),
     )
-    return charts.assignment_animation(phases, order=names, colours=palette)
+    return animation_chart.assignment_animation(phases, order=names, colours=palette)
 
 
 def render(
@@ -339,7 +340,7 @@ def streams_tasks_frame(reconciliation: StreamsReconciliation) -> pd.DataFrame:
     for p in progress:
         row: dict[str, str] = {
             "member": labels[p.member_id],
-            "instance": charts.short_label(p.process_id, 14),
+            "instance": palette.short_label(p.process_id, 14),
             "member epoch": (
                 f"{p.member_epoch} (behind {reconciliation.assignment_epoch})"
                 if p.epoch_behind

@@ -1,8 +1,8 @@
 """See it: metrics cards, the animated before/after, lag per consumer, the assignment matrix, the
 movement table, the lag-drain projection and the protocol timeline.
 
-Everything drawn here is computed by :mod:`dashboard.compute` (which calls the core) and drawn by
-:mod:`dashboard.charts`; this module only lays it out.
+Everything drawn here is computed by :mod:`dashboard.session.compute` (which calls the core) and
+drawn by :mod:`dashboard.charts.assignment_charts`; this module only lays it out.
 """
 
 from __future__ import annotations
@@ -17,17 +17,10 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from assignors import AssignmentMetrics, Scenario, TopicPartition, describe_change, partition_lags
-from dashboard import (
-    charts,
-    compute,
-    explain_panel,
-    member_picker,
-    members_table,
-    state,
-    summary,
-    tables,
-    whatif,
-)
+from dashboard.charts import animation_chart, assignment_charts
+from dashboard.model import members_table, summary, whatif
+from dashboard.panels import explain_panel, member_picker, tables
+from dashboard.session import compute, state
 
 #: Horizons offered for the drain projection, in seconds; "fit the backlog" (the default) ends
 #: a third after the slowest strategy clears it (an hour when one never does).
@@ -190,13 +183,15 @@ def headline(plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -
     st.markdown(text)
 
 
-def phases_for(current: compute.Current, outcome: compute.StrategyOutcome) -> list[charts.Phase]:
+def phases_for(
+    current: compute.Current, outcome: compute.StrategyOutcome
+) -> list[animation_chart.Phase]:
     """Before, every intermediate phase of the protocol, after: the animation's frames, each
     with a caption saying what happens in it (the simulator's own reason)."""
     assert outcome.simulation is not None
     simulation = outcome.simulation
     frames = [
-        charts.Phase(
+        animation_chart.Phase(
             "before",
             current.assignment.partitions,
             "Before the change: every member reads what it owns now.",
@@ -206,7 +201,9 @@ def phases_for(current: compute.Current, outcome: compute.StrategyOutcome) -> li
         paused = f" {len(phase.paused):,} partition(s) unread." if phase.paused else ""
         reason = phase.reason[:1].upper() + phase.reason[1:]
         frames.append(
-            charts.Phase(phase.name, phase.owned, f"{phase.name}: {reason.rstrip('.')}.{paused}")
+            animation_chart.Phase(
+                phase.name, phase.owned, f"{phase.name}: {reason.rstrip('.')}.{paused}"
+            )
         )
     target = simulation.target.partitions
     after_caption = (
@@ -214,16 +211,16 @@ def phases_for(current: compute.Current, outcome: compute.StrategyOutcome) -> li
         f"{simulation.pause_s:,.1f} s, whole group stopped {simulation.group_stop_s:,.1f} s."
     )
     if dict(frames[-1].owners) != dict(target):
-        frames.append(charts.Phase(f"after ({outcome.name})", target, after_caption))
+        frames.append(animation_chart.Phase(f"after ({outcome.name})", target, after_caption))
     else:
-        frames[-1] = charts.Phase(f"after ({outcome.name})", target, after_caption)
+        frames[-1] = animation_chart.Phase(f"after ({outcome.name})", target, after_caption)
     labels: dict[str, int] = {}
     unique = []
     for frame in frames:
         count = labels.get(frame.label, 0)
         labels[frame.label] = count + 1
         label = frame.label if count == 0 else f"{frame.label} ({count + 1})"
-        unique.append(charts.Phase(label, frame.owners, frame.caption))
+        unique.append(animation_chart.Phase(label, frame.owners, frame.caption))
     return unique
 
 
@@ -283,7 +280,7 @@ def animation(
     if chosen.simulation is None:
         st.info(f"{name} cannot run on this scenario (why: above); animate another strategy.")
         return
-    tiles = sum(plan.after.partition_counts().values()) <= charts.DEFAULT_MAX_TILES
+    tiles = sum(plan.after.partition_counts().values()) <= animation_chart.DEFAULT_MAX_TILES
     colour_by = "topic"
     if tiles:
         colour_by = right.radio(
@@ -330,14 +327,14 @@ def animation_figure(
         if partial:
             keep = set(members)
             phases = [
-                charts.Phase(
+                animation_chart.Phase(
                     p.label, {m: tps for m, tps in p.owners.items() if m in keep}, p.caption
                 )
                 for p in phases
             ]
-        small = sum(plan.after.partition_counts().values()) <= charts.DEFAULT_MAX_TILES
+        small = sum(plan.after.partition_counts().values()) <= animation_chart.DEFAULT_MAX_TILES
         lags = partition_lag_map(plan.after) if small else {}
-        return charts.assignment_animation(
+        return animation_chart.assignment_animation(
             phases,
             # Every assignable partition is owned in the last frame or left unassigned there.
             partitions=()
@@ -367,7 +364,7 @@ def lag_figure(
     figure: go.Figure = compute.memo(
         key,
         f"lag:{names}",
-        lambda: charts.lag_by_member_figure(
+        lambda: assignment_charts.lag_by_member_figure(
             lag_columns(current, outcomes), order=order, colours=colours
         ),
     )
@@ -403,7 +400,7 @@ def _lag(
         assert o.metrics is not None
         measured.append((o.name, o.metrics))
     sentences = [
-        (name, charts.spread_sentence(_with_partitions(m), m.lag_max_min_ratio))
+        (name, assignment_charts.spread_sentence(_with_partitions(m), m.lag_max_min_ratio))
         for name, m in measured
     ]
     st.subheader("Lag per consumer")
@@ -462,7 +459,9 @@ def _matrix(
     assignment = current.assignment.partitions if target is None else target.partitions
     st.plotly_chart(
         compute.memo(
-            key, f"matrix:{name}", lambda: charts.assignment_matrix(assignment, order=order)
+            key,
+            f"matrix:{name}",
+            lambda: assignment_charts.assignment_matrix(assignment, order=order),
         ),
         width="stretch",
         key="view.matrix_chart",
@@ -566,7 +565,7 @@ def drain_figure(
 
     def build() -> go.Figure:
         series, pauses, _ = _drain_parts(key, plan, outcomes, chosen)
-        return charts.drain_projection_figure(series, pauses=pauses)
+        return assignment_charts.drain_projection_figure(series, pauses=pauses)
 
     figure: go.Figure = compute.memo(key, f"drain:{names}:{chosen}", build)
     return figure
@@ -608,7 +607,7 @@ def timeline_figure(key: str, plan: whatif.WhatIf, chosen: compute.StrategyOutco
     """The same change under eager, cooperative and KIP-848 rebalancing, on one time axis."""
     runs = compute.protocol_runs(key, chosen.name, plan, chosen)
     bars = [
-        charts.TimelineBar(
+        assignment_charts.TimelineBar(
             row=PROTOCOL_LABELS.get(protocol, protocol),
             step=phase.name,
             start=phase.start_s,
@@ -618,7 +617,7 @@ def timeline_figure(key: str, plan: whatif.WhatIf, chosen: compute.StrategyOutco
         for protocol, simulation in runs.items()
         for phase in simulation.phases
     ]
-    return charts.protocol_timeline_figure(bars)
+    return assignment_charts.protocol_timeline_figure(bars)
 
 
 def protocols_view(

@@ -1,8 +1,8 @@
 """Shape the what-if: pick topics and members, add/remove/restart members, edit subscriptions,
 partition counts, lag and produce rates; undo and reset.
 
-Each control turns the user's intent into one edit (:mod:`dashboard.whatif`) pushed with
-:func:`dashboard.state.push_edit`; nothing here touches a scenario directly.
+Each control turns the user's intent into one edit (:mod:`dashboard.model.whatif`) pushed with
+:func:`dashboard.session.state.push_edit`; nothing here touches a scenario directly.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from assignors import Scenario, partition_lags
-from dashboard import member_picker, state, whatif
+from dashboard.model import whatif
+from dashboard.panels import member_picker
+from dashboard.session import state
 
 #: Above this many partitions in one topic the lag table shows the first ones only.
 MAX_EDITABLE_ROWS = 2_000
@@ -84,8 +86,9 @@ def panel(source: Scenario, before: Scenario, after: Scenario) -> None:
 def render(source: Scenario, before: Scenario, after: Scenario) -> None:
     """The what-if controls for the scenario as the source gave it and as edited so far.
 
-    Every widget belongs to the scenario it is drawn for (:func:`dashboard.state.scope_widgets`):
-    after a load or an edit none shows or applies a choice made for another scenario.
+    Every widget belongs to the scenario it is drawn for
+    (:func:`dashboard.session.state.scope_widgets`): after a load or an edit none shows or applies
+    a choice made for another scenario.
     """
     scope = state.scope_widgets(scenario_values(before, after))
     st.caption(_edits_line(len(state.edits())))

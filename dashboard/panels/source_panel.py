@@ -1,12 +1,12 @@
 """Where the scenario comes from: a sample, an uploaded file, a live group (read-only), or
-``kafka-consumer-groups.sh --describe`` output (:mod:`dashboard.describe_source`).
+``kafka-consumer-groups.sh --describe`` output (:mod:`dashboard.panels.describe_source`).
 
 A sample or upload may also be a Kafka Streams application (``tasks`` / ``clients``, parsed by
 the registry's ``streams-ha`` task strategy); it becomes a source with ``streams`` set, which
-the app shows in :mod:`dashboard.streams_panel`.
+the app shows in :mod:`dashboard.panels.streams_panel`.
 
-Every path ends in :func:`dashboard.state.set_source` on success and in
-:func:`dashboard.state.report_error` with the core's own message on failure, so a failed
+Every path ends in :func:`dashboard.session.state.set_source` on success and in
+:func:`dashboard.session.state.report_error` with the core's own message on failure, so a failed
 connection or a bad file never replaces the scenario already loaded.
 """
 
@@ -29,7 +29,8 @@ from assignors import (
     registry,
     with_current_ownership,
 )
-from dashboard import cluster_source, describe_source, state, watch
+from dashboard.panels import cluster_source, describe_source, watch
+from dashboard.session import state
 
 _UPLOAD_SEEN = "ae.upload_seen"
 _SAMPLE_WIDGET = "source.sample"
@@ -63,7 +64,7 @@ def _walkthrough_before(key: str, step: int) -> Scenario:
 
 
 def sample_source(key: str, step: int = 0) -> state.Source:
-    """A sample as a :class:`~dashboard.state.Source` (raises the core's errors).
+    """A sample as a :class:`~dashboard.session.state.Source` (raises the core's errors).
 
     ``step`` > 0: the group as the sample's walkthrough leaves it after that many steps (each
     step's change applied and rebalanced with the step's strategy), so that the next step's
@@ -244,7 +245,7 @@ def _cluster() -> None:
 def restore_from_query(params: dict[str, Any]) -> None:
     """Load the sample (or the scenario carried in the link), strategies and edits a shared
     link names (defaults when absent)."""
-    from dashboard import share
+    from dashboard.model import share
 
     if params.get("scenario") and _restore_scenario(str(params["scenario"])):
         _restore_choices(params)
@@ -265,7 +266,7 @@ def restore_from_query(params: dict[str, Any]) -> None:
 
 def _restore_choices(params: dict[str, Any]) -> None:
     """The edits and strategies of a link, on top of the source it loaded."""
-    from dashboard import share
+    from dashboard.model import share
 
     if params.get("edits"):
         try:
@@ -284,7 +285,7 @@ def _restore_choices(params: dict[str, Any]) -> None:
 
 def _restore_scenario(param: str) -> bool:
     """Load the scenario a link carries (an upload or a group shared as a link)."""
-    from dashboard import share
+    from dashboard.model import share
 
     try:
         text = share.decode_scenario_text(param)
@@ -301,7 +302,7 @@ def link_params(source: state.Source) -> dict[str, str] | None:
     """The query parameters that restore what the page shows; ``None`` when it cannot travel
     in a link (a scenario over the size limit). A sample is named; an upload or a group is
     carried whole (its scenario, which never holds connection settings)."""
-    from dashboard import share
+    from dashboard.model import share
 
     if source.kind == "sample" and source.sample is not None:
         params = share.share_params(
@@ -324,7 +325,7 @@ _ENCODED = "source.encoded"
 def _encoded(scenario: Scenario) -> str | None:
     """The scenario as a link parameter, packed once per scenario object (not per rerun: at
     10,000 partitions packing took a quarter of every rerun)."""
-    from dashboard import share
+    from dashboard.model import share
 
     kept = st.session_state.get(_ENCODED)
     if kept is not None and kept[0] is scenario:

@@ -4,7 +4,7 @@ The list comes from :func:`assignors.registry.partition_strategies`, so a strate
 the registry shows here with no dashboard change. When a picked strategy reproduces a Kafka
 assignor whose answers changed between releases (``older_kafka``), a *Kafka version* selector
 follows (default: the scenario's ``kafka_version``, else the newest); the pick is kept in
-:func:`dashboard.state.kafka_version`.
+:func:`dashboard.session.state.kafka_version`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from assignors import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION, Scenario, WalkthroughStep
-from dashboard import compute, state
+from dashboard.session import compute, state
 
 #: Tried in order when a scenario names fewer than two: one that moves little, then the rest.
 PREFERRED = ("cooperative-sticky", "sticky", "uniform", "roundrobin", "range")
@@ -99,7 +99,7 @@ def kafka_version_picker(
     key: str, default: str | None, dependent: Mapping[str, Sequence[tuple[str, str]]]
 ) -> str:
     """The *Kafka version* selectbox under ``key`` for the ``dependent`` strategies (name ->
-    what each older release did); the pick is kept in :func:`dashboard.state.kafka_version`,
+    what each older release did); the pick is kept in :func:`dashboard.session.state.kafka_version`,
     which also seeds the box when it is drawn again (else ``default``, else the newest)."""
     if key not in st.session_state:
         st.session_state[key] = state.kafka_version() or default or NEWEST_KAFKA_VERSION

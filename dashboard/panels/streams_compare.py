@@ -31,8 +31,10 @@ from assignors import (
     compare_task_strategies,
     registry,
 )
-from dashboard import charts, compute
-from dashboard.strategy_panel import kafka_version_picker
+from dashboard.charts import assignment_charts
+from dashboard.model import palette
+from dashboard.panels.strategy_panel import kafka_version_picker
+from dashboard.session import compute
 
 _VERSION = "streams.kafka_version"
 
@@ -55,10 +57,12 @@ def _kafka_version(streams: StreamsScenario) -> str:
 
 def phases(
     streams: StreamsScenario, results: Sequence[TaskComparison]
-) -> list[tuple[str, list[charts.ClientTasks]]]:
+) -> list[tuple[str, list[assignment_charts.ClientTasks]]]:
     """The figure's frames: ``before``, then one per assignor that could run."""
     before = [
-        charts.ClientTasks.of(c.process_id, ClientAssignment.of(c.prev_active, c.prev_standby))
+        assignment_charts.ClientTasks.of(
+            c.process_id, ClientAssignment.of(c.prev_active, c.prev_standby)
+        )
         for c in streams.clients
     ]
     frames = [("before", before)]
@@ -67,7 +71,10 @@ def phases(
             frames.append(
                 (
                     result.strategy,
-                    [charts.ClientTasks.of(p, held) for p, held in result.clients.items()],
+                    [
+                        assignment_charts.ClientTasks.of(p, held)
+                        for p, held in result.clients.items()
+                    ],
                 )
             )
     return frames
@@ -87,7 +94,7 @@ def table(streams: StreamsScenario, results: Sequence[TaskComparison]) -> pd.Dat
             row["probing rebalance follows"] = "yes" if result.probing_rebalance_needed else "no"
             for client in streams.clients:
                 held = result.clients[client.process_id]
-                label = f"{charts.short_label(client.process_id, 14)} active/standby"
+                label = f"{palette.short_label(client.process_id, 14)} active/standby"
                 row[label] = f"{len(held.active)}/{len(held.standby)}"
         rows.append(row)
     return pd.DataFrame(rows)
@@ -102,7 +109,7 @@ def render(key: str, streams: StreamsScenario) -> None:
         "to switch assignor; 'before' is what the clients held."
     )
     st.plotly_chart(
-        charts.streams_tasks_figure(phases(streams, results), slider_prefix="Assignor"),
+        assignment_charts.streams_tasks_figure(phases(streams, results), slider_prefix="Assignor"),
         width="stretch",
         key="streams.compare_figure",
     )

@@ -6,13 +6,13 @@ registry's ``streams-ha`` assignor rebalance after rebalance; this module lays i
 
 1. Inputs: how fast a warm-up or standby restores (records/s per task), the probing rebalance
    interval, and how fast each stateful task's changelog grows (records/s).
-2. The figure (:func:`dashboard.charts.streams_tasks_figure`): one frame for what the clients
-   held before, then one per rebalance (the scenario's own, then each probing rebalance), with
-   active, standby and warm-up tasks per client.
+2. The figure (:func:`dashboard.charts.assignment_charts.streams_tasks_figure`): one frame for what
+   the clients held before, then one per rebalance (the scenario's own, then each probing
+   rebalance), with active, standby and warm-up tasks per client.
 3. In words: how many probing rebalances until the warm-ups caught up (and how long), or that
    they never do (restore speed not above the input rate).
 4. A table per rebalance: time, warm-ups handed out, tasks per client.
-5. Every task assignor Kafka has on the same application (:mod:`dashboard.streams_compare`).
+5. Every task assignor Kafka has on the same application (:mod:`dashboard.panels.streams_compare`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ from assignors import (
     StreamsScenario,
     simulate_convergence,
 )
-from dashboard import charts, compute, streams_compare
+from dashboard.charts import assignment_charts
+from dashboard.model import palette
+from dashboard.panels import streams_compare
+from dashboard.session import compute
 
 #: Records/s one warm-up or standby restores, before the user changes it.
 DEFAULT_RESTORE_SPEED = 1_000.0
@@ -64,13 +67,13 @@ def step_label(index: int, time_ms: int) -> str:
 
 def phases(
     streams: StreamsScenario, result: Convergence
-) -> list[tuple[str, list[charts.ClientTasks]]]:
+) -> list[tuple[str, list[assignment_charts.ClientTasks]]]:
     """The figure's frames: what the clients held before, then every rebalance's answer."""
     frames = [
         (
             "before",
             [
-                charts.ClientTasks.of(
+                assignment_charts.ClientTasks.of(
                     client.process_id, ClientAssignment.of(client.prev_active, client.prev_standby)
                 )
                 for client in streams.clients
@@ -82,7 +85,7 @@ def phases(
             (
                 step_label(step.index, step.time_ms),
                 [
-                    charts.ClientTasks.of(client, held)
+                    assignment_charts.ClientTasks.of(client, held)
                     for client, held in step.assignment.clients.items()
                 ],
             )
@@ -125,7 +128,7 @@ def step_table(result: Convergence) -> pd.DataFrame:
             "probing needed": step.assignment.probing_rebalance_needed,
         }
         for client, held in step.assignment.clients.items():
-            row[f"{charts.short_label(client, 14)} active/standby"] = (
+            row[f"{palette.short_label(client, 14)} active/standby"] = (
                 f"{len(held.active)}/{len(held.standby)}"
             )
         rows.append(row)
@@ -184,7 +187,7 @@ def render(key: str, streams: StreamsScenario) -> None:
         "that should own the task). Press ▶ Play or drag the slider."
     )
     st.plotly_chart(
-        charts.streams_tasks_figure(phases(streams, result)),
+        assignment_charts.streams_tasks_figure(phases(streams, result)),
         width="stretch",
         key="streams.figure",
     )

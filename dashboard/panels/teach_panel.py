@@ -3,8 +3,8 @@
 Each step is one rebalance, shown like any what-if:
 
 1. The "before" is the sample as the walkthrough leaves it after the steps before this one
-   (:func:`dashboard.source_panel.sample_source` with ``step``: each earlier change applied and
-   rebalanced with the strategy in force, members owning that answer).
+   (:func:`dashboard.panels.source_panel.sample_source` with ``step``: each earlier change applied
+   and rebalanced with the strategy in force, members owning that answer).
 2. The step's own change becomes the what-if edits a user would make by hand (members removed
    or added, topics grown), and its strategy switch picks the strategies, so the step shows in
    every view and its share link restores it.
@@ -29,7 +29,9 @@ from assignors import (
     change_to_json,
     describe_change,
 )
-from dashboard import source_panel, state, whatif
+from dashboard.model import whatif
+from dashboard.panels import source_panel
+from dashboard.session import state
 
 _STEP = "ae.walkthrough_step"
 _STARTED = "ae.walkthrough_started"
@@ -49,9 +51,10 @@ def _start(source: state.Source) -> None:
 
 
 def _edit(change: Change) -> dict[str, Any]:
-    """The what-if edit (:mod:`dashboard.whatif`) that makes one walkthrough change: the core's
-    one JSON change form (:func:`assignors.change_to_json`), membership changes only; a joining
-    member's client id, host and claims are left out (the what-if member joins owning nothing)."""
+    """The what-if edit (:mod:`dashboard.model.whatif`) that makes one walkthrough change: the
+    core's one JSON change form (:func:`assignors.change_to_json`), membership changes only; a
+    joining member's client id, host and claims are left out (the what-if member joins owning
+    nothing)."""
     if isinstance(change, AddMember):
         change = dataclasses.replace(
             change, client_id=None, host=None, owned_partitions=(), generation=None

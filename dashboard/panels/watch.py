@@ -52,10 +52,12 @@ from assignors import (
 from cluster.connection import ConnectionSettings
 from cluster.reader import ClusterReader
 from cluster.snapshot import read_group
-from dashboard import charts, cluster_source, state
-from dashboard.members_table import compress
-from dashboard.palette import short_labels
-from dashboard.reconciliation_view import member_names, named_phases
+from dashboard.charts import animation_chart
+from dashboard.model.members_table import compress
+from dashboard.model.palette import short_labels
+from dashboard.panels import cluster_source
+from dashboard.panels.reconciliation_panel import member_names, named_phases
+from dashboard.session import state
 
 WATCH = "watch.on"
 INTERVAL = "watch.interval"
@@ -314,12 +316,12 @@ def change_animation(
     """The previous reading -> this one, as the rebalance animation (moved tiles outlined)."""
     phases, names, palette = named_phases(
         [
-            charts.Phase(
+            animation_chart.Phase(
                 "previous reading",
                 current_partitions(shown.before),
                 f"Reading at {shown.before_at}: what each member owned then.",
             ),
-            charts.Phase(
+            animation_chart.Phase(
                 "this reading",
                 current_partitions(shown.after),
                 f"Reading at {shown.after_at}: what each member owns now.",
@@ -329,7 +331,7 @@ def change_animation(
         colours,
         {**member_names(shown.before), **member_names(shown.after)},
     )
-    return charts.assignment_animation(phases, order=names, colours=palette)
+    return animation_chart.assignment_animation(phases, order=names, colours=palette)
 
 
 def render_changes(

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from plotly.basedatatypes import BaseFigure
 
-from dashboard import sessions
+from dashboard.runtime import sessions
 
 T = TypeVar("T")
 
@@ -284,8 +284,8 @@ def shared() -> ByteBudgetCache:
 
     A daemon thread sweeps it every quarter of its time to live (at least every
     :data:`SWEEP_MAX_S`), so that entries expire, closed tabs' sessions are freed
-    (:mod:`dashboard.sessions`) and their memory goes back to the system even when no session
-    comes back to look.
+    (:mod:`dashboard.runtime.sessions`) and their memory goes back to the system even when no
+    session comes back to look.
     """
     global _shared
     with _shared_lock:

@@ -96,7 +96,7 @@ def configured_workers() -> int:
 def configured_memory() -> int:
     """Bytes the server and its workers may use when a job starts: ``AE_MEMORY_BYTES``
     (suffixes K/M/G allowed), default 6 GiB (a quarter of a 24 GB machine shared by a team)."""
-    from dashboard.budget import parse_bytes
+    from dashboard.runtime.budget import parse_bytes
 
     raw = os.environ.get("AE_MEMORY_BYTES", "").strip()
     return parse_bytes(raw) if raw else 6 << 30

@@ -5,7 +5,7 @@ reload can resume it, in a TTL cache that drops expired entries only when it is 
 (a new tab connecting). With no new visitor, a closed tab's session (its scenario, its uploaded
 file, its widgets) would stay in the server's memory indefinitely, and Streamlit does not shut
 down a session that merely expires. :func:`free_expired_sessions`, called by the cache sweeper
-(:mod:`dashboard.budget`), drops the expired ones and shuts each down (which also drops its
+(:mod:`dashboard.runtime.budget`), drops the expired ones and shuts each down (which also drops its
 uploaded files).
 
 A session that is shut down can still be referenced: Streamlit's send loop (``Runtime.

@@ -1,19 +1,19 @@
 """The expensive calls into the core, cached: what-if plan, strategies, simulation, metrics, drain.
 
 Every function takes a ``key`` naming its input (the source's key plus a digest of the edits, see
-:func:`dashboard.state.scenario_key`) and the input itself as an underscore argument, never
+:func:`dashboard.session.state.scenario_key`) and the input itself as an underscore argument, never
 hashed: hashing a 10,000-partition scenario on every rerun would cost more than the cache saves.
 
 Caching: every answer lives in the server's one byte-budgeted, expiring cache
-(:mod:`dashboard.budget`, ``AE_CACHE_BYTES`` / ``AE_CACHE_TTL_S``), shared by the sessions and
-never mutated. The plan's evaluation keeps each answer it computed, so after each answer the
+(:mod:`dashboard.runtime.budget`, ``AE_CACHE_BYTES`` / ``AE_CACHE_TTL_S``), shared by the sessions
+and never mutated. The plan's evaluation keeps each answer it computed, so after each answer the
 plan's entry grows by that answer's size; an answer is also counted in its own entry, which
 over-counts shared objects (the safe side for a budget). Work is done once per scenario: a
 rerun that changes nothing finds everything here. Groups too big for these per-partition views
-never come here: :mod:`dashboard.big_group` works them out in worker processes.
+never come here: :mod:`dashboard.panels.big_group` works them out in worker processes.
 
 Nothing here decides anything: it asks the core's :func:`assignors.evaluate` (held by the
-what-if plan, :class:`dashboard.whatif.WhatIf`) for the answers each view needs and packs them
+what-if plan, :class:`dashboard.model.whatif.WhatIf`) for the answers each view needs and packs them
 for the views.
 """
 
@@ -36,7 +36,8 @@ from assignors import (
     default_step,
     registry,
 )
-from dashboard import budget, whatif
+from dashboard.model import whatif
+from dashboard.runtime import budget
 
 T = TypeVar("T")
 #: Entry cap of the few small Streamlit caches left elsewhere (e.g. a Streams convergence).
@@ -124,7 +125,7 @@ def partition_strategies() -> dict[str, PartitionStrategy]:
 
 
 def plan(key: str, _source: Scenario, _edits: tuple[whatif.Edit, ...]) -> whatif.WhatIf:
-    """The what-if for ``key`` (see :func:`dashboard.whatif.plan`)."""
+    """The what-if for ``key`` (see :func:`dashboard.model.whatif.plan`)."""
     return _cached(("plan", key), lambda: whatif.plan(_source, _edits))
 
 

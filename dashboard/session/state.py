@@ -5,7 +5,7 @@ Everything the user did lives in ``st.session_state`` under the keys below and n
 1. ``ae.source``: the :class:`Source` last loaded successfully (sample, upload or cluster
    snapshot). Loading a new one replaces it and clears the edits; a failed load never touches it.
 2. ``ae.edits``: the what-if edits applied on top of the source, in order, each a small JSON
-   object (see :mod:`dashboard.whatif`). Undo drops the last one, reset drops them all. Being
+   object (see :mod:`dashboard.model.whatif`). Undo drops the last one, reset drops them all. Being
    JSON, they also travel in the shareable link.
 3. ``ae.strategies``: the strategy names picked for comparison; they belong to the source's
    family (:func:`family`) and start over with another sample, upload or group.
@@ -44,7 +44,7 @@ class Source:
     """Where the scenario came from, and the scenario as loaded (before any edit).
 
     A Kafka Streams application (a Streams sample or upload) carries ``streams`` and is shown by
-    :mod:`dashboard.streams_panel` instead of the consumer-group views.
+    :mod:`dashboard.panels.streams_panel` instead of the consumer-group views.
     ``key`` identifies the content (sample name, upload digest, cluster group and time) so that
     cached results can be looked up without hashing the whole scenario.
     """
@@ -88,7 +88,7 @@ def set_source(new_source: Source, *, keep_edits: bool = False) -> None:
     """Make ``new_source`` current; the edits start over unless ``keep_edits``.
 
     A source of another family (another sample, an upload, a group) also drops the picked
-    strategies (the new one opens with its own, :func:`dashboard.strategy_panel.render`) and
+    strategies (the new one opens with its own, :func:`dashboard.panels.strategy_panel.render`) and
     every widget that belonged to the old scenario (:func:`scope_widgets`).
     """
     previous = st.session_state.get(_SOURCE)

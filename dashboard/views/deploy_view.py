@@ -5,15 +5,16 @@
 2. A form holds the plan: the assignor the group runs, the members to restart, the batch size,
    how long a member is down, static membership, a scale step, an upgrade path, and the group's
    timeouts (Kafka's defaults). Nothing runs until *Simulate the deploy* is pressed.
-3. The answer (:func:`dashboard.deploy_model.picture`, the core's ``evaluate(deploy=...)``) is
-   worked out in a stoppable worker process (:mod:`dashboard.jobs`) and kept in the byte-budgeted
-   cache (:mod:`dashboard.budget`) under the source and the plan, so a rerun recomputes nothing.
+3. The answer (:func:`dashboard.model.deploy_model.picture`, the core's ``evaluate(deploy=...)``) is
+   worked out in a stoppable worker process (:mod:`dashboard.runtime.jobs`) and kept in the
+   byte-budgeted cache (:mod:`dashboard.runtime.budget`) under the source and the plan, so a rerun
+   recomputes nothing.
 4. Shown: the headline figures, the deploy as an animation, the backlog over time with every
    step marked, the ranked alternatives with the sentence saying what made the difference, the
    steps table, and (for a small group) the explorer's per-partition tile animation.
 
 Invariants: no assignment logic here (the core answers); figures come from
-:mod:`dashboard.deploy_charts`; widget keys start with ``deploy.``.
+:mod:`dashboard.charts.deploy_charts`; widget keys start with ``deploy.``.
 """
 
 from __future__ import annotations
@@ -34,15 +35,11 @@ from assignors import (
     short_count,
     short_seconds,
 )
-from dashboard import (
-    animation_chart,
-    budget,
-    deploy_charts,
-    deploy_model,
-    jobs,
-    source_panel,
-    state,
-)
+from dashboard.charts import animation_chart, deploy_charts
+from dashboard.model import deploy_model
+from dashboard.panels import source_panel
+from dashboard.runtime import budget, jobs
+from dashboard.session import state
 
 _NO_UPGRADE = "none"
 _MEMBERSHIP = ("as the scenario says", "static (group.instance.id)", "dynamic")

@@ -22,7 +22,9 @@ import pandas as pd
 import streamlit as st
 
 from assignors import AssignmentExplorerError, Scenario
-from dashboard import pipeline_charts, state, tables
+from dashboard.charts import pipeline_charts
+from dashboard.panels import tables
+from dashboard.session import state
 
 #: Query parameters of a fleet link: the snapshot directory, the cluster, the group, the time.
 QUERY_KEYS = ("pipeline_input", "cluster", "group", "at")

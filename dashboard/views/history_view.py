@@ -3,7 +3,7 @@
 ``render(lag_output, replay_output=None)`` draws the view from the directories that
 ``python -m pipeline lag --output LAG`` (and optionally ``replay --output REPLAY``) wrote. Reading
 is behind ``st.cache_data`` keyed by the path and its modification time; figures come from
-:mod:`dashboard.pipeline_charts`.
+:mod:`dashboard.charts.pipeline_charts`.
 
 1. Verdict counts and the verdict table, worst first (ERR, WARN, NOTFOUND, OK).
 2. A group picker (worst first): that group's total and worst-member lag, lag per member, and
@@ -18,7 +18,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from dashboard import pipeline_charts, tables
+from dashboard.charts import pipeline_charts
+from dashboard.panels import tables
 
 LAG_TABLES = ("group_health", "partition_health", "group_lag")
 

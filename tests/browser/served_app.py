@@ -131,7 +131,7 @@ def tree_memory_bytes(pid: int) -> int:
     the server (a worker starts as a copy-on-write image of it: hundreds of MB with a big group
     loaded); proportional sizes count each page once.
     """
-    from dashboard.jobs import pss_bytes
+    from dashboard.runtime.jobs import pss_bytes
 
     return pss_bytes(pid) + sum(pss_bytes(child) for child in descendants(pid))
 

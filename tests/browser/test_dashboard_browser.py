@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from dashboard import page_head, share
+from dashboard.model import share
+from dashboard.runtime import page_head
 from tests.browser import ui
 from tests.browser.conftest import SCREENSHOT_VIEWPORT
 from tests.browser.served_app import ROOT, RUNNING
@@ -78,8 +79,8 @@ HEAD_IMPORTS_JS = """
 
 
 def test_the_page_head_fetches_plotly_and_the_chart_uses_it(page: Any) -> None:
-    """``dashboard/page_head.py``: the head preloads Streamlit's Plotly chunk; the chart drawn
-    is Streamlit's, with that same module (fetched once)."""
+    """``dashboard/runtime/page_head.py``: the head preloads Streamlit's Plotly chunk; the chart
+    drawn is Streamlit's, with that same module (fetched once)."""
     chunks = page_head.first_page_chunks(page_head.streamlit_static_dir())
     chunk = next(chunk for chunk in chunks if chunk.startswith("PlotlyChart."))
     href = f"./static/js/{chunk}"

@@ -37,5 +37,5 @@ def test_memory_returns_near_its_baseline_after_sessions_leave(tmp_path: Path) -
     assert grown > 50 * 2**20, "the sessions held their groups while they worked"
     # Back near the baseline: what the sessions took is given back. A closed session that
     # Streamlit's send loop still pointed at kept its whole group (~190 MB above the baseline
-    # here, measured before dashboard.sessions.hollow; ~65 MB after).
+    # here, measured before dashboard.runtime.sessions.hollow; ~65 MB after).
     assert result.final - result.baseline < 120 * 2**20, result

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from dashboard import share
+from dashboard.model import share
 
 SIDEBAR = '[data-testid="stSidebar"]'
 MAIN = '[data-testid="stMain"]'

@@ -7,7 +7,7 @@ from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard import shape_panel
+from dashboard.panels import shape_panel
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
@@ -52,7 +52,7 @@ def open_tab(app: AppTest, tab: str) -> AppTest:
 def add_form(app: AppTest, field: str) -> Any:
     """The *Add member* form's ``field`` (``add_id``, ``add_topics``, ``add_submit``, ...) as the
     last run drew it; its key carries the scenario it was drawn for
-    (:func:`dashboard.shape_panel.add_form_key`)."""
+    (:func:`dashboard.panels.shape_panel.add_form_key`)."""
     prefix = f"shape.{field}@"
     for widgets in (app.text_input, app.multiselect, app.number_input, app.button):
         for widget in widgets:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import member_picker, results_panel, shape_panel
-from dashboard.animation_chart import UNASSIGNED_COLUMN
+from dashboard.charts.animation_chart import UNASSIGNED_COLUMN
+from dashboard.panels import member_picker, results_panel, shape_panel
 from tests.dashboard.app_session import APP, add_form, assert_no_exception
 from tests.dashboard.plotly_spec import specs, values
 

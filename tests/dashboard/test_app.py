@@ -12,8 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import sample_data
-from dashboard import results_panel, shape_panel, share
-from dashboard import state as state_module
+from dashboard.model import share
+from dashboard.panels import results_panel, shape_panel
+from dashboard.session import state as state_module
 from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import (
     APP,

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import big_group, jobs, member_picker, shape_panel
+from dashboard.panels import big_group, member_picker, shape_panel
+from dashboard.runtime import jobs
 from tests.dashboard.app_session import APP, assert_no_exception
 
 # Appended, not prepended: benchmarks/assignors.py must never hide the assignors package.
@@ -98,7 +99,7 @@ def test_big_group_thresholds() -> None:
 
 def test_the_worker_sends_the_current_assignment_first_then_each_strategy_twice() -> None:
     from assignors import parse_scenario_text
-    from dashboard import whatif
+    from dashboard.model import whatif
 
     group = big_groups.owned_group(2, 60, 7, "small owned group")
     scenario, _ = parse_scenario_text(json.dumps(group), source="small")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard import budget
+from dashboard.runtime import budget
 
 
 class Clock:

@@ -12,7 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors.model import Member, Scenario, Topic, TopicPartition
-from dashboard import charts, compute, members_table, results_panel, summary, tables
+from dashboard.charts import animation_chart, assignment_charts
+from dashboard.model import members_table, palette, summary
+from dashboard.panels import results_panel, tables
+from dashboard.session import compute
 from tests.dashboard import plotly_spec
 
 TP = TopicPartition
@@ -47,11 +50,11 @@ AFTER = {
 
 def test_animation_has_one_frame_per_phase_with_captions_and_controls_below() -> None:
     middle = {"a": [TP("t", 0), TP("t", 1)], "b": [TP("t", 3), TP("t", 4)], "c": []}
-    figure = charts.assignment_animation(
+    figure = animation_chart.assignment_animation(
         [
-            charts.Phase("before", BEFORE, "Before: a and b read."),
-            charts.Phase("revoke", middle, "revoke: a and b give up t-2 and t-5."),
-            charts.Phase("after", AFTER, "After: c reads t-2 and t-5."),
+            animation_chart.Phase("before", BEFORE, "Before: a and b read."),
+            animation_chart.Phase("revoke", middle, "revoke: a and b give up t-2 and t-5."),
+            animation_chart.Phase("after", AFTER, "After: c reads t-2 and t-5."),
         ],
         order=["a", "b", "c"],
     )
@@ -69,19 +72,20 @@ def test_animation_has_one_frame_per_phase_with_captions_and_controls_below() ->
     assert figure.layout.xaxis.side == "top"
     # Mid-rebalance, revoked partitions sit in the "(unassigned)" column after the members.
     ticks = list(figure.layout.xaxis.ticktext)
-    assert len(ticks) == 4 and ticks[-1].endswith(charts.UNASSIGNED_COLUMN)
+    assert len(ticks) == 4 and ticks[-1].endswith(animation_chart.UNASSIGNED_COLUMN)
     assert round(_tiles(figure, 1)["t-2"][0]) == 3
 
 
 def test_moved_tiles_take_the_new_owners_mark_and_leave_a_trail() -> None:
-    figure = charts.assignment_animation(
-        [charts.Phase("before", BEFORE), charts.Phase("after", AFTER)], order=["a", "b", "c"]
+    figure = animation_chart.assignment_animation(
+        [animation_chart.Phase("before", BEFORE), animation_chart.Phase("after", AFTER)],
+        order=["a", "b", "c"],
     )
     before, after = _tiles(figure, 0), _tiles(figure, 1)
     for kept in ("t-0", "t-1", "t-3", "t-4"):
         assert before[kept] == after[kept]
     assert round(after["t-2"][0]) == 2 and round(after["t-5"][0]) == 2
-    colours = charts.member_colours(["a", "b", "c"])
+    colours = palette.member_colours(["a", "b", "c"])
     marks = _by_id(_tile_trace(figure, 1), "line")
     assert marks["t-2"] == marks["t-5"] == colours["c"]
     assert marks["t-0"] == colours["a"]
@@ -91,14 +95,14 @@ def test_moved_tiles_take_the_new_owners_mark_and_leave_a_trail() -> None:
     assert len([x for x in trail.x if x is not None]) == 4  # two moves, start and end each
     # Tiles are coloured by topic (its own palette), labels readable on them.
     tiles = _tile_trace(figure, 0)
-    assert set(tiles.marker.color) == {charts.topic_colours(["t"])["t"]}
+    assert set(tiles.marker.color) == {palette.topic_colours(["t"])["t"]}
     assert tiles.textfont.size >= 11 and tiles.marker.size >= 30
 
 
 def test_tiles_can_be_coloured_by_lag_with_exact_numbers_in_the_hover() -> None:
     lags = {TP("t", p): lag for p, lag in enumerate([0, 20_000, 40_000, 60_000, 80_000, 123_456])}
-    figure = charts.assignment_animation(
-        [charts.Phase("before", BEFORE), charts.Phase("after", AFTER)],
+    figure = animation_chart.assignment_animation(
+        [animation_chart.Phase("before", BEFORE), animation_chart.Phase("after", AFTER)],
         lags=lags,
         colour_by="lag",
     )
@@ -112,8 +116,9 @@ def test_large_assignments_are_cells_per_member_and_topic_that_grow_and_shrink()
     after = {**before, "m10": []}
     after["m0"] = before["m0"][:50]
     after["m10"] = before["m0"][50:]
-    figure = charts.assignment_animation(
-        [charts.Phase("before", before), charts.Phase("after", after)], max_tiles=600
+    figure = animation_chart.assignment_animation(
+        [animation_chart.Phase("before", before), animation_chart.Phase("after", after)],
+        max_tiles=600,
     )
     first, last = (_by_id(f.data[0], "customdata") for f in figure.frames)  # held, arrived
     assert first["m0|big"][0] == 100 and last["m0|big"][0] == 50
@@ -125,11 +130,11 @@ def test_large_assignments_are_cells_per_member_and_topic_that_grow_and_shrink()
 
 def test_figures_built_without_checks_pass_plotlys_checks() -> None:
     """The lag chart and the cell animation skip Plotly's per-property checks while they are
-    built (:func:`dashboard.figure_build.trusted_figure`, for speed); every property they set
+    built (:func:`dashboard.charts.figure_build.trusted_figure`, for speed); every property they set
     must still pass them, here: building a checked figure from their JSON raises on any
     unknown property or bad value."""
     members = [f"member-{i:03}" for i in range(60)]
-    lag = charts.lag_by_member_figure(
+    lag = assignment_charts.lag_by_member_figure(
         [
             ("current", {m: float(i) for i, m in enumerate(members)}),
             ("sticky", {"member-000": 3.0}),
@@ -138,8 +143,8 @@ def test_figures_built_without_checks_pass_plotlys_checks() -> None:
     )
     before = {f"m{i}": [TP(f"t{i % 3}", p) for p in range(i, 300, 10)] for i in range(10)}
     after = {**before, "m0": [], "m10": before["m0"]}
-    cells = charts.assignment_animation(
-        [charts.Phase("before", before), charts.Phase("after", after)]
+    cells = animation_chart.assignment_animation(
+        [animation_chart.Phase("before", before), animation_chart.Phase("after", after)]
     )
     for figure in (lag, cells):
         checked = go.Figure(figure.to_dict())
@@ -151,12 +156,12 @@ def test_figures_built_without_checks_pass_plotlys_checks() -> None:
 
 def test_member_colours_never_repeat_and_topics_have_their_own() -> None:
     members = [f"member-{i:03}" for i in range(200)]
-    colours = charts.member_colours(members)
+    colours = palette.member_colours(members)
     assert len(set(colours.values())) == 200
-    assert charts.NOBODY_COLOUR not in colours.values()
-    topics = charts.topic_colours([f"topic-{i}" for i in range(12)])
+    assert palette.NOBODY_COLOUR not in colours.values()
+    topics = palette.topic_colours([f"topic-{i}" for i in range(12)])
     assert len(set(topics.values())) == 12
-    assert not set(topics.values()) & set(charts.MEMBER_PALETTE)
+    assert not set(topics.values()) & set(palette.MEMBER_PALETTE)
 
 
 @given(
@@ -171,8 +176,8 @@ def test_no_two_tiles_share_a_cell_in_any_frame(owners: list[int], new_owners: l
     for tp, owner, new_owner in zip(partitions, owners, new_owners, strict=False):
         before[f"m{owner}"].append(tp)
         after[f"m{new_owner}"].append(tp)
-    figure = charts.assignment_animation(
-        [charts.Phase("before", before), charts.Phase("after", after)]
+    figure = animation_chart.assignment_animation(
+        [animation_chart.Phase("before", before), animation_chart.Phase("after", after)]
     )
     for index in range(2):
         cells = list(_tiles(figure, index).values())
@@ -180,15 +185,15 @@ def test_no_two_tiles_share_a_cell_in_any_frame(owners: list[int], new_owners: l
 
 
 def test_member_colours_are_stable_and_from_the_colour_blind_safe_palette() -> None:
-    colours = charts.member_colours(["x", "y", "z"])
-    assert colours == charts.member_colours(["x", "y", "z"])
+    colours = palette.member_colours(["x", "y", "z"])
+    assert colours == palette.member_colours(["x", "y", "z"])
     assert len(set(colours.values())) == 3
-    assert set(colours.values()) <= set(charts.MEMBER_PALETTE)
+    assert set(colours.values()) <= set(palette.MEMBER_PALETTE)
 
 
 def test_lag_chart_sorts_bars_marks_the_fair_share_in_member_colours() -> None:
     colours = {"a": "#111111", "b": "#222222"}
-    figure = charts.lag_by_member_figure(
+    figure = assignment_charts.lag_by_member_figure(
         [("current", {"a": 10.0, "b": 30.0}), ("sticky", {"a": 20.0, "b": 20.0})],
         order=["a", "b"],
         colours=colours,
@@ -206,12 +211,12 @@ def test_lag_chart_sorts_bars_marks_the_fair_share_in_member_colours() -> None:
 
 def test_lag_chart_past_forty_members_names_the_ends_and_summarises_the_rest() -> None:
     lag = {f"m{i:03}": float(i * 1_000) for i in range(200)}
-    figure = charts.lag_by_member_figure([("current", lag)])
+    figure = assignment_charts.lag_by_member_figure([("current", lag)])
     names = list(figure.data[0].y)
-    assert len(names) == 2 * charts.NAMED_AT_EACH_END + 1
+    assert len(names) == 2 * assignment_charts.NAMED_AT_EACH_END + 1
     assert names[0] == "m199" and names[-1] == "m000"
-    assert names[charts.NAMED_AT_EACH_END] == "… 180 others"
-    middle = figure.data[0].x[charts.NAMED_AT_EACH_END]
+    assert names[assignment_charts.NAMED_AT_EACH_END] == "… 180 others"
+    middle = figure.data[0].x[assignment_charts.NAMED_AT_EACH_END]
     assert middle == sum(range(10, 190)) * 1_000 / 180
 
 
@@ -230,11 +235,11 @@ def test_lag_chart_past_forty_members_names_the_ends_and_summarises_the_rest() -
     ],
 )
 def test_spread_sentence(lags: dict[str, float], ratio: float | None, expected: str) -> None:
-    assert charts.spread_sentence(lags, ratio) == expected
+    assert assignment_charts.spread_sentence(lags, ratio) == expected
 
 
 def test_assignment_matrix_counts_partitions_per_member_and_topic() -> None:
-    figure = charts.assignment_matrix(
+    figure = assignment_charts.assignment_matrix(
         {"a": [TP("t", 0), TP("u", 0), TP("u", 1)], "b": [TP("t", 1)]}, order=["a", "b"]
     )
     heatmap = figure.data[0]
@@ -244,7 +249,7 @@ def test_assignment_matrix_counts_partitions_per_member_and_topic() -> None:
 
 
 def test_drain_figure_marks_the_pause() -> None:
-    figure = charts.drain_projection_figure(
+    figure = assignment_charts.drain_projection_figure(
         [("sticky", [0.0, 10.0, 20.0], [100.0, 50.0, 0.0])], pauses=[("sticky pause", 1.0, 4.0)]
     )
     assert list(figure.data[0].y) == [100.0, 50.0, 0.0]
@@ -284,11 +289,11 @@ def test_the_drain_horizon_fits_the_backlog(
 
 def test_protocol_timeline_has_one_row_per_protocol() -> None:
     bars = [
-        charts.TimelineBar("eager", "revoke", 0.0, 4.0, consuming=False),
-        charts.TimelineBar("eager", "assign", 4.0, 6.0, consuming=True),
-        charts.TimelineBar("KIP-848", "assign", 0.0, 3.0, consuming=True),
+        assignment_charts.TimelineBar("eager", "revoke", 0.0, 4.0, consuming=False),
+        assignment_charts.TimelineBar("eager", "assign", 4.0, 6.0, consuming=True),
+        assignment_charts.TimelineBar("KIP-848", "assign", 0.0, 3.0, consuming=True),
     ]
-    figure = charts.protocol_timeline_figure(bars)
+    figure = assignment_charts.protocol_timeline_figure(bars)
     assert {trace.y[0] for trace in figure.data} == {"eager", "KIP-848"}
     assert figure.data[0].base[0] == 0.0 and figure.data[0].x[0] == 4.0
     assert figure.data[0].marker.pattern.shape == "x"
@@ -296,16 +301,16 @@ def test_protocol_timeline_has_one_row_per_protocol() -> None:
 
 def test_streams_figure_has_a_frame_per_phase_with_warmups() -> None:
     phases = [
-        ("before", [charts.ClientTasks("c1", ("0_0", "0_1"), (), ())]),
+        ("before", [assignment_charts.ClientTasks("c1", ("0_0", "0_1"), (), ())]),
         (
             "probing 1",
             [
-                charts.ClientTasks("c1", ("0_0", "0_1"), (), ()),
-                charts.ClientTasks("c2", (), ("0_1",), ("0_1",)),
+                assignment_charts.ClientTasks("c1", ("0_0", "0_1"), (), ()),
+                assignment_charts.ClientTasks("c2", (), ("0_1",), ("0_1",)),
             ],
         ),
     ]
-    figure = charts.streams_tasks_figure(phases)
+    figure = assignment_charts.streams_tasks_figure(phases)
     assert [frame.name for frame in figure.frames] == ["before", "probing 1"]
     active, standby, warmup = figure.frames[1].data
     assert list(active.y) == [2, 0] and list(standby.y) == [0, 0] and list(warmup.y) == [0, 1]

@@ -9,7 +9,8 @@ import pytest
 
 import sample_data
 from assignors import DeployPlan, DeploySettings, Member, Scenario, Topic
-from dashboard import deploy_charts, deploy_model
+from dashboard.charts import deploy_charts
+from dashboard.model import deploy_model
 from tests.dashboard.app_session import assert_no_exception, start_app
 
 

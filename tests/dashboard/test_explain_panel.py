@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assignors import Member, PartitionStrategy, Scenario, Topic, TopicPartition, registry
-from dashboard.explain_panel import partitions_frame, trace_markdown
+from dashboard.panels.explain_panel import partitions_frame, trace_markdown
 
 
 def test_the_table_lists_every_partition_with_its_member_and_the_trace_reads_as_steps() -> None:

@@ -21,7 +21,10 @@ from streamlit.testing.v1 import AppTest
 import sample_data
 from assignors.io.scenario import parse_scenario
 from assignors.simulate import metrics, rebalance
-from dashboard import compute, export_panel, png_export, teach_panel, whatif
+from dashboard.charts import png_export
+from dashboard.model import whatif
+from dashboard.panels import export_panel, teach_panel
+from dashboard.session import compute
 from tests.dashboard import downloads, plotly_spec
 from tests.dashboard.app_session import (
     add_form,

@@ -1,9 +1,10 @@
 """The dashboard's entry points fed garbage: uploads (and pastes), share links, edits.
 
-Generated cases call the pure functions behind them (:func:`dashboard.source_panel.upload_source`,
-:mod:`dashboard.share`, :func:`dashboard.whatif.plan`); the problems of issue 21 run in the real
-app under Streamlit's AppTest: an alert in the project's words, the user's scenario kept, no
-exception on the page.
+Generated cases call the pure functions behind them
+(:func:`dashboard.panels.source_panel.upload_source`, :mod:`dashboard.model.share`,
+:func:`dashboard.model.whatif.plan`); the problems of issue 21 run in the real app under
+Streamlit's AppTest: an alert in the project's words, the user's scenario kept, no exception on the
+page.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 import sample_data
-from dashboard import share, whatif
-from dashboard.source_panel import upload_source
+from dashboard.model import share, whatif
+from dashboard.panels.source_panel import upload_source
 from tests.dashboard.app_session import assert_no_exception, start_app
 from tests.garbage import JSON_TREES, KNOWN_BAD, SCENARIO_TREES, is_ours, render
 

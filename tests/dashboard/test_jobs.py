@@ -11,7 +11,7 @@ from types import MappingProxyType
 
 import pytest
 
-from dashboard import jobs
+from dashboard.runtime import jobs
 
 
 def _square_map(count: int) -> MappingProxyType[int, int]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dashboard import member_picker
+from dashboard.panels import member_picker
 
 OPTIONS = [f"consumer-{index}" for index in range(1, 13)]
 

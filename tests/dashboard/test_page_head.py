@@ -1,5 +1,5 @@
-"""The page head's Plotly tags (``dashboard/page_head.py``): which chunk, which tags, and the
-middleware that adds them to Streamlit's HTML page and to nothing else."""
+"""The page head's Plotly tags (``dashboard/runtime/page_head.py``): which chunk, which tags, and
+the middleware that adds them to Streamlit's HTML page and to nothing else."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dashboard import page_head
+from dashboard.runtime import page_head
 
 PAGE = b"<html><head><title>Streamlit</title></head><body></body></html>"
 TAGS = b'<link rel="modulepreload" href="./static/js/PlotlyChart.x.js">'

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import fleet_view
+from dashboard.views import fleet_view
 from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import assert_no_exception, start_app
 

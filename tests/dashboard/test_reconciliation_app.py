@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from assignors import parse_scenario, reconciliation_progress
-from dashboard import reconciliation_view
+from dashboard.panels import reconciliation_panel
 from tests.assignors.test_reconciliation import GROUP, STREAMS
 from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import assert_no_exception, start_app
@@ -27,7 +27,7 @@ def _reconciliation_figure(app: Any) -> dict[str, Any]:
 
 def test_the_table_names_who_revokes_who_waits_and_the_epochs() -> None:
     scenario, _ = parse_scenario(GROUP, path="")
-    table = reconciliation_view.reconciliation_frame(scenario)
+    table = reconciliation_panel.reconciliation_frame(scenario)
     rows = {row["member"]: row for row in table.to_dict("records")}
     assert rows["a"]["state"] == "revoking"
     assert rows["a"]["member epoch"] == "8 (behind 9)"
@@ -37,14 +37,14 @@ def test_the_table_names_who_revokes_who_waits_and_the_epochs() -> None:
     assert rows["c"]["state"] == "waiting for partitions"
     assert rows["c"]["pending assignment"] == "o[2] (held by a)"
     progress = reconciliation_progress(scenario)
-    assert reconciliation_view.headline(scenario.reconciliation, progress).startswith(  # type: ignore[arg-type]
+    assert reconciliation_panel.headline(scenario.reconciliation, progress).startswith(  # type: ignore[arg-type]
         "2 of 3 member(s) still reconciling toward the target computed at epoch 9"
     )
 
 
 def test_the_figure_splits_each_member_in_kept_leaving_arriving() -> None:
     scenario, _ = parse_scenario(GROUP, path="")
-    figure = reconciliation_view.reconciliation_figure(reconciliation_progress(scenario))
+    figure = reconciliation_panel.reconciliation_figure(reconciliation_progress(scenario))
     kept, leaving, arriving = (list(trace.x) for trace in figure.data)
     assert (kept, leaving, arriving) == ([2, 2, 1], [1, 0, 0], [0, 0, 1])
     assert [trace.marker.pattern.shape for trace in figure.data] == ["", "x", "/"]

@@ -1,4 +1,4 @@
-"""TCP_NODELAY on the server's listening sockets (``dashboard/server_socket.py``), on real
+"""TCP_NODELAY on the server's listening sockets (``dashboard/runtime/server_socket.py``), on real
 sockets of this process: set on listening TCP sockets only, inherited by what they accept,
 once per process."""
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dashboard import server_socket
+from dashboard.runtime import server_socket
 
 
 def _nodelay(sock: socket.socket) -> int:

@@ -1,4 +1,4 @@
-"""Shareable links and download files (dashboard/share.py): pure functions, no Streamlit."""
+"""Shareable links and download files (dashboard/model/share.py): pure functions, no Streamlit."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import sample_data
 from assignors.io.scenario import parse_scenario
 from assignors.model import Member, Scenario, Topic, TopicPartition
-from dashboard import share
+from dashboard.model import share
 
 TP = TopicPartition
 
@@ -179,7 +179,7 @@ OLD_LINK = (
 
 
 def test_a_link_made_before_the_one_change_format_still_restores() -> None:
-    from dashboard import whatif
+    from dashboard.model import whatif
 
     params = {key: values[0] for key, values in parse_qs(OLD_LINK[1:]).items()}
     edits = share.restore_edits(params["edits"])

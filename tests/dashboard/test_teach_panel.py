@@ -16,7 +16,8 @@ from assignors.io.walkthrough import WalkthroughStep
 from assignors.model import Scenario, TopicPartition
 from assignors.simulate import changes
 from assignors.simulate.changes import AddMember, RemoveMember, SetPartitions
-from dashboard import source_panel, teach_panel, whatif
+from dashboard.model import whatif
+from dashboard.panels import source_panel, teach_panel
 
 CARRYING_STEPS = [
     (info.key, index)

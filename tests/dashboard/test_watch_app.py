@@ -240,7 +240,8 @@ def _watching_script(port: int) -> None:
     its first reading)."""
     import streamlit as st
 
-    from dashboard import cluster_source, source_panel, state, watch
+    from dashboard.panels import cluster_source, source_panel, watch
+    from dashboard.session import state
 
     if not state.has_source():
         source = source_panel.sample_source("range-vs-roundrobin")

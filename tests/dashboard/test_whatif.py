@@ -13,7 +13,7 @@ from assignors.errors import AssignmentExplorerError
 from assignors.model import Scenario
 from assignors.simulate import changes
 from assignors.simulate.lag import partition_lags
-from dashboard import whatif
+from dashboard.model import whatif
 
 
 def _sample(key: str) -> Scenario:

@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from assignors.simulate import changes, metrics
-from dashboard import pipeline_charts
-from dashboard.fleet_view import explorer_link
+from dashboard.charts import pipeline_charts
+from dashboard.views.fleet_view import explorer_link
 from pipeline.local import group_scenario
 from tests.pipeline.sample_outputs import SAMPLE_HISTORY, write_sample_outputs
 
@@ -78,13 +78,13 @@ def test_explorer_scenario_is_the_one_the_what_if_measured(outputs: Path) -> Non
 
 
 def _history_app(lag: str) -> None:
-    from dashboard import history_view
+    from dashboard.views import history_view
 
     history_view.render(lag)
 
 
 def _fleet_app(out: str, history: str) -> None:
-    from dashboard import fleet_view
+    from dashboard.views import fleet_view
 
     fleet_view.render(out, history)
 
