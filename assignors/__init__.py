@@ -15,6 +15,8 @@ Layout (each sub-package's docstring says what it holds and what it may import):
 
 Shells (the dashboard, the pipeline, the cluster reader, the adapters) import the names listed in
 ``__all__`` below and nothing deeper.
+
+May import: :mod:`assignors` (its top-level modules; each sub-package states its own rule).
 """
 
 from assignors import registry

@@ -4,4 +4,7 @@ Layers, outside in: ``__main__`` (CLI) -> :mod:`cluster.snapshot` (group -> Scen
 :mod:`cluster.reader` (the read-only requests) -> :mod:`cluster.connection` (settings ->
 kafka-python). Errors are :mod:`cluster.errors`. The reader never changes a group: it sends only
 the requests in :data:`cluster.reader.ALLOWED_API_KEYS`.
+
+May import: :mod:`assignors` (its public names), :mod:`kafka` (kafka-python) and
+:mod:`pyarrow` (the snapshot's offsets table).
 """

@@ -27,7 +27,7 @@ _CHECKOUT = str(Path(__file__).resolve().parent.parent)
 if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
-from dashboard.model import palette, whatif  # noqa: E402
+from dashboard.model import palette, sources, whatif  # noqa: E402
 from dashboard.panels import (  # noqa: E402
     big_group,
     export_panel,
@@ -114,7 +114,7 @@ def _pipeline_view(view: str) -> None:
         fleet_view.render(PIPELINE_OUTPUT / "whatif", PIPELINE_INPUT)
 
 
-def _streams_page(source: state.Source) -> None:
+def _streams_page(source: sources.Source) -> None:
     """A Kafka Streams application: its own view, no consumer-group strategies or what-if."""
     assert source.streams is not None
     st.title("Assignment Explorer")
@@ -129,7 +129,7 @@ def _streams_page(source: state.Source) -> None:
     streams_panel.render(source.key, source.streams)
 
 
-def _explorer(source: state.Source) -> None:
+def _explorer(source: sources.Source) -> None:
     """A consumer group: strategies, the what-if, and every view of the comparison."""
     with st.sidebar:
         picked = strategy_panel.render(source)
@@ -162,7 +162,7 @@ def _explorer(source: state.Source) -> None:
 
 
 @st.fragment
-def _comparison(source: state.Source, picked: list[str], messages: DeltaGenerator) -> None:
+def _comparison(source: sources.Source, picked: list[str], messages: DeltaGenerator) -> None:
     """Everything a what-if edit changes, rerun alone when one is made: the messages, the
     sidebar's note of what the page shows, the headline, the panels and every view.
 

@@ -11,4 +11,7 @@ metrics, rebalance simulation and drain projection on the executors. Modules:
 * :mod:`pipeline.lag_history`, :mod:`pipeline.whatif`: the Spark jobs.
 * :mod:`pipeline.synth`: seeded synthetic history; :mod:`pipeline.session`: the Spark session.
 * ``python -m pipeline lag|whatif|replay|synth``: the entry point.
+
+May import: :mod:`assignors` (its public names), :mod:`pyspark`, :mod:`pandas`,
+:mod:`numpy` and :mod:`pyarrow`.
 """

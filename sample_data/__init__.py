@@ -18,6 +18,8 @@ How a sample is loaded:
 3. A Streams sample (``tasks`` / ``clients``) goes through ``parse_streams_scenario``; anything
    else through ``parse_scenario`` and then :func:`assignors.io.walkthrough.parse_walkthrough`
    (the sample's warnings are both's).
+
+May import: :mod:`assignors`.
 """
 
 from __future__ import annotations

@@ -2,5 +2,6 @@
 ``cooperative-sticky``, each to the letter of Kafka's Java classes.
 
 May import: the standard library, :mod:`assignors.model`, :mod:`assignors.strategy`,
-:mod:`assignors.errors`, :mod:`assignors.java_order`, :mod:`assignors.gc_pause`, and each other.
+:mod:`assignors.errors`, :mod:`assignors.java_order`, :mod:`assignors.gc_pause`,
+:mod:`assignors.trace` (the decisions ``--explain`` shows), and each other.
 """

@@ -3,6 +3,7 @@
 stored beside a scenario).
 
 May import: the standard library, :mod:`assignors.model`, :mod:`assignors.errors`,
-:mod:`assignors.limits` and :mod:`assignors.simulate.changes` (the change types the change format
-and walkthrough steps become).
+:mod:`assignors.limits`, :mod:`assignors.kafka_versions` (a scenario's release line) and
+:mod:`assignors.simulate.changes` (the change types the change format and walkthrough steps
+become).
 """

@@ -2,5 +2,5 @@
 ``stream-join-sticky`` (004, KIP-315).
 
 May import: the standard library, :mod:`assignors.model`, :mod:`assignors.strategy`,
-:mod:`assignors.simulate.lag`.
+:mod:`assignors.simulate.lag` and :mod:`assignors.trace` (the decisions ``--explain`` shows).
 """

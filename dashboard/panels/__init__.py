@@ -1,0 +1,11 @@
+"""Widgets: the controls and the drawn parts of the pages (source, strategies, the what-if,
+results, export, explain, teach, watch, reconciliation, big groups, Streams).
+
+A panel reads and writes session state through :mod:`dashboard.session`, takes its figures from
+:mod:`dashboard.charts` and its words from :mod:`dashboard.model`.
+
+May import: :mod:`dashboard.model`, :mod:`dashboard.charts`, :mod:`dashboard.session`,
+:mod:`dashboard.runtime`, :mod:`assignors`, :mod:`cluster` (the read-only reader),
+:mod:`sample_data`, :mod:`streamlit` (its public API), :mod:`pandas`, :mod:`numpy` and
+:mod:`plotly`.
+"""

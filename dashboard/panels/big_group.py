@@ -41,7 +41,7 @@ from assignors import (
 from dashboard.charts import aggregate_charts
 from dashboard.model import whatif
 from dashboard.panels import shape_panel
-from dashboard.runtime import budget, jobs
+from dashboard.runtime import budget, jobs, sessions
 from dashboard.session import state
 
 #: Past any of these the group is shown as aggregates (issue 21: a browser draws about this much).
@@ -177,20 +177,6 @@ def work_out(
         emit((cache_key, summarise_strategy(plan, name), True))
 
 
-def _session_alive() -> bool:
-    """False once the browser tab of this script's session has gone (True outside a server)."""
-    try:
-        from streamlit.runtime import Runtime
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-        context = get_script_run_ctx()
-        if context is None or not Runtime.exists():
-            return True
-        return Runtime.instance().is_active_session(context.session_id)
-    except Exception:  # no runtime to ask: nobody to stop for
-        return True
-
-
 def _outline(source: Scenario) -> tuple[Scenario, Scenario] | None:
     """The shaped before and the after's membership (:func:`dashboard.model.whatif.outline`), once
     per scenario and edits; an edit that does not fit is undone. No strategy runs here: the
@@ -268,7 +254,7 @@ def summaries(
             missing,
             on_item=arrived,
             on_wait=progress,
-            still_wanted=_session_alive,
+            still_wanted=sessions.session_alive,
             on_queued=lambda ahead, elapsed: line.text(jobs.queued_text(ahead, elapsed)),
         )
         box.update(label=f"Worked out in {time.monotonic() - started:.1f} s", state="complete")

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from assignors import AssignmentExplorerError, Scenario, StreamsScenario
+from assignors import AssignmentExplorerError, StreamsScenario
 from cluster.connection import SASL_MECHANISMS, SECURITY_PROTOCOLS, ConnectionSettings, Secret
 from cluster.reader import ClusterReader, GroupListing
 from cluster.snapshot import read_group
+from dashboard.model import sources
 from dashboard.session import state
 
 _GROUPS = "ae.cluster_groups"
@@ -126,22 +127,6 @@ def loaded_group() -> LoadedGroup | None:
     return loaded
 
 
-def source_for(
-    scenario: Scenario | StreamsScenario,
-    warnings: tuple[str, ...],
-    group_id: str,
-    bootstrap_servers: str,
-    key: str,
-) -> state.Source:
-    """A group read from the cluster as a source (a Streams group as a Streams source)."""
-    label = f"group {group_id} on {bootstrap_servers} at {time.strftime('%H:%M:%S')} (read-only)"
-    if isinstance(scenario, StreamsScenario):
-        from dashboard.panels.source_panel import streams_source  # it imports this module
-
-        return streams_source(scenario, kind="cluster", label=label, key=key)
-    return state.Source(kind="cluster", label=label, key=key, scenario=scenario, warnings=warnings)
-
-
 def _load(group_id: str) -> None:
     settings = settings_from_form()
     try:
@@ -151,7 +136,7 @@ def _load(group_id: str) -> None:
         state.report_error(f"Could not load group {group_id!r}: {error}")
         return
     key = f"cluster:{settings.bootstrap_servers}:{group_id}:{time.time_ns()}"
-    source = source_for(scenario, warnings, group_id, settings.bootstrap_servers, key)
+    source = sources.source_for(scenario, warnings, group_id, settings.bootstrap_servers, key)
     state.set_source(source)
     st.session_state[_LOADED] = LoadedGroup(
         state.family(source), group_id, settings.bootstrap_servers

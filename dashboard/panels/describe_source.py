@@ -24,6 +24,7 @@ from assignors import (
     parse_scenario,
     scenario_from_describe,
 )
+from dashboard.model import sources
 from dashboard.session import state
 
 PASTED = "pasted text"
@@ -90,7 +91,7 @@ def render() -> None:
 
 def describe_source(
     texts: Sequence[tuple[str, str]], group: str = "", partitions: str = ""
-) -> state.Source:
+) -> sources.Source:
     """The listings as a source; raises the core's errors only (each names its line)."""
     counts = parse_partition_counts(
         [part.strip() for part in partitions.split(",") if part.strip()], "partition counts"
@@ -99,9 +100,11 @@ def describe_source(
         texts, group=group.strip() or None, partitions=counts
     )
     scenario, load_warnings = parse_scenario(document, path="")
-    key = "describe:" + state.content_key("\0".join(text for _, text in texts) + group + partitions)
+    key = "describe:" + sources.content_key(
+        "\0".join(text for _, text in texts) + group + partitions
+    )
     label = f"kafka-consumer-groups.sh output, group “{scenario.group_id or scenario.name}”"
-    return state.Source(
+    return sources.Source(
         kind="upload",
         label=label,
         key=key,

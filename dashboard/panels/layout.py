@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from assignors import AssignmentExplorerError, Scenario
-from dashboard.model import palette, whatif
+from dashboard.model import palette, sources, whatif
 from dashboard.session import compute, state
 
 
@@ -26,7 +26,7 @@ def member_layout(source: Scenario, plan: whatif.WhatIf) -> tuple[list[str], dic
     return [member for member in order if member in shown], colours
 
 
-def show_messages(source: state.Source) -> None:
+def show_messages(source: sources.Source) -> None:
     """The pending error or notice, and the loader's warnings about the source."""
     error = state.take_error()
     if error:

@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from assignors import Scenario, partition_lags
-from dashboard.model import whatif
+from dashboard.model import sources, whatif
 from dashboard.panels import member_picker
 from dashboard.session import state
 
@@ -63,7 +63,7 @@ def add_form_key(field: str, scope: str) -> str:
     scenario's member id and topics here; and each scenario's form starts from its own
     defaults (the first member's topics), whatever the browser held before.
     """
-    return f"shape.{field}@{state.content_key(scope)[:12]}"
+    return f"shape.{field}@{sources.content_key(scope)[:12]}"
 
 
 #: The panel's key: its open/closed state lives in the session under it.

@@ -22,122 +22,14 @@ from assignors import (
     NEWEST_KAFKA_VERSION,
     AssignmentExplorerError,
     Scenario,
-    StreamsScenario,
-    decode_scenario_text,
     parse_kafka_version,
-    parse_scenario,
-    registry,
-    with_current_ownership,
 )
+from dashboard.model import sources
 from dashboard.panels import cluster_source, describe_source, watch
-from dashboard.session import state
+from dashboard.session import samples, state
 
 _UPLOAD_SEEN = "ae.upload_seen"
 _SAMPLE_WIDGET = "source.sample"
-#: The registry's Kafka Streams task strategy: it parses and assigns Streams scenarios.
-STREAMS_STRATEGY = "streams-ha"
-
-
-@st.cache_data(show_spinner=False)
-def sample_catalogue() -> list[tuple[str, str, str, str]]:
-    """``(key, title, description, kind)`` of every shipped sample."""
-    return [
-        (info.key, info.name, info.description, info.kind) for info in sample_data.list_samples()
-    ]
-
-
-@st.cache_resource(show_spinner=False)
-def _load_sample(key: str) -> sample_data.Sample:
-    return sample_data.load_sample(key)
-
-
-@st.cache_resource(show_spinner=False)
-def _walkthrough_before(key: str, step: int) -> Scenario:
-    """Sample ``key`` as its walkthrough leaves it after ``step`` steps, owning that answer."""
-    sample = _load_sample(key)
-    if sample.scenario is None or not 0 < step <= len(sample.walkthrough):
-        raise AssignmentExplorerError(
-            f"sample {key!r} has no walkthrough step {step} (it has {len(sample.walkthrough)})"
-        )
-    last = sample_data.replay_walkthrough(sample.scenario, sample.walkthrough[:step])[-1]
-    return with_current_ownership(last.scenario, last.assignment)
-
-
-def sample_source(key: str, step: int = 0) -> state.Source:
-    """A sample as a :class:`~dashboard.session.state.Source` (raises the core's errors).
-
-    ``step`` > 0: the group as the sample's walkthrough leaves it after that many steps (each
-    step's change applied and rebalanced with the step's strategy), so that the next step's
-    change is one rebalance from there.
-    """
-    sample = _load_sample(key)
-    if sample.streams is not None:
-        return streams_source(
-            sample.streams,
-            kind="sample",
-            label=f"sample “{sample.info.name}”",
-            key=f"sample:{key}",
-            sample=key,
-        )
-    if sample.scenario is None:
-        raise AssignmentExplorerError(f"sample {key!r} is neither a group nor a Streams scenario")
-    scenario = sample.scenario if step == 0 else _walkthrough_before(key, step)
-    return state.Source(
-        kind="sample",
-        label=f"sample “{sample.info.name}”" + (f", after walkthrough step {step}" if step else ""),
-        key=f"sample:{key}" + (f"@{step}" if step else ""),
-        scenario=scenario,
-        sample=key,
-        warnings=sample.warnings,
-        walkthrough=sample.walkthrough,
-        walkthrough_step=step,
-    )
-
-
-def streams_source(
-    streams: StreamsScenario,
-    *,
-    kind: state.SourceKind,
-    label: str,
-    key: str,
-    sample: str | None = None,
-) -> state.Source:
-    """A Kafka Streams application as a source (its consumer-group ``scenario`` is empty)."""
-    return state.Source(
-        kind=kind,
-        label=f"{label} · Kafka Streams",
-        key=key,
-        scenario=Scenario(
-            topics=(), members=(), name=streams.name, description=streams.description
-        ),
-        sample=sample,
-        warnings=streams.warnings,
-        streams=streams,
-    )
-
-
-def parse_streams(raw: object) -> StreamsScenario:
-    """A Streams scenario object parsed by the registry's task strategy (``streams-ha``)."""
-    strategy = registry.task_strategies()[STREAMS_STRATEGY]
-    parsed = strategy.parse(raw)
-    if not isinstance(parsed, StreamsScenario):  # pragma: no cover - the strategy's contract
-        raise AssignmentExplorerError(f"{STREAMS_STRATEGY} did not return a Streams scenario")
-    return parsed
-
-
-def is_streams_document(raw: object) -> bool:
-    """Whether a JSON object describes a Kafka Streams application (``tasks`` / ``clients``)."""
-    return isinstance(raw, dict) and ("tasks" in raw or "clients" in raw)
-
-
-def load_sample_into_state(key: str) -> bool:
-    """Make sample ``key`` the source; on failure report why and keep the current one."""
-    try:
-        state.set_source(sample_source(key))
-    except (AssignmentExplorerError, KeyError) as error:
-        state.report_error(f"Could not load sample {key!r}: {error}")
-        return False
-    return True
 
 
 def render() -> None:
@@ -161,7 +53,7 @@ def render() -> None:
 
 
 def _samples() -> None:
-    catalogue = sample_catalogue()
+    catalogue = samples.sample_catalogue()
     keys = [key for key, _, _, _ in catalogue]
     titles = {
         key: title + (" (Kafka Streams)" if kind == "streams" and "Streams" not in title else "")
@@ -191,8 +83,8 @@ def _load_picked_sample() -> None:
     chosen = st.session_state.get(_SAMPLE_WIDGET)
     if chosen is None:
         return
-    title = dict((key, name) for key, name, _, _ in sample_catalogue()).get(chosen, chosen)
-    if load_sample_into_state(str(chosen)):
+    title = dict((key, name) for key, name, _, _ in samples.sample_catalogue()).get(chosen, chosen)
+    if samples.load_sample_into_state(str(chosen)):
         state.report_notice(f"Loaded sample “{title}”.")
 
 
@@ -210,30 +102,13 @@ def _upload() -> None:
         return
     st.session_state[_UPLOAD_SEEN] = fingerprint
     try:
-        loaded = upload_source(uploaded.name, uploaded.getvalue())
+        loaded = sources.upload_source(uploaded.name, uploaded.getvalue())
     except AssignmentExplorerError as error:
         state.report_error(f"{uploaded.name} was not loaded: {error}")
         return
     state.set_source(loaded)
     kind = " (a Kafka Streams application)" if loaded.streams is not None else ""
     state.report_notice(f"Loaded {uploaded.name}{kind}.")
-
-
-def upload_source(name: str, data: bytes | str) -> state.Source:
-    """An uploaded or pasted scenario as a source; raises the core's errors only.
-
-    The text passes the core's JSON gate (:func:`assignors.decode_scenario_text`: size, a
-    byte-order mark, UTF-8, numbers, nesting), then the loader that fits it: the Streams task
-    strategy for a Kafka Streams document, the scenario loader for a consumer group.
-    """
-    document = decode_scenario_text(data, source=name)
-    text = data if isinstance(data, str) else data.decode("utf-8-sig")
-    key = f"upload:{state.content_key(text)}"
-    label = f"upload {name}"
-    if is_streams_document(document):
-        return streams_source(parse_streams(document), kind="upload", label=label, key=key)
-    scenario, warnings = parse_scenario(document, path="", json_checked=True)
-    return state.Source(kind="upload", label=label, key=key, scenario=scenario, warnings=warnings)
 
 
 def _cluster() -> None:
@@ -251,13 +126,13 @@ def restore_from_query(params: dict[str, Any]) -> None:
         _restore_choices(params)
         return
     key = params.get("sample") or sample_data.DEFAULT_SAMPLE
-    if not load_sample_into_state(str(key)):
-        load_sample_into_state(sample_data.DEFAULT_SAMPLE)
+    if not samples.load_sample_into_state(str(key)):
+        samples.load_sample_into_state(sample_data.DEFAULT_SAMPLE)
         return
     if params.get("step"):
         try:
             step = share.parse_step(str(params["step"]))
-            state.set_source(sample_source(str(key), step))
+            state.set_source(samples.sample_source(str(key), step))
         except (share.ShareLinkError, AssignmentExplorerError) as error:
             state.report_error(f"The link's walkthrough step was not restored: {error}")
             return
@@ -289,7 +164,7 @@ def _restore_scenario(param: str) -> bool:
 
     try:
         text = share.decode_scenario_text(param)
-        source = upload_source("the link", text)
+        source = sources.upload_source("the link", text)
     except (share.ShareLinkError, AssignmentExplorerError) as error:
         state.report_error(f"The link's scenario was not restored: {error}")
         return False
@@ -298,7 +173,7 @@ def _restore_scenario(param: str) -> bool:
     return True
 
 
-def link_params(source: state.Source) -> dict[str, str] | None:
+def link_params(source: sources.Source) -> dict[str, str] | None:
     """The query parameters that restore what the page shows; ``None`` when it cannot travel
     in a link (a scenario over the size limit). A sample is named; an upload or a group is
     carried whole (its scenario, which never holds connection settings)."""
@@ -336,7 +211,7 @@ def _encoded(scenario: Scenario) -> str | None:
     return encoded
 
 
-def showing(source: state.Source, picked: list[str]) -> None:
+def showing(source: sources.Source, picked: list[str]) -> None:
     """The sidebar's note of what the page shows, whatever the controls above say."""
     parts = [source.label]
     if source.walkthrough and source.walkthrough_step:

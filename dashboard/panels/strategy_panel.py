@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from assignors import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION, Scenario, WalkthroughStep
+from dashboard.model import sources
 from dashboard.session import compute, state
 
 #: Tried in order when a scenario names fewer than two: one that moves little, then the rest.
@@ -58,7 +59,7 @@ def default_strategies(
     return picked
 
 
-def render(source: state.Source) -> list[str]:
+def render(source: sources.Source) -> list[str]:
     """The strategy multiselect (sidebar) and each picked strategy's description."""
     known = compute.partition_strategies()
     st.header("Strategies")

@@ -3,7 +3,7 @@
 Each step is one rebalance, shown like any what-if:
 
 1. The "before" is the sample as the walkthrough leaves it after the steps before this one
-   (:func:`dashboard.panels.source_panel.sample_source` with ``step``: each earlier change applied
+   (:func:`dashboard.session.samples.sample_source` with ``step``: each earlier change applied
    and rebalanced with the strategy in force, members owning that answer).
 2. The step's own change becomes the what-if edits a user would make by hand (members removed
    or added, topics grown), and its strategy switch picks the strategies, so the step shows in
@@ -29,9 +29,8 @@ from assignors import (
     change_to_json,
     describe_change,
 )
-from dashboard.model import whatif
-from dashboard.panels import source_panel
-from dashboard.session import state
+from dashboard.model import sources, whatif
+from dashboard.session import samples, state
 
 _STEP = "ae.walkthrough_step"
 _STARTED = "ae.walkthrough_started"
@@ -39,7 +38,7 @@ _STARTED = "ae.walkthrough_started"
 PANEL = "panel.teach"
 
 
-def _start(source: state.Source) -> None:
+def _start(source: sources.Source) -> None:
     """The offer's button: open the walkthrough on its first step. The step is a new source
     and strategies, so the whole page reruns (the button sits in the page's what-if fragment,
     whose own rerun would leave the title and the sidebar on the old ones)."""
@@ -88,7 +87,7 @@ def where_to_look(step: WalkthroughStep) -> str:
     return "Look at the lag per consumer and the assignment matrix."
 
 
-def render(source: state.Source) -> None:
+def render(source: sources.Source) -> None:
     """The walkthrough of the loaded sample (nothing when it has none)."""
     steps = source.walkthrough
     if not steps:
@@ -115,7 +114,7 @@ def render(source: state.Source) -> None:
             _steps(source, steps)
 
 
-def _steps(source: state.Source, steps: Sequence[WalkthroughStep]) -> None:
+def _steps(source: sources.Source, steps: Sequence[WalkthroughStep]) -> None:
     """The open walkthrough: the step shown, where to look, and the buttons that move."""
     index = int(st.session_state.get(_STEP, 0))
     index = min(index, len(steps) - 1)
@@ -138,19 +137,19 @@ def _steps(source: state.Source, steps: Sequence[WalkthroughStep]) -> None:
         st.rerun()
 
 
-def show_step(source: state.Source, index: int) -> None:
+def show_step(source: sources.Source, index: int) -> None:
     """Make step ``index`` (0-based) the what-if: the group before it, and its change."""
     steps = source.walkthrough
     if source.sample is None:
         return
     try:
-        before = source_panel.sample_source(source.sample, index)
+        before = samples.sample_source(source.sample, index)
     except AssignmentExplorerError as error:
         state.report_error(f"Step {index + 1} cannot be shown: {error}")
         return
     state.set_source(before)
     state.set_edits(step_edits(steps[index]))
-    original = source_panel.sample_source(source.sample).scenario
+    original = samples.sample_source(source.sample).scenario
     strategy = step_strategy(steps, index, original.assignor)
     if strategy is not None:
         state.set_strategies([strategy])

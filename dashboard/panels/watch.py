@@ -53,6 +53,7 @@ from cluster.connection import ConnectionSettings
 from cluster.reader import ClusterReader
 from cluster.snapshot import read_group
 from dashboard.charts import animation_chart
+from dashboard.model import sources
 from dashboard.model.members_table import compress
 from dashboard.model.palette import short_labels
 from dashboard.panels import cluster_source
@@ -164,7 +165,7 @@ def _read(settings: ConnectionSettings, group_id: str) -> Reading:
         return read_group(reader, group_id)
 
 
-def _same(old: state.Source, new: state.Source) -> bool:
+def _same(old: sources.Source, new: sources.Source) -> bool:
     """Whether two readings show the same group (the snapshot's time stamp aside)."""
     if old.streams is not None or new.streams is not None:
         if old.streams is None or new.streams is None:
@@ -195,9 +196,7 @@ def _finish(job: ReadingJob, last: LastReading) -> bool:
     st.session_state[_LAST] = LastReading(last.started, now, readings)
     previous = state.source()
     key = f"{loaded.family}@reading-{readings}"
-    new = cluster_source.source_for(
-        scenario, warnings, loaded.group_id, loaded.bootstrap_servers, key
-    )
+    new = sources.source_for(scenario, warnings, loaded.group_id, loaded.bootstrap_servers, key)
     if _same(previous, new):
         return False
     if previous.streams is None and new.streams is None:

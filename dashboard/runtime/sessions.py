@@ -125,3 +125,17 @@ def _empty_leftovers_now(runtime: Any, loop: Any, stored: Any) -> int:
         _hollowed_last[:] = [session_id]
         return 1
     return 0
+
+
+def session_alive() -> bool:
+    """False once the browser tab of this script's session has gone (True outside a server)."""
+    try:
+        from streamlit.runtime import Runtime
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        context = get_script_run_ctx()
+        if context is None or not Runtime.exists():
+            return True
+        return Runtime.instance().is_active_session(context.session_id)
+    except Exception:  # no runtime to ask: nobody to stop for
+        return True

@@ -17,17 +17,16 @@ the source or the edits change and keeps it under ``ae.scenario`` with the key i
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 import streamlit as st
 
-from assignors import Scenario, StreamsScenario, WalkthroughStep
+from assignors import Scenario
+from dashboard.model import sources
 
-SourceKind = Literal["sample", "upload", "cluster"]
 Edit = dict[str, Any]
 
 _SOURCE = "ae.source"
@@ -39,52 +38,24 @@ _SCENARIO = "ae.scenario"
 _KAFKA_VERSION = "ae.kafka_version"
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
-    """Where the scenario came from, and the scenario as loaded (before any edit).
-
-    A Kafka Streams application (a Streams sample or upload) carries ``streams`` and is shown by
-    :mod:`dashboard.panels.streams_panel` instead of the consumer-group views.
-    ``key`` identifies the content (sample name, upload digest, cluster group and time) so that
-    cached results can be looked up without hashing the whole scenario.
-    """
-
-    kind: SourceKind
-    label: str
-    key: str
-    scenario: Scenario
-    sample: str | None = None
-    warnings: tuple[str, ...] = ()
-    walkthrough: tuple[WalkthroughStep, ...] = ()
-    streams: StreamsScenario | None = None
-    """Set for a Kafka Streams application (then ``scenario`` is an empty consumer group)."""
-    walkthrough_step: int = 0
-    """How many walkthrough steps ``scenario`` has behind it (0: the sample as shipped)."""
-
-
-def content_key(text: str) -> str:
-    """A short digest naming some content (an upload, a snapshot)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
 def has_source() -> bool:
     """Whether a scenario has been loaded in this session."""
     return _SOURCE in st.session_state
 
 
-def source() -> Source:
+def source() -> sources.Source:
     """The scenario source loaded last."""
-    value: Source = st.session_state[_SOURCE]
+    value: sources.Source = st.session_state[_SOURCE]
     return value
 
 
-def family(value: Source) -> str:
+def family(value: sources.Source) -> str:
     """What a source is, whatever walkthrough step it is at: ``sample:NAME``, an upload's digest,
     a cluster group. The strategies belong to a family: a new family opens with its own."""
     return value.key.split("@", 1)[0]
 
 
-def set_source(new_source: Source, *, keep_edits: bool = False) -> None:
+def set_source(new_source: sources.Source, *, keep_edits: bool = False) -> None:
     """Make ``new_source`` current; the edits start over unless ``keep_edits``.
 
     A source of another family (another sample, an upload, a group) also drops the picked
@@ -174,7 +145,7 @@ def scenario_key(only: Callable[[Edit], bool] | None = None) -> str:
     """Identifies the edited scenario: the source's key plus the edits (those ``only`` keeps)."""
     chosen = [edit for edit in edits() if only is None or only(edit)]
     edits_text = json.dumps(chosen, sort_keys=True, separators=(",", ":"))
-    return f"{source().key}|{content_key(edits_text)}"
+    return f"{source().key}|{sources.content_key(edits_text)}"
 
 
 def kafka_version() -> str | None:

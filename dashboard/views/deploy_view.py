@@ -36,7 +36,7 @@ from assignors import (
     short_seconds,
 )
 from dashboard.charts import animation_chart, deploy_charts
-from dashboard.model import deploy_model
+from dashboard.model import deploy_model, sources
 from dashboard.panels import source_panel
 from dashboard.runtime import budget, jobs
 from dashboard.session import state
@@ -113,7 +113,7 @@ def _form(scenario: Scenario, scope: str) -> Request | None:
     """Step 2: the plan, once *Simulate the deploy* is pressed (else the last one asked)."""
     names = [n for n, s in registry.partition_strategies().items() if n != "share-simple"]
     members = [m.member_id for m in scenario.members]
-    with st.form(f"deploy.form.{state.content_key(scope)}"):
+    with st.form(f"deploy.form.{sources.content_key(scope)}"):
         top = st.columns(4)
         strategy = top[0].selectbox(
             "The group's assignor now",

@@ -23,6 +23,7 @@ import streamlit as st
 
 from assignors import AssignmentExplorerError, Scenario
 from dashboard.charts import pipeline_charts
+from dashboard.model import sources
 from dashboard.panels import tables
 from dashboard.session import state
 
@@ -51,10 +52,10 @@ def explorer_link(input_dir: str | Path, cluster: str, group_id: str, t: int | N
 def open_in_explorer(scenario: Scenario, warnings: tuple[str, ...], label: str) -> None:
     """Make ``scenario`` the explorer's source (the edits start over)."""
     state.set_source(
-        state.Source(
+        sources.Source(
             kind="cluster",
             label=label,
-            key=state.content_key(f"pipeline:{label}"),
+            key=sources.content_key(f"pipeline:{label}"),
             scenario=scenario,
             warnings=warnings,
         )

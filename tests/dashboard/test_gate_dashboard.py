@@ -1,7 +1,7 @@
 """The dashboard's entry points fed garbage: uploads (and pastes), share links, edits.
 
 Generated cases call the pure functions behind them
-(:func:`dashboard.panels.source_panel.upload_source`, :mod:`dashboard.model.share`,
+(:func:`dashboard.model.sources.upload_source`, :mod:`dashboard.model.share`,
 :func:`dashboard.model.whatif.plan`); the problems of issue 21 run in the real app under
 Streamlit's AppTest: an alert in the project's words, the user's scenario kept, no exception on the
 page.

@@ -17,7 +17,8 @@ from assignors.model import Scenario, TopicPartition
 from assignors.simulate import changes
 from assignors.simulate.changes import AddMember, RemoveMember, SetPartitions
 from dashboard.model import whatif
-from dashboard.panels import source_panel, teach_panel
+from dashboard.panels import teach_panel
+from dashboard.session import samples
 
 CARRYING_STEPS = [
     (info.key, index)
@@ -43,7 +44,7 @@ def test_showing_a_step_gives_the_group_the_replay_gives(key: str, index: int) -
     sample = sample_data.load_sample(key)
     assert sample.scenario is not None
     replayed = sample_data.replay_walkthrough(sample.scenario, sample.walkthrough[: index + 1])
-    before = source_panel.sample_source(key, index).scenario
+    before = samples.sample_source(key, index).scenario
     shown = whatif.plan(before, teach_panel.step_edits(sample.walkthrough[index])).after
     expected = replayed[-1].scenario
     assert shown.topics == expected.topics

@@ -240,11 +240,11 @@ def _watching_script(port: int) -> None:
     its first reading)."""
     import streamlit as st
 
-    from dashboard.panels import cluster_source, source_panel, watch
-    from dashboard.session import state
+    from dashboard.panels import cluster_source, watch
+    from dashboard.session import samples, state
 
     if not state.has_source():
-        source = source_panel.sample_source("range-vs-roundrobin")
+        source = samples.sample_source("range-vs-roundrobin")
         state.set_source(source)
         st.session_state["ae.cluster_loaded"] = cluster_source.LoadedGroup(
             state.family(source), "silent-group", f"127.0.0.1:{port}"

@@ -1,0 +1,82 @@
+"""The bundled samples, loaded once per server and cached: the catalogue, a sample as a
+:class:`~dashboard.model.sources.Source` (at any walkthrough step), and loading one into the
+session.
+
+May import: :mod:`dashboard.model`, :mod:`dashboard.session.state`, :mod:`sample_data`,
+:mod:`assignors` and Streamlit's public API.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import sample_data
+from assignors import AssignmentExplorerError, Scenario, with_current_ownership
+from dashboard.model.sources import Source, streams_source
+from dashboard.session import state
+
+
+@st.cache_data(show_spinner=False)
+def sample_catalogue() -> list[tuple[str, str, str, str]]:
+    """``(key, title, description, kind)`` of every shipped sample."""
+    return [
+        (info.key, info.name, info.description, info.kind) for info in sample_data.list_samples()
+    ]
+
+
+@st.cache_resource(show_spinner=False)
+def _load_sample(key: str) -> sample_data.Sample:
+    return sample_data.load_sample(key)
+
+
+@st.cache_resource(show_spinner=False)
+def _walkthrough_before(key: str, step: int) -> Scenario:
+    """Sample ``key`` as its walkthrough leaves it after ``step`` steps, owning that answer."""
+    sample = _load_sample(key)
+    if sample.scenario is None or not 0 < step <= len(sample.walkthrough):
+        raise AssignmentExplorerError(
+            f"sample {key!r} has no walkthrough step {step} (it has {len(sample.walkthrough)})"
+        )
+    last = sample_data.replay_walkthrough(sample.scenario, sample.walkthrough[:step])[-1]
+    return with_current_ownership(last.scenario, last.assignment)
+
+
+def sample_source(key: str, step: int = 0) -> Source:
+    """A sample as a :class:`~dashboard.session.Source` (raises the core's errors).
+
+    ``step`` > 0: the group as the sample's walkthrough leaves it after that many steps (each
+    step's change applied and rebalanced with the step's strategy), so that the next step's
+    change is one rebalance from there.
+    """
+    sample = _load_sample(key)
+    if sample.streams is not None:
+        return streams_source(
+            sample.streams,
+            kind="sample",
+            label=f"sample “{sample.info.name}”",
+            key=f"sample:{key}",
+            sample=key,
+        )
+    if sample.scenario is None:
+        raise AssignmentExplorerError(f"sample {key!r} is neither a group nor a Streams scenario")
+    scenario = sample.scenario if step == 0 else _walkthrough_before(key, step)
+    return Source(
+        kind="sample",
+        label=f"sample “{sample.info.name}”" + (f", after walkthrough step {step}" if step else ""),
+        key=f"sample:{key}" + (f"@{step}" if step else ""),
+        scenario=scenario,
+        sample=key,
+        warnings=sample.warnings,
+        walkthrough=sample.walkthrough,
+        walkthrough_step=step,
+    )
+
+
+def load_sample_into_state(key: str) -> bool:
+    """Make sample ``key`` the source; on failure report why and keep the current one."""
+    try:
+        state.set_source(sample_source(key))
+    except (AssignmentExplorerError, KeyError) as error:
+        state.report_error(f"Could not load sample {key!r}: {error}")
+        return False
+    return True
