@@ -179,6 +179,8 @@ def link_params(source: sources.Source) -> dict[str, str] | None:
     carried whole (its scenario, which never holds connection settings)."""
     from dashboard.model import share
 
+    if source.streams is not None and source.kind != "sample":
+        return None  # an uploaded or live Streams application is not carried in a link
     if source.kind == "sample" and source.sample is not None:
         params = share.share_params(
             source.sample, state.selected_strategies(), state.edits(), source.walkthrough_step

@@ -38,6 +38,7 @@ from assignors import (
 from dashboard.charts import animation_chart, deploy_charts
 from dashboard.model import deploy_model, sources
 from dashboard.panels import source_panel
+from dashboard.panels.layout import sync_address_bar
 from dashboard.runtime import budget, jobs
 from dashboard.session import state
 
@@ -256,7 +257,7 @@ def _show(picture: deploy_model.DeployPicture, key: object) -> None:
 
 
 def page() -> None:
-    """The whole Deploy view (the app calls it when the sidebar's View is *Deploy*)."""
+    """The whole Deploy page."""
     with st.sidebar:
         source_panel.render()
     source = state.source()
@@ -266,6 +267,7 @@ def page() -> None:
         "Before a deploy: what a rolling restart, a scale step or an upgrade costs, step by step,"
         " while records keep arriving, and which way of running it is cheapest."
     )
+    sync_address_bar(source_panel.link_params(source))
     if source.streams is not None or not source.scenario.members:
         st.info("The Deploy view plays consumer groups; pick a consumer-group sample or file.")
         return
@@ -275,3 +277,7 @@ def page() -> None:
     picture = _work_out(source.key, source.scenario, request)
     if picture is not None:
         _show(picture, (source.key, request))
+
+
+if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported
+    page()

@@ -25,7 +25,8 @@ from assignors import AssignmentExplorerError, Scenario
 from dashboard.charts import pipeline_charts
 from dashboard.model import sources
 from dashboard.panels import tables
-from dashboard.session import state
+from dashboard.session import settings, state
+from dashboard.views import pages
 
 #: Query parameters of a fleet link: the snapshot directory, the cluster, the group, the time.
 QUERY_KEYS = ("pipeline_input", "cluster", "group", "at")
@@ -163,4 +164,19 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> None:
         at = None if pd.isna(row["t"]) else int(row["t"])
         if _load_group(str(input_dir), str(row["cluster"]), str(picked), at):
             state.report_notice(f"Loaded {picked} from the pipeline snapshot into the explorer.")
-            st.rerun()
+            st.switch_page(pages.EXPLORER.script)
+
+
+def page() -> None:
+    """The Fleet page: the pipeline's fleet what-if, with a way into the Explorer."""
+    output, snapshots = settings.pipeline_output(), settings.pipeline_input()
+    st.title("Assignment Explorer · Fleet")
+    problem = state.take_error()
+    if problem:
+        st.error(problem)
+    st.caption(f"The fleet what-if from {output}; snapshots in {snapshots}.")
+    render(output / "whatif", snapshots)
+
+
+if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported
+    page()

@@ -20,6 +20,7 @@ import streamlit as st
 
 from dashboard.charts import pipeline_charts
 from dashboard.panels import tables
+from dashboard.session import settings
 
 LAG_TABLES = ("group_health", "partition_health", "group_lag")
 
@@ -91,3 +92,15 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> N
             st.plotly_chart(pipeline_charts.replay_worst_figure(worst, group_id), width="stretch")
         if summary is not None:
             tables.show(summary.sort_values(["peak_worst_lag", "mean_worst_lag"]))
+
+
+def page() -> None:
+    """The History page: the pipeline's lag history read from ``AE_PIPELINE_OUTPUT``."""
+    output = settings.pipeline_output()
+    st.title("Assignment Explorer · History")
+    st.caption(f"Lag history and health verdicts from the pipeline output in {output}.")
+    render(output / "lag", output / "replay")
+
+
+if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported
+    page()

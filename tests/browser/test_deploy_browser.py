@@ -24,10 +24,7 @@ PLOT_TITLES_JS = """
 
 
 def _open_deploy(page: Any) -> None:
-    sidebar = page.locator(ui.SIDEBAR)
-    view = sidebar.locator('[data-testid="stRadio"]').filter(has_text="Explorer").first
-    view.locator("label").filter(has_text="Deploy").click()
-    ui.settle(page)
+    ui.open_page(page, "Deploy")
     main = page.locator(ui.MAIN)
     assert ui.eventually(page, lambda: "Cheaper ways to run it" in main.inner_text(), 120)
 

@@ -35,6 +35,12 @@ def settle(page: Any) -> None:
     page.wait_for_timeout(150)
 
 
+def open_page(page: Any, title: str) -> None:
+    """Click ``title`` in the app's menu (the pages' links at the top) and wait for its run."""
+    page.locator('[data-testid="stTopNavLink"]').filter(has_text=title).first.click()
+    settle(page)
+
+
 def eventually(page: Any, check: Callable[[], bool], timeout_s: float = 30.0) -> bool:
     """Whether ``check()`` holds within ``timeout_s``, asked again every quarter second.
 

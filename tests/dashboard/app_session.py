@@ -8,6 +8,7 @@ from typing import Any
 from streamlit.testing.v1 import AppTest
 
 from dashboard.panels import shape_panel
+from dashboard.views import pages
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
@@ -25,6 +26,18 @@ def start_app(**query: str) -> AppTest:
     app.run()
     assert_no_exception(app)
     return app
+
+
+def open_page(app: AppTest, spec: pages.PageSpec) -> AppTest:
+    """Open page ``spec`` as a click on its name in the menu does, and rerun."""
+    app.switch_page(spec.script).run()
+    assert_no_exception(app)
+    return app
+
+
+def page_title(app: AppTest) -> str:
+    """The title of the page the last run showed (each page has one)."""
+    return str(app.title[0].value)
 
 
 def assert_no_exception(app: AppTest) -> None:

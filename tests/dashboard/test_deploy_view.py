@@ -11,7 +11,8 @@ import sample_data
 from assignors import DeployPlan, DeploySettings, Member, Scenario, Topic
 from dashboard.charts import deploy_charts
 from dashboard.model import deploy_model
-from tests.dashboard.app_session import assert_no_exception, start_app
+from dashboard.views import pages
+from tests.dashboard.app_session import assert_no_exception, open_page, start_app
 
 
 def three_members() -> Scenario:
@@ -74,10 +75,7 @@ def test_a_large_group_is_pooled_into_columns() -> None:
 
 
 def _deploy_view(**query: str) -> Any:
-    app = start_app(**query)
-    app.radio(key="ae.view").set_value("Deploy").run()
-    assert_no_exception(app)
-    return app
+    return open_page(start_app(**query), pages.DEPLOY)
 
 
 def _charts(app: Any) -> int:

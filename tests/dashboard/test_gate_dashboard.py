@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import sample_data
 from dashboard.model import share, whatif
-from dashboard.panels.source_panel import upload_source
+from dashboard.model.sources import upload_source
 from tests.dashboard.app_session import assert_no_exception, start_app
 from tests.garbage import JSON_TREES, KNOWN_BAD, SCENARIO_TREES, is_ours, render
 

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.views import fleet_view
+from dashboard.views import fleet_view, pages
 from tests.dashboard import plotly_spec
-from tests.dashboard.app_session import assert_no_exception, start_app
+from tests.dashboard.app_session import assert_no_exception, open_page, page_title, start_app
 
 HISTORY = Path(__file__).resolve().parents[2] / "sample_data" / "history"
 
@@ -56,16 +56,21 @@ def _start(monkeypatch: pytest.MonkeyPatch, output: Path, **query: str) -> AppTe
 
 
 def _view(app: AppTest, name: str) -> AppTest:
-    app.radio(key="ae.view").set_value(name).run()
-    assert_no_exception(app)
-    return app
+    spec = next(spec for spec in pages.PAGES if spec.title == name)
+    return open_page(app, spec)
 
 
 def test_without_pipeline_output_the_views_say_what_to_run(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     app = _start(monkeypatch, tmp_path / "nothing-here")
-    assert app.radio(key="ae.view").options == ["Explorer", "History", "Fleet", "Deploy"]
+    assert [spec.title for spec in pages.PAGES] == [
+        "Explorer",
+        "Kafka Streams",
+        "Deploy",
+        "History",
+        "Fleet",
+    ]
     _view(app, "History")
     assert "python -m pipeline lag" in app.info[0].value
     _view(app, "Fleet")
@@ -98,7 +103,7 @@ def test_the_fleet_view_opens_a_group_in_the_explorer(
     app.button(key="fleet.open").click().run()
     assert_no_exception(app)
     # Back in the explorer, with that group as the source.
-    assert app.radio(key="ae.view").value == "Explorer"
+    assert page_title(app) == "Assignment Explorer"
     assert "pipeline snapshot of group-00003" in app.markdown[0].value
     assert _compares(app)
 
@@ -115,7 +120,7 @@ def test_a_fleet_link_opens_the_explorer_on_that_group(
 
     app = _start(monkeypatch, pipeline_output, **{k: unquote(v) for k, v in params.items()})
     assert f"pipeline snapshot of {row['group_id']}" in app.markdown[0].value
-    assert app.radio(key="ae.view").value == "Explorer"
+    assert page_title(app) == "Assignment Explorer"
 
 
 def _columns_shown(app: AppTest) -> dict[str, dict[str, Any]]:

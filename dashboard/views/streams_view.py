@@ -1,0 +1,45 @@
+"""The *Kafka Streams* page (``/streams``): a Kafka Streams application's tasks over its
+clients, the task assignors compared and the probing rebalances that follow
+(:mod:`dashboard.panels.streams_panel`), with a live Streams group's reconciliation and changes.
+
+A consumer-group source is not shown here: the page says where to find a Streams application,
+and when the source has just changed from a Streams application to a consumer group (picked in
+the sidebar here), the router opens the Explorer for it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.panels import reconciliation_panel, source_panel, streams_panel, watch
+from dashboard.panels.layout import show_messages, sync_address_bar
+from dashboard.session import state
+
+
+def page() -> None:
+    """The whole Kafka Streams page for the current source."""
+    with st.sidebar:
+        source_panel.render()
+    source = state.source()
+    st.title("Assignment Explorer · Kafka Streams")
+    if source.streams is None:
+        show_messages(source)
+        st.info(
+            "This page shows a Kafka Streams application: pick a Streams sample or file under"
+            " Source in the sidebar, or load a Streams group from a cluster."
+        )
+        return
+    st.markdown(f"**{source.streams.name or 'Kafka Streams application'}** · {source.label}")
+    if source.streams.description:
+        st.caption(source.streams.description)
+    show_messages(source)
+    sync_address_bar(source_panel.link_params(source))
+    if watch.is_on():
+        watch.live()
+    watch.render_streams_changes()
+    reconciliation_panel.render_streams(source.streams)
+    streams_panel.render(source.key, source.streams)
+
+
+if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported
+    page()
