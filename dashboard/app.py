@@ -38,9 +38,6 @@ compute.freeze_imports()
 server_socket.nodelay_listeners()  # served by serve.py: set already, before the first request
 st.set_page_config(page_title="Assignment Explorer", page_icon="🧩", layout="wide")
 
-#: The source the Streams page showed last (a change from it to a consumer group moves on).
-_STREAMS_SHOWN = "ae.streams_shown"
-
 
 def main() -> None:
     """One run of the app. Everything a run builds is local to it: Streamlit keeps the main
@@ -60,23 +57,8 @@ def main() -> None:
     }
     current = st.navigation(list(built.values()), position="top")
     spec = next(spec for spec, page in built.items() if page is current)
-    _route(spec)
+    pages.follow_source(spec)
     current.run()
-
-
-def _route(spec: pages.PageSpec) -> None:
-    """Step 2 of the module docstring: the source's page, when the current one cannot show it."""
-    if spec not in pages.SOURCE_PAGES:
-        return
-    source = state.source()
-    if source.streams is not None:
-        st.session_state[_STREAMS_SHOWN] = source.key
-        if spec == pages.EXPLORER:
-            st.switch_page(pages.STREAMS.script, query_params=source_panel.link_params(source))
-        return
-    shown = st.session_state.pop(_STREAMS_SHOWN, None)
-    if spec == pages.STREAMS and shown is not None and shown != source.key:
-        st.switch_page(pages.EXPLORER.script, query_params=source_panel.link_params(source))
 
 
 main()

@@ -1,4 +1,5 @@
-"""The app's pages, as data: each view's script, title, address and icon, in menu order.
+"""The app's pages, as data: each view's script, title, address and icon, in menu order, and
+the one rule that sends a source to the page that shows it (:func:`follow_source`).
 
 ``app.py`` builds ``st.navigation`` from :data:`PAGES`; a view that sends the user to another
 page (the Fleet page's *Open in explorer*) names it here. A page's script path is relative to
@@ -10,6 +11,11 @@ Explorer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import streamlit as st
+
+from dashboard.panels import source_panel
+from dashboard.session import state
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,3 +41,25 @@ FLEET = PageSpec("views/fleet_view.py", "Fleet", "fleet", ":material/dataset:")
 PAGES = (EXPLORER, STREAMS, DEPLOY, HISTORY, FLEET)
 #: The pages whose content is the loaded source: the router sends a source to the one it fits.
 SOURCE_PAGES = (EXPLORER, STREAMS)
+#: The source the Streams page showed last (a change from it to a consumer group moves on).
+_STREAMS_SHOWN = "ae.streams_shown"
+
+
+def follow_source(spec: PageSpec) -> None:
+    """On a page of :data:`SOURCE_PAGES`, open the page that shows the loaded source when this
+    one cannot: a Streams application opened on the Explorer goes to the Streams page; a
+    consumer group that replaced a Streams application there (picked in its sidebar) goes to
+    the Explorer; a consumer group opened on the Streams page from the menu stays (the page
+    says where to find an application). The link's parameters go along. Called before a page
+    runs and again once its source controls have run (a pick there loads a source mid-run)."""
+    if spec not in SOURCE_PAGES:
+        return
+    source = state.source()
+    if source.streams is not None:
+        st.session_state[_STREAMS_SHOWN] = source.key
+        if spec == EXPLORER:
+            st.switch_page(STREAMS.script, query_params=source_panel.link_params(source))
+        return
+    shown = st.session_state.pop(_STREAMS_SHOWN, None)
+    if spec == STREAMS and shown is not None and shown != source.key:
+        st.switch_page(EXPLORER.script, query_params=source_panel.link_params(source))
