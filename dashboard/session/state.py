@@ -36,6 +36,7 @@ _ERROR = "ae.error"
 _NOTICE = "ae.notice"
 _SCENARIO = "ae.scenario"
 _KAFKA_VERSION = "ae.kafka_version"
+_STREAMS_SHOWN = "ae.streams_shown"
 
 
 def has_source() -> bool:
@@ -223,3 +224,15 @@ def take_notice() -> str | None:
     """The notice to show now, if any (shown once)."""
     message: str | None = st.session_state.pop(_NOTICE, None)
     return message
+
+
+def mark_streams_shown(key: str) -> None:
+    """Remember that the Kafka Streams page showed source ``key`` (a Streams application)."""
+    st.session_state[_STREAMS_SHOWN] = key
+
+
+def take_streams_shown() -> str | None:
+    """The Streams application the Streams page showed last, forgotten as it is read (``None``
+    once a consumer group has been routed since)."""
+    key: str | None = st.session_state.pop(_STREAMS_SHOWN, None)
+    return key

@@ -41,10 +41,6 @@ FLEET = PageSpec("views/fleet_view.py", "Fleet", "fleet", ":material/dataset:")
 PAGES = (EXPLORER, STREAMS, DEPLOY, HISTORY, FLEET)
 #: The pages whose content is the loaded source: the router sends a source to the one it fits.
 SOURCE_PAGES = (EXPLORER, STREAMS)
-#: The source the Streams page showed last (a change from it to a consumer group moves on).
-_STREAMS_SHOWN = "ae.streams_shown"
-
-
 def follow_source(spec: PageSpec) -> None:
     """On a page of :data:`SOURCE_PAGES`, open the page that shows the loaded source when this
     one cannot: a Streams application opened on the Explorer goes to the Streams page; a
@@ -56,10 +52,10 @@ def follow_source(spec: PageSpec) -> None:
         return
     source = state.source()
     if source.streams is not None:
-        st.session_state[_STREAMS_SHOWN] = source.key
+        state.mark_streams_shown(source.key)
         if spec == EXPLORER:
             st.switch_page(STREAMS.script, query_params=source_panel.link_params(source))
         return
-    shown = st.session_state.pop(_STREAMS_SHOWN, None)
+    shown = state.take_streams_shown()
     if spec == STREAMS and shown is not None and shown != source.key:
         st.switch_page(EXPLORER.script, query_params=source_panel.link_params(source))
