@@ -10,10 +10,13 @@ Routing, in order:
    (``pipeline_input``, ``group``) a pipeline group, any other link (or none) a sample, an
    uploaded scenario or the default sample
    (:func:`dashboard.panels.source_panel.restore_from_query`).
-2. The Explorer and the Kafka Streams page show the loaded source: a Streams application opened
-   on the Explorer moves to the Streams page, and a consumer group picked on the Streams page
-   (the source changed there) moves to the Explorer, the link's parameters following.
-3. The page runs; each view draws its own sidebar controls below the menu.
+2. The shared sidebar: on the pages that show the loaded source (Explorer, Kafka Streams,
+   Deploy), the source picker, drawn here so that its controls keep their values from page to
+   page.
+3. The source's page: a Streams application opened on the Explorer moves to the Streams page,
+   and a consumer group picked on the Streams page moves to the Explorer, the link's
+   parameters following (:func:`dashboard.views.pages.follow_source`).
+4. The page runs; a view adds its own sidebar controls below the shared ones.
 """
 
 from __future__ import annotations
@@ -57,7 +60,11 @@ def main() -> None:
     }
     current = st.navigation(list(built.values()), position="top")
     spec = next(spec for spec, page in built.items() if page is current)
-    pages.follow_source(spec)
+    if spec.uses_source:
+        # The shared sidebar: drawn here, so its controls keep their values on every page.
+        with st.sidebar:
+            source_panel.render()
+        pages.follow_source(spec)
     current.run()
 
 

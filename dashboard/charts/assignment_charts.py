@@ -61,6 +61,11 @@ def _text_array(values: Sequence[str]) -> np.ndarray:
 #: The plot's width in pixels on the narrowest page the layout is made for (1280 px wide, the
 #: sidebar open): panels leave gaps for their labels sized against it.
 NARROWEST_PLOT_PX = 720
+#: The least width of one lag panel's bars, in pixels of that narrowest plot: panels that would
+#: be narrower wrap onto another row.
+MIN_PANEL_PX = 140
+#: Pixels between two rows of lag panels: the upper row's lag axis and the lower row's titles.
+ROW_GAP_PX = 110
 #: Past this many members a lag panel names the busiest and quietest and summarises the rest.
 MAX_NAMED_MEMBERS = 40
 #: How many of the busiest and of the quietest members a large panel names.
@@ -93,6 +98,41 @@ def _lag_rows(lag: Mapping[str, float]) -> tuple[list[str], list[float], list[st
     return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
 
 
+@dataclass(frozen=True, slots=True)
+class PanelGrid:
+    """Where each of ``count`` panels sits, in paper coordinates: ``domains[i]`` is
+    ``(x0, x1, y0, y1)``; ``plot_px`` is the plot area's height in pixels."""
+
+    domains: tuple[tuple[float, float, float, float], ...]
+    per_row: int
+    plot_px: int
+
+
+def panel_grid(count: int, spacing: float, row_px: int) -> PanelGrid:
+    """Panels left to right, wrapping onto more rows when one row would give a panel less than
+    :data:`MIN_PANEL_PX` on the narrowest page.
+
+    Invariants: every domain lies within [0, 1] (a float sum never spills past 1); panels of a
+    row are ``spacing`` apart and equally wide; rows are ``row_px`` tall, :data:`ROW_GAP_PX`
+    apart; no two domains overlap.
+    """
+    if count < 1:
+        raise ValueError("a grid needs at least one panel")
+    least = MIN_PANEL_PX / NARROWEST_PLOT_PX
+    per_row = max(1, min(count, int((1 + spacing) // (least + spacing))))
+    rows = -(-count // per_row)
+    width = (1 - spacing * (per_row - 1)) / per_row
+    plot_px = rows * row_px + (rows - 1) * ROW_GAP_PX
+    height, gap = row_px / plot_px, ROW_GAP_PX / plot_px
+    domains = []
+    for index in range(count):
+        row, column = divmod(index, per_row)
+        x0 = column * (width + spacing)
+        top = 1 - row * (height + gap)
+        domains.append((min(x0, 1.0), min(x0 + width, 1.0), max(top - height, 0.0), min(top, 1.0)))
+    return PanelGrid(tuple(domains), per_row, plot_px)
+
+
 def lag_by_member_figure(
     columns: Sequence[tuple[str, Mapping[str, float]]],
     *,
@@ -117,19 +157,18 @@ def lag_by_member_figure(
     # on the narrowest page (1280 px, ~720 px of plot), so no label runs over the bars left.
     gutter = 12 + label_px(labels.get(n, n) for names, _, _ in rows for n in names)
     spacing = max(0.06, gutter / NARROWEST_PLOT_PX)
-    width = (1 - spacing * (len(columns) - 1)) / len(columns)
+    row_px = max(200, 90 + 24 * max(len(names) for names, _, _ in rows))
+    grid = panel_grid(len(columns), spacing, row_px)
     traces: list[dict[str, object]] = []  # dicts, checked by the tests (trusted_figure)
     axes: dict[str, object] = {}
     notes: list[dict[str, object]] = []
     shapes: list[dict[str, object]] = []
     peak = max((max(lag.values(), default=0.0) for _, lag in columns), default=0.0)
-    tallest = 1
     for index, ((title, lag), (names, values, hovers)) in enumerate(
         zip(columns, rows, strict=True)
     ):
         suffix = "" if index == 0 else str(index + 1)
         panel_ticks = [labels.get(n, n) for n in names]
-        tallest = max(tallest, len(names))
         fair = sum(lag.values()) / len(lag) if lag else 0.0
         traces.append(
             {
@@ -146,15 +185,16 @@ def lag_by_member_figure(
                 "yaxis": f"y{suffix}",
             }
         )
-        start = index * (width + spacing)
+        start, end, bottom, top = grid.domains[index]
         axes[f"xaxis{suffix}"] = {
-            "domain": [start, start + width],
+            "domain": [start, end],
             "anchor": f"y{suffix}",
             "range": [0, max(peak, 1.0) * 1.08],
             "tickformat": ",~s",
             "title": {"text": f"lag ({unit})", "font": {"size": 12}},
         }
         axes[f"yaxis{suffix}"] = {
+            "domain": [bottom, top],
             "anchor": f"x{suffix}",
             "autorange": "reversed",
             "tickvals": _text_array(names),
@@ -178,7 +218,7 @@ def lag_by_member_figure(
                 # Two lines: one would run into the next panel's title on a narrow page.
                 "text": f"<b>{title}</b><br>fair share {fair:,.0f}",
                 "x": start,
-                "y": 1.0,
+                "y": top,
                 "xref": "paper",
                 "yref": "paper",
                 "xanchor": "left",
@@ -190,7 +230,7 @@ def lag_by_member_figure(
     # Margins wide enough for the member labels, the lag axis's title and its last tick label
     # (Plotly would otherwise widen them by drawing the chart twice).
     layout = {
-        "height": max(260, 120 + 24 * tallest),
+        "height": 126 + grid.plot_px,
         "margin": {"l": 8 + gutter, "r": 24, "t": 60, "b": 66},
         "annotations": notes,
         "shapes": shapes,

@@ -258,8 +258,6 @@ def _show(picture: deploy_model.DeployPicture, key: object) -> None:
 
 def page() -> None:
     """The whole Deploy page."""
-    with st.sidebar:
-        source_panel.render()
     source = state.source()
     st.title("Assignment Explorer · Deploy")
     st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")

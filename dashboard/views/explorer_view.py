@@ -32,14 +32,10 @@ from dashboard.panels import (
 )
 from dashboard.panels.layout import member_layout, resolve_plan, show_messages, sync_address_bar
 from dashboard.session import compute, state
-from dashboard.views import pages
 
 
 def page() -> None:
     """The whole Explorer page for the current source (a consumer group)."""
-    with st.sidebar:
-        source_panel.render()
-    pages.follow_source(pages.EXPLORER)  # a Streams application picked here has its own page
     source = state.source()
     with st.sidebar:
         picked = strategy_panel.render(source)

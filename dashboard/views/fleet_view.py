@@ -97,15 +97,15 @@ def read_whatif(path: str, _stamp: float) -> pd.DataFrame:
     return frame
 
 
-def render(whatif_output: str | Path, input_dir: str | Path) -> None:
-    """Steps 1-3 of the module docstring."""
+def render(whatif_output: str | Path, input_dir: str | Path) -> bool:
+    """Steps 1-3 of the module docstring; whether a group was opened for the explorer."""
     path = Path(whatif_output) / "whatif"
     if not path.exists():
         st.info(
             f"No what-if table in {path}. Run `python -m pipeline whatif --input"
             f" {input_dir} --output {whatif_output}` first."
         )
-        return
+        return False
     stamp = max((p.stat().st_mtime for p in path.rglob("*")), default=0.0)
     table = read_whatif(str(path), stamp)
     flagged = table[table["error"].notna()]["group_id"].nunique()
@@ -157,14 +157,15 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> None:
     if not current.empty:
         st.plotly_chart(pipeline_charts.fleet_scatter_figure(current), width="stretch")
     if view.empty:
-        return
+        return False
     picked = st.selectbox("Group to open", view["group_id"].unique(), key="fleet.group")
     row = view[view["group_id"] == picked].iloc[0]
     if st.button("Open in explorer", key="fleet.open"):
         at = None if pd.isna(row["t"]) else int(row["t"])
         if _load_group(str(input_dir), str(row["cluster"]), str(picked), at):
             state.report_notice(f"Loaded {picked} from the pipeline snapshot into the explorer.")
-            st.switch_page(pages.EXPLORER.script)
+            return True
+    return False
 
 
 def page() -> None:
@@ -175,7 +176,8 @@ def page() -> None:
     if problem:
         st.error(problem)
     st.caption(f"The fleet what-if from {output}; snapshots in {snapshots}.")
-    render(output / "whatif", snapshots)
+    if render(output / "whatif", snapshots):
+        st.switch_page(pages.EXPLORER.script)
 
 
 if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported

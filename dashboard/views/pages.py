@@ -27,6 +27,8 @@ class PageSpec:
     url_path: str
     icon: str
     default: bool = False
+    uses_source: bool = True
+    """Whether the page shows the loaded source (then the shared sidebar has the source picker)."""
 
 
 # Material icons ship with Streamlit's own fonts: they draw the same on every machine (an
@@ -36,18 +38,23 @@ EXPLORER = PageSpec(
 )
 STREAMS = PageSpec("views/streams_view.py", "Kafka Streams", "streams", ":material/stream:")
 DEPLOY = PageSpec("views/deploy_view.py", "Deploy", "deploy", ":material/rocket_launch:")
-HISTORY = PageSpec("views/history_view.py", "History", "history", ":material/timeline:")
-FLEET = PageSpec("views/fleet_view.py", "Fleet", "fleet", ":material/dataset:")
+HISTORY = PageSpec(
+    "views/history_view.py", "History", "history", ":material/timeline:", uses_source=False
+)
+FLEET = PageSpec("views/fleet_view.py", "Fleet", "fleet", ":material/dataset:", uses_source=False)
 PAGES = (EXPLORER, STREAMS, DEPLOY, HISTORY, FLEET)
 #: The pages whose content is the loaded source: the router sends a source to the one it fits.
 SOURCE_PAGES = (EXPLORER, STREAMS)
+
+
 def follow_source(spec: PageSpec) -> None:
     """On a page of :data:`SOURCE_PAGES`, open the page that shows the loaded source when this
     one cannot: a Streams application opened on the Explorer goes to the Streams page; a
     consumer group that replaced a Streams application there (picked in its sidebar) goes to
     the Explorer; a consumer group opened on the Streams page from the menu stays (the page
-    says where to find an application). The link's parameters go along. Called before a page
-    runs and again once its source controls have run (a pick there loads a source mid-run)."""
+    says where to find an application). The link's parameters go along. Called after the
+    shared sidebar's source controls have run (a pick there may load a source), before the
+    page runs."""
     if spec not in SOURCE_PAGES:
         return
     source = state.source()

@@ -14,14 +14,10 @@ import streamlit as st
 from dashboard.panels import reconciliation_panel, source_panel, streams_panel, watch
 from dashboard.panels.layout import show_messages, sync_address_bar
 from dashboard.session import state
-from dashboard.views import pages
 
 
 def page() -> None:
     """The whole Kafka Streams page for the current source."""
-    with st.sidebar:
-        source_panel.render()
-    pages.follow_source(pages.STREAMS)  # a consumer group picked here opens the Explorer
     source = state.source()
     st.title("Assignment Explorer · Kafka Streams")
     if source.streams is None:
