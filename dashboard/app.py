@@ -60,6 +60,7 @@ def main() -> None:
     }
     current = st.navigation(list(built.values()), position="top")
     spec = next(spec for spec, page in built.items() if page is current)
+    state.restore_carried_widgets()  # a page switch made in code kept the sidebar's values
     if spec.uses_source:
         # The shared sidebar: drawn here, so its controls keep their values on every page.
         with st.sidebar:

@@ -31,6 +31,17 @@ from dashboard.model import sources
 from dashboard.session import state
 
 _GROUPS = "ae.cluster_groups"
+#: The connection form's fields and the group picker (what a page switch must keep).
+FORM_VALUES = (
+    "cluster.bootstrap",
+    "cluster.security_protocol",
+    "cluster.sasl_mechanism",
+    "cluster.username",
+    "cluster.password",
+    "cluster.ca_file",
+    "cluster.timeout",
+    "cluster.group",
+)
 _LOADED = "ae.cluster_loaded"
 _NO_SASL = "(none)"
 

@@ -35,6 +35,9 @@ KEPT = {
     "source.describe_partitions": "ae.describe_partitions",
 }
 
+#: The listing's text fields (what a page switch must keep; the files cannot be kept).
+FORM_VALUES = ("source.describe_text", "source.describe_group", "source.describe_partitions")
+
 
 def _keep(widget: str) -> None:
     st.session_state[KEPT[widget]] = st.session_state.get(widget, "")

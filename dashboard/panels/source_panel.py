@@ -29,6 +29,16 @@ from dashboard.panels import cluster_source, describe_source, watch
 from dashboard.session import samples, state
 
 _UPLOAD_SEEN = "ae.upload_seen"
+#: The shared sidebar's widgets that hold a value (not its buttons and uploaders): kept through
+#: a page switch made in code (:func:`dashboard.session.state.carry_widgets`).
+SIDEBAR_VALUES = (
+    "source.kind",
+    "source.sample",
+    *cluster_source.FORM_VALUES,
+    *describe_source.FORM_VALUES,
+    watch.WATCH,
+    watch.INTERVAL,
+)
 _SAMPLE_WIDGET = "source.sample"
 
 

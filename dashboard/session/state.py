@@ -236,3 +236,31 @@ def take_streams_shown() -> str | None:
     once a consumer group has been routed since)."""
     key: str | None = st.session_state.pop(_STREAMS_SHOWN, None)
     return key
+
+
+_CARRIED = "ae.carried."
+
+
+def carry_widgets(keys: tuple[str, ...]) -> None:
+    """Keep these widgets' values through a page switch made in code.
+
+    ``st.switch_page`` sends the new page's run no widget states, and Streamlit drops every
+    widget's value on a change of page (a value set through ``st.session_state`` under the
+    widget's own key included): the sidebar would fall back to its defaults (a loaded live
+    group's form emptied, *Watch* off). The values are copied under keys of the session's own,
+    and :func:`restore_carried_widgets` gives them back before the new page draws the widgets.
+    ``keys`` name widgets that hold a value (buttons and file uploaders hold none that can be
+    set: they start empty).
+    """
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[_CARRIED + key] = st.session_state[key]
+
+
+def restore_carried_widgets() -> None:
+    """Give the widgets the values :func:`carry_widgets` kept (once; before they are drawn)."""
+    for carried in [key for key in st.session_state if str(key).startswith(_CARRIED)]:
+        value = st.session_state.pop(carried)
+        key = str(carried)[len(_CARRIED) :]
+        if key not in st.session_state:
+            st.session_state[key] = value

@@ -24,7 +24,7 @@ import streamlit as st
 from assignors import AssignmentExplorerError, Scenario
 from dashboard.charts import pipeline_charts
 from dashboard.model import sources
-from dashboard.panels import tables
+from dashboard.panels import source_panel, tables
 from dashboard.session import settings, state
 from dashboard.views import pages
 
@@ -177,6 +177,7 @@ def page() -> None:
         st.error(problem)
     st.caption(f"The fleet what-if from {output}; snapshots in {snapshots}.")
     if render(output / "whatif", snapshots):
+        state.carry_widgets(source_panel.SIDEBAR_VALUES)
         st.switch_page(pages.EXPLORER.script)
 
 

@@ -61,8 +61,10 @@ def follow_source(spec: PageSpec) -> None:
     if source.streams is not None:
         state.mark_streams_shown(source.key)
         if spec == EXPLORER:
+            state.carry_widgets(source_panel.SIDEBAR_VALUES)
             st.switch_page(STREAMS.script, query_params=source_panel.link_params(source))
         return
     shown = state.take_streams_shown()
     if spec == STREAMS and shown is not None and shown != source.key:
+        state.carry_widgets(source_panel.SIDEBAR_VALUES)
         st.switch_page(EXPLORER.script, query_params=source_panel.link_params(source))
