@@ -46,13 +46,14 @@ from dashboard.panels.layout import (  # noqa: E402
     show_messages,
     sync_address_bar,
 )
-from dashboard.runtime import server_socket  # noqa: E402
+from dashboard.runtime import internals, server_socket  # noqa: E402
 from dashboard.session import compute, state  # noqa: E402
 from dashboard.views import deploy_view, fleet_view, history_view  # noqa: E402
 
 compute.freeze_imports()
 server_socket.nodelay_listeners()  # served by serve.py: set already, before the first request
 st.set_page_config(page_title="Assignment Explorer", page_icon="🧩", layout="wide")
+internals.show_off_notice()  # private library uses probed once per process; what is off, said
 
 #: Where the History and Fleet views read the pipeline's input and output (``python -m pipeline
 #: lag|whatif|replay --output PIPELINE_OUTPUT/lag|whatif|replay``; see docs/pipeline.md).
