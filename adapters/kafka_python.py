@@ -641,9 +641,8 @@ class BrokerOffsetsLagSource:
         self.connection_configs.setdefault("client_id", f"lag-reader-{group_id}")
 
     def __call__(self, partition_counts: Mapping[str, int]) -> Mapping[str, Topic]:
-        from kafka import KafkaAdminClient
+        from kafka import KafkaAdminClient, OffsetSpec
         from kafka import TopicPartition as KafkaTopicPartition
-        from kafka.protocol.consumer.offsets import OffsetSpec
 
         partitions = [
             KafkaTopicPartition(topic, p)

@@ -39,6 +39,7 @@ import struct
 import time
 from typing import Any
 
+from cluster import internals
 from cluster.errors import (
     AuthenticationFailedError,
     ClusterError,
@@ -171,6 +172,8 @@ def _check_sasl_login(sock: socket.socket, settings: Any) -> None:
     if settings.sasl_mechanism == "PLAIN":
         token = b"\0" + user.encode("utf-8") + b"\0" + password.encode("utf-8")
         _authenticate_round(sock, settings, correlation, token)
+        return
+    if not internals.applies("preflight.scram_client"):  # logged once; kafka-python logs in
         return
     client = _scram_client(user, password, str(settings.sasl_mechanism))
     first = _authenticate_round(sock, settings, correlation, client.first_message())

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from cluster import internals
 from cluster.connection import (
     ConnectionSettings,
     describe_error,
@@ -460,6 +461,7 @@ class ClusterReader:
         checked."""
         from kafka import errors as kafka_errors
 
+        internals.require("reader.admin_manager")
         admin = self._admin
         during = f"describing {kind} group {group_id!r}"
 
@@ -487,6 +489,7 @@ class ClusterReader:
 
     def describe_consumer_group(self, group_id: str) -> ConsumerGroupDescription:
         """A KIP-848 group through ConsumerGroupDescribe (sent to the group's coordinator)."""
+        internals.require("protocol.api_message")
         from cluster.protocol import ConsumerGroupDescribeRequest
 
         request = ConsumerGroupDescribeRequest(
@@ -505,6 +508,7 @@ class ClusterReader:
     def describe_streams_group(self, group_id: str) -> StreamsGroupDescription:
         """A Kafka Streams group (KIP-1071) through StreamsGroupDescribe: topology, epochs and
         each member's current and target active, standby and warm-up tasks."""
+        internals.require("protocol.api_message")
         from cluster.protocol import StreamsGroupDescribeRequest
 
         request = StreamsGroupDescribeRequest(
@@ -515,6 +519,7 @@ class ClusterReader:
 
     def describe_share_group(self, group_id: str) -> ShareGroupDescription:
         """A share group (KIP-932) through ShareGroupDescribe: assignor, epochs, members."""
+        internals.require("protocol.api_message")
         from cluster.protocol import ShareGroupDescribeRequest
 
         request = ShareGroupDescribeRequest(
@@ -529,6 +534,7 @@ class ClusterReader:
         """A share group's (share-partition start offset, lag) per partition, through
         DescribeShareGroupOffsets; the lag is Kafka's own (``None`` where the broker gives none)
         and partitions whose share state is not initialised are left out."""
+        internals.require("protocol.api_message")
         from cluster.protocol import DescribeShareGroupOffsetsRequest as Request
 
         by_topic: dict[str, list[int]] = {}
@@ -564,6 +570,9 @@ class ClusterReader:
         does not know is left out. Needs DESCRIBE_CONFIGS on the group (NotAuthorizedError
         says how to grant it)."""
         from kafka.admin import ConfigResourceType
+
+        internals.require("reader.admin_manager")
+        internals.require("reader.describe_configs_request")
         from kafka.protocol.admin import DescribeConfigsRequest
 
         admin = self._admin
@@ -626,8 +635,9 @@ class ClusterReader:
 
     def broker_racks(self) -> dict[int, str | None]:
         """Rack of every broker, from the metadata the client already holds."""
-        cluster = getattr(getattr(self._admin, "_manager", None), "cluster", None)
-        brokers = list(cluster.brokers()) if cluster is not None else []
+        brokers = []
+        if internals.applies("reader.admin_manager"):  # else: one DescribeCluster request
+            brokers = list(self._admin._manager.cluster.brokers())
         if not brokers:
             described = self._call("describing the cluster", "describe_cluster")
             brokers = list(_field(described, "brokers") or ())
@@ -659,7 +669,7 @@ class ClusterReader:
         self, partitions: Iterable[TopicPartitionKey]
     ) -> tuple[dict[TopicPartitionKey, int], dict[TopicPartitionKey, int]]:
         """(log-start, log-end) offsets of ``partitions``, one ListOffsets per leader each."""
-        from kafka.protocol.consumer import OffsetSpec
+        from kafka import OffsetSpec
         from kafka.structs import TopicPartition
 
         keys = [TopicPartition(t, p) for t, p in sorted(set(partitions))]

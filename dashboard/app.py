@@ -33,13 +33,14 @@ if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
 from dashboard.panels import source_panel  # noqa: E402
-from dashboard.runtime import server_socket  # noqa: E402
+from dashboard.runtime import internals, server_socket  # noqa: E402
 from dashboard.session import compute, state  # noqa: E402
 from dashboard.views import fleet_view, pages  # noqa: E402
 
 compute.freeze_imports()
 server_socket.nodelay_listeners()  # served by serve.py: set already, before the first request
 st.set_page_config(page_title="Assignment Explorer", page_icon="🧩", layout="wide")
+internals.show_off_notice()  # private library uses probed once per process; what is off, said
 
 
 def main() -> None:

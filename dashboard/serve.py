@@ -19,18 +19,24 @@ if str(_HERE.parent) not in sys.path:  # a source checkout: the project's packag
 import streamlit as st  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
-from dashboard.runtime import page_head, server_socket  # noqa: E402
+from dashboard.runtime import internals, page_head, server_socket  # noqa: E402
 
+# Every private use probed once, what is off logged now (and shown in the sidebar by app.py).
+internals.check_internals()
 # Streamlit binds its socket before it imports this module, and serves nothing until after.
 server_socket.nodelay_listeners()
 
-_CHUNKS = page_head.first_page_chunks(page_head.streamlit_static_dir())
+_CHUNKS = (
+    page_head.first_page_chunks(page_head.streamlit_static_dir())
+    if internals.applies("page_head.first_page_chunks")
+    else []
+)
+_ON_CONNECT = (
+    page_head.plotly_on_connect(_CHUNKS)
+    if internals.applies("page_head.plotly_on_connect")
+    else b""
+)
 app = st.App(
     _HERE / "app.py",
-    middleware=[
-        Middleware(
-            page_head.HeadTags,
-            tags=page_head.early_tags(_CHUNKS) + page_head.plotly_on_connect(_CHUNKS),
-        )
-    ],
+    middleware=[Middleware(page_head.HeadTags, tags=page_head.early_tags(_CHUNKS) + _ON_CONNECT)],
 )

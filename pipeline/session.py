@@ -32,6 +32,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pipeline import internals
+
 DEFAULT_MASTER = "local[*]"
 #: The packages the executors import.
 SHIPPED_PACKAGES = ("assignors", "pipeline")
@@ -78,11 +80,13 @@ def local_python() -> dict[str, str]:
     first on their path so that the daemon and the workers import the packages the driver
     imported (the workers unpickle the jobs' functions from them). Not on a cluster: there the
     executors get the packages as a zip with each task (step 4), after their daemon started,
-    so a daemon importing them would fail where the project is not installed."""
-    return {
-        "spark.python.daemon.module": "pipeline.worker_daemon",
-        "spark.executorEnv.PYTHONPATH": str(Path(__file__).resolve().parent.parent),
-    }
+    so a daemon importing them would fail where the project is not installed. The daemon
+    hands over to PySpark's private ``pyspark.daemon.manager`` (the entry ``worker_daemon`` in
+    :mod:`pipeline.internals`): when that is off, PySpark's own daemon is used."""
+    path = {"spark.executorEnv.PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    if not internals.applies("worker_daemon"):
+        return path
+    return {"spark.python.daemon.module": "pipeline.worker_daemon", **path}
 
 
 def _local_cores(master: str) -> int:

@@ -41,6 +41,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from pipeline import internals
 from pipeline.lag_frames import HISTORY_COLUMNS, PARTITION_KEYS
 from pipeline.scenarios import (
     REPLAY_COLUMNS,
@@ -271,10 +272,16 @@ def joinable(times: Any, groups: int | None = None) -> tuple[Any, Any]:
     ``times`` is persisted and computed once (one job of its own) and Spark measures it. The
     mark is set here, not left to the planner at run time, so the plan does not change if the
     cache is dropped before the job runs (the times are then computed again).
+
+    Spark's estimates are read through PySpark's private handles (the entry
+    ``whatif.joinable`` in :mod:`pipeline.internals`); when it is off, ``times`` is returned
+    unmarked and the planner decides at run time.
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
+    if not internals.applies("whatif.joinable"):
+        return times, None
     cached = None
     if groups is not None:
         size = groups * (8 + int(times._jdf.schema().defaultSize()))
@@ -289,8 +296,10 @@ def joinable(times: Any, groups: int | None = None) -> tuple[Any, Any]:
 
 def holding(frame: Any, cached: Any) -> Any:
     """``frame``, with ``cached`` (None: nothing) unpersisted once ``frame`` is garbage (Python
-    drops the last reference to it); nothing to release once the session has stopped."""
-    if cached is None:
+    drops the last reference to it); nothing to release once the session has stopped. When the
+    entry ``whatif.holding`` (:mod:`pipeline.internals`) is off, ``cached`` stays cached until
+    the session stops."""
+    if cached is None or not internals.applies("whatif.holding"):
         return frame
 
     def release(held: Any) -> None:

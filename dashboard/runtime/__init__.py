@@ -3,8 +3,12 @@
 once (:mod:`.server_socket`) and the first page's early chunks (:mod:`.page_head`).
 
 This is the one package allowed to touch Streamlit's private parts (and the server's): every
-such use is listed with the versions it was checked on.
+such use, and every one of the pipeline's and the cluster reader's, is listed in
+:mod:`.internals` with the versions it was checked on, probed at start-up, and switched off
+visibly when it no longer applies.
 
 May import: :mod:`streamlit`, :mod:`streamlit.runtime` (private: guarded here),
-:mod:`starlette` (the page head's middleware) and :mod:`plotly` (the budget sizes figures).
+:mod:`starlette` (the page head's middleware), :mod:`plotly` (the budget sizes figures), and
+:mod:`pipeline.internals` and :mod:`cluster.internals` (their registries of private uses,
+listed here with the dashboard's; pure data and probes, no Spark session, no connection).
 """

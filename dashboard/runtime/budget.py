@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from plotly.basedatatypes import BaseFigure
+import plotly.graph_objects as go
 
-from dashboard.runtime import sessions
+from dashboard.runtime import internals, sessions
 
 T = TypeVar("T")
 
@@ -75,10 +75,11 @@ def _children(value: Any) -> list[Any] | None:
     """The objects ``value`` refers to that a size estimate should count (None: a leaf)."""
     if isinstance(value, str | bytes | int | float | bool | type(None)):
         return None
-    if isinstance(value, BaseFigure):
+    if isinstance(value, go.Figure) and internals.applies("budget.figure_parts"):
         # A Plotly figure's content is its plain dicts and arrays. Its wrapper objects (one per
         # trace, axis, frame, marker, ...) are not counted: walking them cost ~10 ms for the
-        # 200-member animation, on every *Add member*, for about a third more bytes.
+        # 200-member animation, on every *Add member*, for about a third more bytes. (Plotly's
+        # private parts: the entry ``budget.figure_parts``; off, the figure is walked below.)
         return [value._data, value._layout, [frame._props for frame in value._frame_objs]]
     if isinstance(value, Mapping | MappingProxyType):
         return [item for pair in value.items() for item in pair]
@@ -305,8 +306,11 @@ def _start_sweeper(cache: ByteBudgetCache) -> None:
             cache.sweep()
             # Closed tabs' sessions hold their scenarios and uploads outside this cache: free
             # those whose reconnect time ran out, then give that memory back too.
-            if sessions.free_expired_sessions():
-                gc.collect()
+            try:
+                if sessions.free_expired_sessions():
+                    gc.collect()
+            except Exception:  # the sweeper goes on; what failed is said, once per failure
+                internals.logger.exception("freeing closed tabs' sessions failed")
             release_free_memory()
 
     threading.Thread(target=sweep_forever, name="ae-cache-sweeper", daemon=True).start()

@@ -14,6 +14,10 @@ per process: by ``dashboard/serve.py`` before the first request, or, when ``dash
 run directly, on its first run, after which every connection accepted (the next page load, its
 modules and its websocket) sends small writes at once; the page that ran first keeps the
 connections it already has.
+
+Listing ``/proc/self/fd`` is its entry ``server_socket.nodelay_listeners`` in
+:mod:`dashboard.runtime.internals`: where it cannot be listed, descriptors 3-255 are tried
+instead and a line says so at start-up.
 """
 
 from __future__ import annotations
@@ -23,15 +27,21 @@ import socket
 import stat
 from collections.abc import Iterable
 
+from dashboard.runtime import internals
+
 _done = False
 
 
 def _descriptors() -> Iterable[int]:
-    """The process's open file descriptors (``/proc/self/fd`` where it exists)."""
-    try:
-        return [int(name) for name in os.listdir("/proc/self/fd")]
-    except OSError:
-        return range(3, 256)
+    """The process's open file descriptors (``/proc/self/fd``; descriptors 3-255 when the
+    entry ``server_socket.nodelay_listeners`` is off)."""
+    name = "server_socket.nodelay_listeners"
+    if internals.applies(name):
+        try:
+            return [int(fd) for fd in os.listdir(internals.PROC_FDS)]
+        except OSError as error:
+            internals.switch_off(name, f"cannot list {internals.PROC_FDS}: {error.strerror}")
+    return range(3, 256)
 
 
 def set_nodelay(fd: int) -> bool:

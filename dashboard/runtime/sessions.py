@@ -17,29 +17,42 @@ session it shuts down (its state, its fragments and their arguments, its queued 
 the send loop's leftover messages are emptied on the event loop's thread, between two of its
 steps: whatever still points at the session then points at an empty shell.
 
-It reads Streamlit's runtime internals; where they are not as expected (another Streamlit
-release, no server running as under AppTest) it does nothing.
+It reads Streamlit's runtime internals, each through its entry in
+:mod:`dashboard.runtime.internals` (``sessions.free_expired_sessions``,
+``sessions.send_loop_leftovers``, ``sessions.hollow``, ``sessions.session_alive``): where one
+no longer applies, that part is off and a line says so at start-up. With no server running (as
+under AppTest) there is nothing to free.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from typing import Any
 
+from dashboard.runtime import internals
+
+_STORAGE = "sessions.free_expired_sessions"
+_SEND_LOOP = "sessions.send_loop_leftovers"
+_HOLLOW = "sessions.hollow"
+_ALIVE = "sessions.session_alive"
+
 
 def _session_storage_cache() -> Any | None:
-    with contextlib.suppress(Exception):
-        from streamlit.runtime import Runtime
-
-        if not Runtime.exists():
-            return None
-        manager = getattr(Runtime.instance(), "_session_mgr", None)
-        storage = getattr(manager, "_session_storage", None)
-        cache = getattr(storage, "_cache", None)
-        if callable(getattr(cache, "expire", None)):
-            return cache
-    return None
+    """The live session store's TTL cache (None: no server, or the use is off)."""
+    if not internals.applies(_STORAGE):
+        return None
+    runtime = internals.live_runtime()
+    if runtime is None:
+        return None
+    # the probe may have seen the classes only; a server with another session store differs
+    manager = getattr(runtime, "_session_mgr", None)
+    cache = getattr(getattr(manager, "_session_storage", None), "_cache", None)
+    if not callable(getattr(cache, "expire", None)):
+        internals.switch_off(
+            _STORAGE, f"this server's session store has no _cache.expire ({manager!r})"
+        )
+        return None
+    return cache
 
 
 def free_expired_sessions() -> int:
@@ -52,8 +65,7 @@ def free_expired_sessions() -> int:
     for _session_id, info in cache.expire():
         session = getattr(info, "session", None)
         if session is not None:
-            with contextlib.suppress(Exception):
-                session.shutdown()
+            session.shutdown()
             hollow(session)
         freed += 1
     return freed + _empty_send_loop_leftovers(cache)
@@ -61,19 +73,18 @@ def free_expired_sessions() -> int:
 
 def hollow(session: Any) -> None:
     """Empty a shut-down session: widget and session state (with the widgets' metadata, which
-    holds their callbacks' arguments), fragments and their arguments, queued messages."""
-    state = getattr(session, "_session_state", None)
-    widgets = getattr(state, "_new_widget_state", None)
-    for owner, call in (
-        (state, "clear"),
-        (getattr(widgets, "widget_metadata", None), "clear"),
-        (getattr(widgets, "states", None), "clear"),
-        (getattr(session, "_fragment_storage", None), "clear"),
-        (getattr(session, "_fragment_storage", None), "clear_outside_wrappers"),
-        (getattr(session, "_browser_queue", None), "clear"),
-    ):
-        with contextlib.suppress(Exception):
-            getattr(owner, call)()
+    holds their callbacks' arguments), fragments and their arguments, queued messages.
+    Nothing when ``sessions.hollow`` is off."""
+    if not internals.applies(_HOLLOW):
+        return
+    state = session._session_state
+    widgets = state._new_widget_state
+    state.clear()
+    widgets.widget_metadata.clear()
+    widgets.states.clear()
+    session._fragment_storage.clear()
+    session._fragment_storage.clear_outside_wrappers()
+    session._browser_queue.clear()
 
 
 _hollowed_last: list[str] = []
@@ -82,7 +93,12 @@ _hollowed_last: list[str] = []
 def _empty_send_loop_leftovers(stored: Any, wait_s: float = 2.0) -> int:
     """On the event loop's thread, between two steps of the send loop: if the session it last
     flushed is neither active nor stored for a reconnect (closed by any path), empty it and the
-    messages the loop still holds. Waits up to ``wait_s``; 1 when it emptied one, else 0."""
+    messages the loop still holds. Waits up to ``wait_s``; 1 when it emptied one, else 0 (and
+    0 when ``sessions.send_loop_leftovers`` is off)."""
+    runtime = internals.live_runtime()
+    if runtime is None or not internals.applies(_SEND_LOOP):
+        return 0
+    loop = runtime._get_async_objs().eventloop
     done = threading.Event()
     emptied = [0]
 
@@ -92,13 +108,10 @@ def _empty_send_loop_leftovers(stored: Any, wait_s: float = 2.0) -> int:
         finally:
             done.set()
 
-    with contextlib.suppress(Exception):
-        from streamlit.runtime import Runtime
-
-        runtime = Runtime.instance()
-        loop = runtime._get_async_objs().eventloop
-        loop.call_soon_threadsafe(empty)
-        done.wait(wait_s)
+    if loop.is_closed():  # the server is stopping
+        return 0
+    loop.call_soon_threadsafe(empty)
+    done.wait(wait_s)
     return emptied[0]
 
 
@@ -115,12 +128,13 @@ def _empty_leftovers_now(runtime: Any, loop: Any, stored: Any) -> int:
         session_id = getattr(getattr(info, "session", None), "id", None)
         if session_id is None or session_id in _hollowed_last:
             return 0
-        if runtime._session_mgr.is_active_session(session_id) or session_id in stored:
+        if runtime.is_active_session(session_id) or session_id in stored:
             return 0
         hollow(info.session)
-        with contextlib.suppress(Exception):
+        # between two steps the loop may not have bound these yet (or be past them)
+        if isinstance(local.get("msg_list"), list):
             local["msg_list"].clear()
-        with contextlib.suppress(Exception):
+        if callable(getattr(local.get("msg"), "Clear", None)):
             local["msg"].Clear()
         _hollowed_last[:] = [session_id]
         return 1
@@ -128,14 +142,14 @@ def _empty_leftovers_now(runtime: Any, loop: Any, stored: Any) -> int:
 
 
 def session_alive() -> bool:
-    """False once the browser tab of this script's session has gone (True outside a server)."""
-    try:
-        from streamlit.runtime import Runtime
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-        context = get_script_run_ctx()
-        if context is None or not Runtime.exists():
-            return True
-        return Runtime.instance().is_active_session(context.session_id)
-    except Exception:  # no runtime to ask: nobody to stop for
+    """False once the browser tab of this script's session has gone (True outside a server, and
+    when ``sessions.session_alive`` is off: nobody to stop for that we could tell)."""
+    if not internals.applies(_ALIVE):
         return True
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    if context is None or not Runtime.exists():
+        return True
+    return Runtime.instance().is_active_session(context.session_id)
