@@ -1,6 +1,6 @@
 """Which Kafka release a strategy reproduces: the one option name, its values, its checks.
 
-A few of Kafka's assignors changed between releases (README, *Kafka versions*). A strategy whose
+A few of Kafka's assignors changed between releases (docs/kafka-versions.md). A strategy whose
 answers differ between the releases listed here takes the release as an option: the scenario's
 ``kafka_version`` field, the CLI's ``--kafka-version``, the dashboard's Kafka version selector.
 Every other strategy ignores it. ``None`` means the newest.

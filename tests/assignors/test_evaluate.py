@@ -27,7 +27,7 @@ def _worked_example() -> Scenario:
 
 
 def test_the_lag_aware_worked_example_with_a_member_added() -> None:
-    # The README's compare table: one partition moves under every strategy, 210,000 records
+    # docs/cli.md's compare table: one partition moves under every strategy, 210,000 records
     # of lag, and the eager strategies stop the group for one second.
     ev = evaluate(
         _worked_example(),

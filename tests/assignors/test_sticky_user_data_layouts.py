@@ -76,8 +76,8 @@ def test_our_kafka_python_layout_is_what_kafka_python_writes_and_reads() -> None
 
 
 def test_kafka_pythons_reader_drops_claims_in_javas_layout() -> None:
-    # Why the README says our default (Java's layout) is lost on a kafka-python leader: its reader
-    # takes Java's first two bytes for a version and fails, then ignores the member's claim.
+    # Why docs/adapters.md says our default (Java's layout) is lost on a kafka-python leader: its
+    # reader takes Java's first two bytes for a version and fails, then ignores the member's claim.
     ours = adapters.StickyAssignor()
     ours.on_assignment(_Assignment(OWNED), 7)
     sent = ours.metadata({"orders", "clicks"}).encode()
