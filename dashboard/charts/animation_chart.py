@@ -28,7 +28,7 @@ from typing import Literal
 import numpy as np
 import plotly.graph_objects as go
 
-from assignors import TopicPartition
+from assignors import Scenario, TopicPartition, partition_lags
 from dashboard.charts.figure_build import label_px, trusted_figure
 from dashboard.model import palette
 
@@ -179,6 +179,53 @@ def assignment_animation(
     if len(everything) > max_tiles:
         return _cells(phases, everything, order, colours, duration_ms)
     return _tiles(phases, sorted(everything), order, colours, lags or {}, colour_by, duration_ms)
+
+
+def partition_lag_map(scenario: Scenario) -> dict[TopicPartition, int]:
+    """Partition -> lag, for the animation's hover and its lag colours."""
+    return {
+        TopicPartition(topic.name, number): lag
+        for topic in scenario.topics
+        for number, lag in enumerate(partition_lags(topic, scenario.auto_offset_reset))
+    }
+
+
+def strategy_animation(
+    phases: Sequence[Phase],
+    after: Scenario,
+    members: Sequence[str],
+    *,
+    whole_group: bool,
+    unassigned: Sequence[TopicPartition] = (),
+    colours: Mapping[str, str] | None = None,
+    colour_by: str = "topic",
+) -> go.Figure:
+    """The what-if's before -> after of one strategy, for the group ``after`` (the edited
+    scenario), its columns ``members`` in order:
+
+    1. Without ``whole_group`` (a chosen subset of the members is drawn) each frame keeps only
+       those members' partitions, and no "(unassigned)" column is drawn (a subset cannot tell
+       what nobody holds); with it, ``unassigned`` (the target's unassigned partitions) is.
+    2. A group small enough for tiles gets the partitions' lags, for the hover and
+       ``colour_by="lag"`` (any other ``colour_by`` colours by topic).
+    """
+    if not whole_group:
+        keep = set(members)
+        phases = [
+            Phase(p.label, {m: tps for m, tps in p.owners.items() if m in keep}, p.caption)
+            for p in phases
+        ]
+    small = sum(after.partition_counts().values()) <= DEFAULT_MAX_TILES
+    lags = partition_lag_map(after) if small else {}
+    return assignment_animation(
+        phases,
+        # Every assignable partition is owned in the last frame or left unassigned there.
+        partitions=unassigned if whole_group else (),
+        order=members,
+        colours=colours,
+        lags=lags,
+        colour_by="lag" if colour_by == "lag" else "topic",
+    )
 
 
 def _tile_slots(

@@ -25,7 +25,7 @@ from operator import itemgetter
 import numpy as np
 import plotly.graph_objects as go
 
-from assignors import ClientAssignment, TopicPartition
+from assignors import ClientAssignment, RebalanceSimulation, TopicPartition
 from dashboard.charts.animation_chart import owner_map, play_controls
 from dashboard.charts.figure_build import label_px, trusted_figure
 from dashboard.model.palette import NOBODY_COLOUR, member_colours, short_labels
@@ -384,6 +384,27 @@ class ClientTasks:
             standby=tuple(str(task) for task in held.standby),
             warmup=tuple(str(task) for task in held.warmup),
         )
+
+
+def protocol_runs_figure(
+    runs: Mapping[str, RebalanceSimulation], labels: Mapping[str, str] | None = None
+) -> go.Figure:
+    """The same change played under each protocol (``runs``: protocol -> its rebalance), one
+    timeline row per protocol (named by ``labels``, else by the protocol), one bar per phase;
+    a phase where some partition is paused is drawn as not consuming."""
+    named = labels or {}
+    bars = [
+        TimelineBar(
+            row=named.get(protocol, protocol),
+            step=phase.name,
+            start=phase.start_s,
+            end=phase.start_s + phase.duration_s,
+            consuming=not phase.paused,
+        )
+        for protocol, simulation in runs.items()
+        for phase in simulation.phases
+    ]
+    return protocol_timeline_figure(bars)
 
 
 def streams_tasks_figure(

@@ -10,10 +10,11 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from urllib.parse import urlencode
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.charts import assignment_charts, png_export
+from dashboard.charts.figure_build import Figure
+from dashboard.charts.figure_files import standalone_html, static_figure
 from dashboard.model import share, whatif
 from dashboard.panels import results_panel, source_panel
 from dashboard.session import compute, state
@@ -32,10 +33,10 @@ def chart_builders(
     outcomes: Sequence[compute.StrategyOutcome],
     colours: Mapping[str, str],
     order: Sequence[str],
-) -> dict[str, Callable[[], go.Figure]]:
+) -> dict[str, Callable[[], Figure]]:
     """Every chart of the page, by title, each built only when its export is clicked."""
     ran = [o for o in outcomes if o.simulation is not None and o.metrics is not None]
-    builders: dict[str, Callable[[], go.Figure]] = {
+    builders: dict[str, Callable[[], Figure]] = {
         "Lag per consumer": functools.partial(
             results_panel.lag_figure, key, current, ran, colours, order
         ),
@@ -59,26 +60,11 @@ def chart_builders(
     return builders
 
 
-def standalone_html(figure: go.Figure) -> str:
-    """A chart as one HTML file that opens offline: Plotly's JavaScript inlined (~4.7 MB),
-    the animation's buttons working."""
-    html: str = figure.to_html(include_plotlyjs=True, full_html=True)
-    return html
-
-
-def static_figure(figure: go.Figure) -> go.Figure:
-    """A copy for a picture: no Play/Pause buttons or slider (they do nothing in a PNG)."""
-    still = go.Figure(figure)
-    still.layout.updatemenus = ()
-    still.layout.sliders = ()
-    return still
-
-
-def _html_of(build: Callable[[], go.Figure]) -> str:
+def _html_of(build: Callable[[], Figure]) -> str:
     return standalone_html(build())
 
 
-def _png_of(build: Callable[[], go.Figure]) -> bytes:
+def _png_of(build: Callable[[], Figure]) -> bytes:
     return png_export.figure_png(static_figure(build()))
 
 
