@@ -106,6 +106,13 @@ def lag_by_member_figure(
     busiest first in member colours, with the fair share (total over members) as a dashed line;
     past :data:`MAX_NAMED_MEMBERS` members the busiest and quietest ten are named and the rest
     are one grey bar (their mean). The lag axis is shared so panels compare at a glance.
+
+    1. Every member's colour and short label, and each panel's bars (:func:`_lag_rows`).
+    2. Where the panels sit (:func:`_lag_grid`): side by side, a label gutter between them.
+    3. Per panel its bars, its two axes, its fair-share line and its title
+       (:func:`_lag_panel`).
+    4. One layout with margins wide enough for the labels (Plotly would otherwise widen them by
+       drawing the chart twice).
     """
     if not columns:
         raise ValueError("the lag chart needs at least one column")
@@ -113,91 +120,139 @@ def lag_by_member_figure(
     palette = dict(colours) if colours is not None else member_colours(members)
     labels = short_labels(members + [m for _, lag in columns for m in lag if m not in palette], 16)
     rows = [_lag_rows(lag) for _, lag in columns]
-    # Each panel's member labels sit in the gap left of it: a gap as wide as the longest label
-    # on the narrowest page (1280 px, ~720 px of plot), so no label runs over the bars left.
-    gutter = 12 + label_px(labels.get(n, n) for names, _, _ in rows for n in names)
-    spacing = max(0.06, gutter / NARROWEST_PLOT_PX)
-    width = (1 - spacing * (len(columns) - 1)) / len(columns)
+    grid = _lag_grid(columns, rows, labels)
     traces: list[dict[str, object]] = []  # dicts, checked by the tests (trusted_figure)
     axes: dict[str, object] = {}
     notes: list[dict[str, object]] = []
     shapes: list[dict[str, object]] = []
-    peak = max((max(lag.values(), default=0.0) for _, lag in columns), default=0.0)
-    tallest = 1
-    for index, ((title, lag), (names, values, hovers)) in enumerate(
-        zip(columns, rows, strict=True)
-    ):
-        suffix = "" if index == 0 else str(index + 1)
-        panel_ticks = [labels.get(n, n) for n in names]
-        tallest = max(tallest, len(names))
-        fair = sum(lag.values()) / len(lag) if lag else 0.0
-        traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "x": np.array(values, dtype=float),
-                "y": _text_array(names),
-                "customdata": _text_array(hovers),
-                "marker": {"color": _text_array([palette.get(n, NOBODY_COLOUR) for n in names])},
-                "name": title,
-                "showlegend": False,
-                "hovertemplate": "%{customdata} " + unit + "<extra>" + title + "</extra>",
-                "xaxis": f"x{suffix}",
-                "yaxis": f"y{suffix}",
-            }
-        )
-        start = index * (width + spacing)
-        axes[f"xaxis{suffix}"] = {
-            "domain": [start, start + width],
-            "anchor": f"y{suffix}",
-            "range": [0, max(peak, 1.0) * 1.08],
-            "tickformat": ",~s",
-            "title": {"text": f"lag ({unit})", "font": {"size": 12}},
-        }
-        axes[f"yaxis{suffix}"] = {
-            "anchor": f"x{suffix}",
-            "autorange": "reversed",
-            "tickvals": _text_array(names),
-            "ticktext": _text_array(panel_ticks),
-            "automargin": True,
-        }
-        shapes.append(
-            {
-                "type": "line",
-                "xref": f"x{suffix}",
-                "yref": f"y{suffix} domain",
-                "x0": fair,
-                "x1": fair,
-                "y0": 0,
-                "y1": 1,
-                "line": {"dash": "dash", "width": 2, "color": "#777777"},
-            }
-        )
-        notes.append(
-            {
-                # Two lines: one would run into the next panel's title on a narrow page.
-                "text": f"<b>{title}</b><br>fair share {fair:,.0f}",
-                "x": start,
-                "y": 1.0,
-                "xref": "paper",
-                "yref": "paper",
-                "xanchor": "left",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"size": 14},
-            }
-        )
-    # Margins wide enough for the member labels, the lag axis's title and its last tick label
-    # (Plotly would otherwise widen them by drawing the chart twice).
+    for index, ((title, lag), bars) in enumerate(zip(columns, rows, strict=True)):
+        panel = _lag_panel(index, title, lag, bars, grid, labels, palette, unit)
+        traces.append(panel.trace)
+        axes.update(panel.axes)
+        shapes.append(panel.fair_share)
+        notes.append(panel.title)
+    tallest = max([1, *(len(names) for names, _, _ in rows)])
     layout = {
         "height": max(260, 120 + 24 * tallest),
-        "margin": {"l": 8 + gutter, "r": 24, "t": 60, "b": 66},
+        "margin": {"l": 8 + grid.gutter, "r": 24, "t": 60, "b": 66},
         "annotations": notes,
         "shapes": shapes,
         "bargap": 0.25,
         **axes,
     }
     return trusted_figure(traces, layout)
+
+
+@dataclass(frozen=True, slots=True)
+class _LagGrid:
+    """Where the lag chart's panels sit, in paper coordinates: each ``width`` wide,
+    ``spacing`` apart; ``gutter`` pixels for the member labels left of each; ``peak`` the
+    largest lag of any panel (their shared axis's end)."""
+
+    gutter: int
+    spacing: float
+    width: float
+    peak: float
+
+    def start(self, index: int) -> float:
+        """Where panel ``index`` starts."""
+        return index * (self.width + self.spacing)
+
+
+def _lag_grid(
+    columns: Sequence[tuple[str, Mapping[str, float]]],
+    rows: Sequence[tuple[list[str], list[float], list[str]]],
+    labels: Mapping[str, str],
+) -> _LagGrid:
+    """Step 2 of :func:`lag_by_member_figure`. Each panel's member labels sit in the gap left
+    of it: a gap as wide as the longest label on the narrowest page (1280 px, ~720 px of plot),
+    so no label runs over the bars left of it."""
+    gutter = 12 + label_px(labels.get(n, n) for names, _, _ in rows for n in names)
+    spacing = max(0.06, gutter / NARROWEST_PLOT_PX)
+    width = (1 - spacing * (len(columns) - 1)) / len(columns)
+    peak = max((max(lag.values(), default=0.0) for _, lag in columns), default=0.0)
+    return _LagGrid(gutter, spacing, width, peak)
+
+
+@dataclass(frozen=True, slots=True)
+class _LagPanel:
+    """One panel of the lag chart: its bar trace, its x and y axes (keyed as the layout keys
+    them), its fair-share line and its title, all as Plotly's plain dicts."""
+
+    trace: dict[str, object]
+    axes: dict[str, object]
+    fair_share: dict[str, object]
+    title: dict[str, object]
+
+
+def _lag_panel(
+    index: int,
+    title: str,
+    lag: Mapping[str, float],
+    bars: tuple[list[str], list[float], list[str]],
+    grid: _LagGrid,
+    labels: Mapping[str, str],
+    palette: Mapping[str, str],
+    unit: str,
+) -> _LagPanel:
+    """Step 3 of :func:`lag_by_member_figure`: panel ``index`` (axes ``x``/``y`` for the first,
+    ``x2``/``y2`` for the second, ...), its bars ``bars`` (names, values, hovers)."""
+    names, values, hovers = bars
+    suffix = "" if index == 0 else str(index + 1)
+    fair = sum(lag.values()) / len(lag) if lag else 0.0
+    start = grid.start(index)
+    trace: dict[str, object] = {
+        "type": "bar",
+        "orientation": "h",
+        "x": np.array(values, dtype=float),
+        "y": _text_array(names),
+        "customdata": _text_array(hovers),
+        "marker": {"color": _text_array([palette.get(n, NOBODY_COLOUR) for n in names])},
+        "name": title,
+        "showlegend": False,
+        "hovertemplate": "%{customdata} " + unit + "<extra>" + title + "</extra>",
+        "xaxis": f"x{suffix}",
+        "yaxis": f"y{suffix}",
+    }
+    axes: dict[str, object] = {
+        f"xaxis{suffix}": {
+            "domain": [start, start + grid.width],
+            "anchor": f"y{suffix}",
+            "range": [0, max(grid.peak, 1.0) * 1.08],
+            "tickformat": ",~s",
+            "title": {"text": f"lag ({unit})", "font": {"size": 12}},
+        },
+        f"yaxis{suffix}": {
+            "anchor": f"x{suffix}",
+            "autorange": "reversed",
+            "tickvals": _text_array(names),
+            "ticktext": _text_array([labels.get(n, n) for n in names]),
+            "automargin": True,
+        },
+    }
+    fair_share: dict[str, object] = {
+        "type": "line",
+        "xref": f"x{suffix}",
+        "yref": f"y{suffix} domain",
+        "x0": fair,
+        "x1": fair,
+        "y0": 0,
+        "y1": 1,
+        "line": {"dash": "dash", "width": 2, "color": "#777777"},
+    }
+    note: dict[str, object] = {
+        # Two lines: one would run into the next panel's title on a narrow page.
+        "text": f"<b>{title}</b><br>fair share {fair:,.0f}",
+        "x": start,
+        "y": 1.0,
+        "xref": "paper",
+        "yref": "paper",
+        "xanchor": "left",
+        "yanchor": "bottom",
+        "showarrow": False,
+        "font": {"size": 14},
+    }
+    return _LagPanel(trace, axes, fair_share, note)
 
 
 def spread_sentence(lag_by_member: Mapping[str, float], ratio: float | None = None) -> str:
