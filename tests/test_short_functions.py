@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[2] / "assignors"
+CORE = Path(__file__).resolve().parents[1] / "assignors"
 MAX_LINES = 80
 
 
