@@ -31,7 +31,7 @@ from __future__ import annotations
 import collections
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -51,6 +51,7 @@ from assignors import (
     RemoveMember,
     Scenario,
     StrategyEvaluation,
+    TopicPartition,
     change_from_text,
     evaluate,
     exact_sum,
@@ -461,23 +462,15 @@ def extra_members_to_drain(
         step_s=step_s,
         default_consume_rate=default_consume_rate,
     )
-    current, lags = as_it_is.current, as_it_is.lags
     base = as_it_is.current_drain()
     if base.group_clears_at_s is not None and base.group_clears_at_s <= horizon_s:
         return 0, "clears in time as it is"
     per_member = capacity if capacity is not None else default_consume_rate
-    if per_member <= 0:
-        return None, "members read nothing (stalled): adding members cannot help"
-    rates = produce_rate_by_partition(scenario)
-    hot = [tp for tp, rate in rates.items() if rate + lags.get(tp, 0) / horizon_s > per_member]
-    if hot:
-        return None, f"partition {hot[0]} alone needs more than one member can read"
-    have = sum(
-        member.consume_rate if member.consume_rate is not None else default_consume_rate
-        for member in scenario.members
+    start = _fewest_that_could_drain(
+        scenario, as_it_is.lags, per_member, horizon_s, default_consume_rate
     )
-    need = sum(rates.values()) + sum(lags.values()) / horizon_s
-    start = max(1, math.ceil((need - have) / per_member))
+    if isinstance(start, str):
+        return None, start
     partitions = sum(t.partitions for t in scenario.topics)
     strategy = _partition_strategy(scenario.assignor or DEFAULT_ASSIGNOR)
     most = partitions - len(scenario.members)  # more members than partitions sit idle
@@ -490,7 +483,7 @@ def extra_members_to_drain(
             scenario,
             spec.to_changes(scenario, per_member),
             [strategy],
-            previous=current,
+            previous=as_it_is.current,
             horizon_s=horizon_s,
             step_s=step_s,
             default_consume_rate=default_consume_rate,
@@ -499,7 +492,40 @@ def extra_members_to_drain(
         cleared = projection.group_clears_at_s
         return cleared is not None and cleared <= horizon_s
 
-    # Gallop (start, start+1, start+3, ...) to a count that works, then halve the gap.
+    return _smallest_that_clears(clears, start, most)
+
+
+def _fewest_that_could_drain(
+    scenario: Scenario,
+    lags: Mapping[TopicPartition, int],
+    per_member: float,
+    horizon_s: float,
+    default_consume_rate: float,
+) -> int | str:
+    """Step 1 of :func:`extra_members_to_drain`'s search: the capacity lower bound
+    ``ceil((R + L / horizon - C) / c)`` (at least 1), or why no count can work: new members
+    that read nothing, or a partition that alone needs more than one member reads."""
+    if per_member <= 0:
+        return "members read nothing (stalled): adding members cannot help"
+    rates = produce_rate_by_partition(scenario)
+    hot = [tp for tp, rate in rates.items() if rate + lags.get(tp, 0) / horizon_s > per_member]
+    if hot:
+        return f"partition {hot[0]} alone needs more than one member can read"
+    have = sum(
+        member.consume_rate if member.consume_rate is not None else default_consume_rate
+        for member in scenario.members
+    )
+    need = sum(rates.values()) + sum(lags.values()) / horizon_s
+    return max(1, math.ceil((need - have) / per_member))
+
+
+def _smallest_that_clears(
+    clears: Callable[[int], bool], start: int, most: int
+) -> tuple[int | None, str]:
+    """Step 2 of :func:`extra_members_to_drain`'s search: gallop (start, start+1, start+3,
+    ...; never past ``most``) to a count that clears, then halve the gap back to the smallest
+    that does, in at most :data:`MAX_EXTRA_TRIALS` trials. Assumes more members never drain
+    slower (then the answer is the smallest count that clears)."""
     trials, failed, gap, extra = 0, start - 1, 1, start
     while True:
         trials += 1

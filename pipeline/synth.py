@@ -215,7 +215,109 @@ def _assign(group: _Group, owners: list[str | None]) -> list[str | None]:
 def generate(
     config: SynthConfig, progress: Callable[[str], None] | None = None
 ) -> Iterator[tuple[pa.Table, pa.Table]]:
-    """(offsets, members) Arrow tables, one pair per :data:`STEPS_PER_FILE` steps."""
+    """(offsets, members) Arrow tables, one pair per :data:`STEPS_PER_FILE` steps.
+
+    1. Make every group and lay their partitions end to end in global arrays (:func:`_layout`).
+    2. Draw the first offsets (:func:`_first_offsets`) and assign each group with its own
+       strategy (:func:`_first_owners`).
+    3. Per step: the incidents due (:func:`_apply_events`: members leave, join, stop, start;
+       the group re-assigns), then from the second step on production
+       (:func:`_produced`) and consumption (:func:`_consumed`), then rewinds
+       (:func:`_rewind`); the step's rows are kept (:func:`_record`).
+    4. Every :data:`STEPS_PER_FILE` steps, and after the last, the kept rows become the two
+       tables (:func:`_tables`) and are dropped.
+
+    Invariant: the same ``config`` gives the same rows (every random draw comes from a stream
+    seeded by ``config.seed``).
+    """
+    layout = _layout(config)
+    offsets = _first_offsets(config, layout)
+    owners = _first_owners(layout)
+    start_s = int(config.start.timestamp())
+    dt = float(config.interval_s)
+    columns_off: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("t", "row", "start", "end", "committed", "owner")
+    }
+    columns_mem: dict[str, list[np.ndarray]] = {"t": [], "member": []}
+    for step in range(config.steps):
+        t = start_s + step * config.interval_s
+        _apply_events(config, layout.groups, owners, step)
+        if step > 0:
+            offsets.end = offsets.end + _produced(layout, t, step, dt)
+            offsets.committed = offsets.committed + _consumed(layout, owners, offsets, step, dt)
+        _rewind(layout, offsets, step, dt)
+        _record(columns_off, columns_mem, layout, owners, offsets, t)
+        if len(columns_off["t"]) == STEPS_PER_FILE or step == config.steps - 1:
+            yield _tables(
+                layout.groups,
+                layout.group_of,
+                layout.topic_names,
+                layout.topic_index,
+                layout.partition_number,
+                owners.member_table,
+                columns_off,
+                columns_mem,
+            )
+            for values in (*columns_off.values(), *columns_mem.values()):
+                values.clear()
+            if progress:
+                progress(f"generated {step + 1}/{config.steps} samples")
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Every group's partitions end to end: partition ``i`` (of ``total``) belongs to group
+    ``group_of[i]``, is partition ``partition_number[i]`` of topic
+    ``topic_names[topic_index[i]]``, produced at ``base[i]`` records/s before the diurnal
+    swing, whose phase is ``phase[i]`` (its group's)."""
+
+    groups: list[_Group]
+    total: int
+    group_of: np.ndarray
+    topic_names: list[str]
+    topic_index: np.ndarray
+    partition_number: np.ndarray
+    base: np.ndarray
+    phase: np.ndarray
+
+
+@dataclass(slots=True)
+class _Owners:
+    """Who owns what, as members come and go: ``member_table`` (global member index ->
+    (group, member); a member keeps its index after it leaves), ``member_index`` (member id ->
+    that index), ``owner`` (partition -> member index, -1 for nobody) and ``names`` (per group,
+    its partitions' owners by member id)."""
+
+    member_table: list[tuple[int, _Member]]
+    member_index: dict[str, int]
+    owner: np.ndarray
+    names: list[list[str | None]]
+
+    def register(self, group: int, member: _Member) -> None:
+        self.member_index[member.member_id] = len(self.member_table)
+        self.member_table.append((group, member))
+
+    def reassign(self, g: int, group: _Group, previous: list[str | None]) -> None:
+        """Group ``g`` assigned by its own strategy, from the owners ``previous``."""
+        names = _assign(group, previous)
+        self.names[g] = names
+        self.owner[group.first : group.first + len(names)] = [
+            -1 if n is None else self.member_index[n] for n in names
+        ]
+
+
+@dataclass(slots=True)
+class _Offsets:
+    """Per partition (global index): log start, log end and committed offsets, whole records
+    held as floats (the arrays are replaced as the steps advance)."""
+
+    log_start: np.ndarray
+    end: np.ndarray
+    committed: np.ndarray
+
+
+def _layout(config: SynthConfig) -> _Layout:
+    """Step 1 of :func:`generate`: the groups, each told where its first partition sits."""
     groups = [_make_group(config, g) for g in range(config.groups)]
     total = 0
     for group in groups:
@@ -234,111 +336,129 @@ def generate(
             partition_number[position : position + count] = np.arange(count)
             topic_names.append(topic)
             position += count
-    base = np.concatenate([g.base_rates for g in groups])
-    phase = np.array([g.phase for g in groups])[group_of]
+    return _Layout(
+        groups=groups,
+        total=total,
+        group_of=group_of,
+        topic_names=topic_names,
+        topic_index=topic_index,
+        partition_number=partition_number,
+        base=np.concatenate([g.base_rates for g in groups]),
+        phase=np.array([g.phase for g in groups])[group_of],
+    )
+
+
+def _first_offsets(config: SynthConfig, layout: _Layout) -> _Offsets:
+    """Step 2 of :func:`generate`: random logs (start below a million, 100k to 10M records
+    long) with up to 30 seconds of backlog each, from one stream seeded by ``config.seed``."""
+    total = layout.total
     rng = np.random.default_rng([config.seed, 1_000_003])
     log_start = np.floor(rng.uniform(0, 1e6, total))
     end = log_start + np.floor(rng.uniform(1e5, 1e7, total))
-    committed = end - np.floor(base * rng.uniform(0, 30, total))
-    # Global member table: index -> member (for ownership and string columns).
-    member_table: list[tuple[int, _Member]] = []
-    member_index: dict[str, int] = {}
+    committed = end - np.floor(layout.base * rng.uniform(0, 30, total))
+    return _Offsets(log_start, end, committed)
 
-    def register(g: int, member: _Member) -> None:
-        member_index[member.member_id] = len(member_table)
-        member_table.append((g, member))
 
-    owner = np.full(total, -1, dtype=np.int64)
-    owner_names: list[list[str | None]] = []
-    for g, group in enumerate(groups):
+def _first_owners(layout: _Layout) -> _Owners:
+    """Step 2 of :func:`generate`: every group's members registered, each group assigned."""
+    owners = _Owners([], {}, np.full(layout.total, -1, dtype=np.int64), [])
+    for g, group in enumerate(layout.groups):
         for member in group.members:
-            register(g, member)
-        names = _assign(group, [None] * sum(c for _, c in group.topics))
-        owner_names.append(names)
-        owner[group.first : group.first + len(names)] = [
-            -1 if n is None else member_index[n] for n in names
-        ]
-    start_s = int(config.start.timestamp())
-    dt = float(config.interval_s)
-    columns_off: dict[str, list[np.ndarray]] = {
-        k: [] for k in ("t", "row", "start", "end", "committed", "owner")
-    }
-    columns_mem: dict[str, list[np.ndarray]] = {"t": [], "member": []}
-    for step in range(config.steps):
-        t = start_s + step * config.interval_s
-        for g, group in enumerate(groups):
-            happened = group.events.get(step)
-            if not happened:
-                continue
-            grng = np.random.default_rng([config.seed, g, step])
-            for kind, value in happened:
-                if kind == "leave" and group.members:
-                    group.members.pop(int(value) % len(group.members))  # type: ignore[call-overload]
-                elif kind == "stop":
-                    group.members = []
-                elif kind in ("join", "start"):
-                    count = 1 if kind == "join" else max(1, len(owner_names[g]) // 4)
-                    for _ in range(count):
-                        new = _make_member(grng, group.name, group.next_member, float(value))  # type: ignore[arg-type]
-                        group.next_member += 1
-                        group.members.append(new)
-                        register(g, new)
-            names = _assign(group, owner_names[g])
-            owner_names[g] = names
-            owner[group.first : group.first + len(names)] = [
-                -1 if n is None else member_index[n] for n in names
-            ]
-        # 2. produce
-        seconds_of_day = (t % 86400) / 86400.0
-        factor = 1.0 + 0.6 * np.sin(2 * np.pi * (seconds_of_day - phase))
-        burst = np.ones(len(groups))
-        for g, group in enumerate(groups):
-            for first, last, size in group.bursts:
-                if first <= step < last:
-                    burst[g] = size
-        if step > 0:
-            end = end + np.floor(base * factor * burst[group_of] * dt)
-            # 3. consume: capacity shared in proportion to backlog
-            capacity = np.zeros(len(member_table))
-            for i, (_, member) in enumerate(member_table):
-                stuck = member.stuck is not None and member.stuck[0] <= step < member.stuck[1]
-                capacity[i] = 0.0 if stuck else member.capacity
-            backlog = end - committed
-            owned = owner >= 0
-            demand = np.bincount(owner[owned], weights=backlog[owned], minlength=len(member_table))
-            readable = np.minimum(capacity * dt, demand)
-            share = np.divide(readable, demand, out=np.zeros_like(demand), where=demand > 0)
-            taken = np.zeros(total)
-            taken[owned] = np.floor(backlog[owned] * share[owner[owned]])
-            committed = committed + taken
-        for group in groups:
-            if group.rewind is not None and group.rewind[0] == step:
-                p = group.first + group.rewind[1]
-                committed[p] = max(log_start[p], committed[p] - 50 * base[p] * dt)
-        columns_off["t"].append(np.full(total, t, dtype=np.int64))
-        columns_off["row"].append(np.arange(total, dtype=np.int32))
-        columns_off["start"].append(log_start.astype(np.int64))
-        columns_off["end"].append(end.astype(np.int64))
-        columns_off["committed"].append(committed.astype(np.int64))
-        columns_off["owner"].append(owner.copy())
-        present = [member_index[m.member_id] for group in groups for m in group.members]
-        columns_mem["t"].append(np.full(len(present), t, dtype=np.int64))
-        columns_mem["member"].append(np.array(present, dtype=np.int64))
-        if len(columns_off["t"]) == STEPS_PER_FILE or step == config.steps - 1:
-            yield _tables(
-                groups,
-                group_of,
-                topic_names,
-                topic_index,
-                partition_number,
-                member_table,
-                columns_off,
-                columns_mem,
+            owners.register(g, member)
+        owners.names.append([])
+        owners.reassign(g, group, [None] * sum(c for _, c in group.topics))
+    return owners
+
+
+def _apply_events(config: SynthConfig, groups: list[_Group], owners: _Owners, step: int) -> None:
+    """Step 3 of :func:`generate`, the incidents due at ``step``: each group with one draws
+    from its own stream (seeded by ``(seed, group, step)``) and re-assigns afterwards."""
+    for g, group in enumerate(groups):
+        happened = group.events.get(step)
+        if not happened:
+            continue
+        grng = np.random.default_rng([config.seed, g, step])
+        for kind, value in happened:
+            if kind == "leave" and group.members:
+                group.members.pop(int(value) % len(group.members))  # type: ignore[call-overload]
+            elif kind == "stop":
+                group.members = []
+            elif kind in ("join", "start"):
+                count = 1 if kind == "join" else max(1, len(owners.names[g]) // 4)
+                for _ in range(count):
+                    new = _make_member(grng, group.name, group.next_member, float(value))  # type: ignore[arg-type]
+                    group.next_member += 1
+                    group.members.append(new)
+                    owners.register(g, new)
+        owners.reassign(g, group, owners.names[g])
+
+
+def _produced(layout: _Layout, t: int, step: int, dt: float) -> np.ndarray:
+    """Step 3 of :func:`generate`: the records each partition gets in the ``dt`` seconds
+    before ``t`` (module docstring, step 2: base rate, diurnal swing, bursts)."""
+    seconds_of_day = (t % 86400) / 86400.0
+    factor = 1.0 + 0.6 * np.sin(2 * np.pi * (seconds_of_day - layout.phase))
+    burst = np.ones(len(layout.groups))
+    for g, group in enumerate(layout.groups):
+        for first, last, size in group.bursts:
+            if first <= step < last:
+                burst[g] = size
+    produced: np.ndarray = np.floor(layout.base * factor * burst[layout.group_of] * dt)
+    return produced
+
+
+def _consumed(
+    layout: _Layout, owners: _Owners, offsets: _Offsets, step: int, dt: float
+) -> np.ndarray:
+    """Step 3 of :func:`generate`: the records each partition's owner reads in ``dt``
+    seconds. A member reads at most its capacity (nothing while stuck), shared among its
+    partitions in proportion to their backlog; a partition nobody owns is not read."""
+    member_table, owner = owners.member_table, owners.owner
+    capacity = np.zeros(len(member_table))
+    for i, (_, member) in enumerate(member_table):
+        stuck = member.stuck is not None and member.stuck[0] <= step < member.stuck[1]
+        capacity[i] = 0.0 if stuck else member.capacity
+    backlog = offsets.end - offsets.committed
+    owned = owner >= 0
+    demand = np.bincount(owner[owned], weights=backlog[owned], minlength=len(member_table))
+    readable = np.minimum(capacity * dt, demand)
+    share = np.divide(readable, demand, out=np.zeros_like(demand), where=demand > 0)
+    taken = np.zeros(layout.total)
+    taken[owned] = np.floor(backlog[owned] * share[owner[owned]])
+    return taken
+
+
+def _rewind(layout: _Layout, offsets: _Offsets, step: int, dt: float) -> None:
+    """Step 3 of :func:`generate`: a group's rewind due at ``step`` moves one partition's
+    committed offset back by 50 intervals of its base rate (never below the log start)."""
+    for group in layout.groups:
+        if group.rewind is not None and group.rewind[0] == step:
+            p = group.first + group.rewind[1]
+            offsets.committed[p] = max(
+                offsets.log_start[p], offsets.committed[p] - 50 * layout.base[p] * dt
             )
-            for values in (*columns_off.values(), *columns_mem.values()):
-                values.clear()
-            if progress:
-                progress(f"generated {step + 1}/{config.steps} samples")
+
+
+def _record(
+    columns_off: dict[str, list[np.ndarray]],
+    columns_mem: dict[str, list[np.ndarray]],
+    layout: _Layout,
+    owners: _Owners,
+    offsets: _Offsets,
+    t: int,
+) -> None:
+    """Step 3 of :func:`generate`: the step's offset rows (every partition) and member rows
+    (every present member), appended to the columns being kept."""
+    total = layout.total
+    columns_off["t"].append(np.full(total, t, dtype=np.int64))
+    columns_off["row"].append(np.arange(total, dtype=np.int32))
+    columns_off["start"].append(offsets.log_start.astype(np.int64))
+    columns_off["end"].append(offsets.end.astype(np.int64))
+    columns_off["committed"].append(offsets.committed.astype(np.int64))
+    columns_off["owner"].append(owners.owner.copy())
+    present = [owners.member_index[m.member_id] for group in layout.groups for m in group.members]
+    columns_mem["t"].append(np.full(len(present), t, dtype=np.int64))
+    columns_mem["member"].append(np.array(present, dtype=np.int64))
 
 
 def _dictionary(

@@ -25,7 +25,7 @@ from operator import itemgetter
 import numpy as np
 import plotly.graph_objects as go
 
-from assignors import ClientAssignment, TopicPartition
+from assignors import ClientAssignment, RebalanceSimulation, TopicPartition
 from dashboard.charts.animation_chart import owner_map, play_controls
 from dashboard.charts.figure_build import label_px, trusted_figure
 from dashboard.model.palette import NOBODY_COLOUR, member_colours, short_labels
@@ -98,6 +98,56 @@ def _lag_rows(lag: Mapping[str, float]) -> tuple[list[str], list[float], list[st
     return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
 
 
+def lag_by_member_figure(
+    columns: Sequence[tuple[str, Mapping[str, float]]],
+    *,
+    order: Sequence[str] | None = None,
+    colours: Mapping[str, str] | None = None,
+    unit: str = "messages",
+) -> go.Figure:
+    """Lag per consumer: one panel per column (e.g. "current", then each strategy).
+
+    ``columns`` is ``[(title, {member: lag}), ...]``. Each panel is horizontal bars sorted
+    busiest first in member colours, with the fair share (total over members) as a dashed line;
+    past :data:`MAX_NAMED_MEMBERS` members the busiest and quietest ten are named and the rest
+    are one grey bar (their mean). The lag axis is shared so panels compare at a glance.
+
+    1. Every member's colour and short label, and each panel's bars (:func:`_lag_rows`).
+    2. Where the panels sit (:func:`_lag_grid`): side by side, a label gutter between them,
+       wrapping onto more rows when a row would make them too narrow to read (:func:`panel_grid`).
+    3. Per panel its bars, its two axes, its fair-share line and its title
+       (:func:`_lag_panel`).
+    4. One layout with margins wide enough for the labels (Plotly would otherwise widen them by
+       drawing the chart twice).
+    """
+    if not columns:
+        raise ValueError("the lag chart needs at least one column")
+    members = list(order) if order is not None else member_order(*(lag for _, lag in columns))
+    palette = dict(colours) if colours is not None else member_colours(members)
+    labels = short_labels(members + [m for _, lag in columns for m in lag if m not in palette], 16)
+    rows = [_lag_rows(lag) for _, lag in columns]
+    grid = _lag_grid(columns, rows, labels)
+    traces: list[dict[str, object]] = []  # dicts, checked by the tests (trusted_figure)
+    axes: dict[str, object] = {}
+    notes: list[dict[str, object]] = []
+    shapes: list[dict[str, object]] = []
+    for index, ((title, lag), bars) in enumerate(zip(columns, rows, strict=True)):
+        panel = _lag_panel(index, title, lag, bars, grid, labels, palette, unit)
+        traces.append(panel.trace)
+        axes.update(panel.axes)
+        shapes.append(panel.fair_share)
+        notes.append(panel.title)
+    layout = {
+        "height": 126 + grid.panels.plot_px,
+        "margin": {"l": 8 + grid.gutter, "r": 24, "t": 60, "b": 66},
+        "annotations": notes,
+        "shapes": shapes,
+        "bargap": 0.25,
+        **axes,
+    }
+    return trusted_figure(traces, layout)
+
+
 @dataclass(frozen=True, slots=True)
 class PanelGrid:
     """Where each of ``count`` panels sits, in paper coordinates: ``domains[i]`` is
@@ -133,111 +183,111 @@ def panel_grid(count: int, spacing: float, row_px: int) -> PanelGrid:
     return PanelGrid(tuple(domains), per_row, plot_px)
 
 
-def lag_by_member_figure(
-    columns: Sequence[tuple[str, Mapping[str, float]]],
-    *,
-    order: Sequence[str] | None = None,
-    colours: Mapping[str, str] | None = None,
-    unit: str = "messages",
-) -> go.Figure:
-    """Lag per consumer: one panel per column (e.g. "current", then each strategy).
+@dataclass(frozen=True, slots=True)
+class _LagGrid:
+    """Where the lag chart's panels sit (``panels``); ``gutter`` pixels for the member labels
+    left of each; ``peak`` the largest lag of any panel (their shared axis's end)."""
 
-    ``columns`` is ``[(title, {member: lag}), ...]``. Each panel is horizontal bars sorted
-    busiest first in member colours, with the fair share (total over members) as a dashed line;
-    past :data:`MAX_NAMED_MEMBERS` members the busiest and quietest ten are named and the rest
-    are one grey bar (their mean). The lag axis is shared so panels compare at a glance.
-    """
-    if not columns:
-        raise ValueError("the lag chart needs at least one column")
-    members = list(order) if order is not None else member_order(*(lag for _, lag in columns))
-    palette = dict(colours) if colours is not None else member_colours(members)
-    labels = short_labels(members + [m for _, lag in columns for m in lag if m not in palette], 16)
-    rows = [_lag_rows(lag) for _, lag in columns]
-    # Each panel's member labels sit in the gap left of it: a gap as wide as the longest label
-    # on the narrowest page (1280 px, ~720 px of plot), so no label runs over the bars left.
+    gutter: int
+    panels: PanelGrid
+    peak: float
+
+
+def _lag_grid(
+    columns: Sequence[tuple[str, Mapping[str, float]]],
+    rows: Sequence[tuple[list[str], list[float], list[str]]],
+    labels: Mapping[str, str],
+) -> _LagGrid:
+    """Step 2 of :func:`lag_by_member_figure`. Each panel's member labels sit in the gap left
+    of it: a gap as wide as the longest label on the narrowest page (1280 px, ~720 px of plot),
+    so no label runs over the bars left of it. A row is as tall as its longest list of bars."""
     gutter = 12 + label_px(labels.get(n, n) for names, _, _ in rows for n in names)
     spacing = max(0.06, gutter / NARROWEST_PLOT_PX)
     row_px = max(200, 90 + 24 * max(len(names) for names, _, _ in rows))
-    grid = panel_grid(len(columns), spacing, row_px)
-    traces: list[dict[str, object]] = []  # dicts, checked by the tests (trusted_figure)
-    axes: dict[str, object] = {}
-    notes: list[dict[str, object]] = []
-    shapes: list[dict[str, object]] = []
     peak = max((max(lag.values(), default=0.0) for _, lag in columns), default=0.0)
-    for index, ((title, lag), (names, values, hovers)) in enumerate(
-        zip(columns, rows, strict=True)
-    ):
-        suffix = "" if index == 0 else str(index + 1)
-        panel_ticks = [labels.get(n, n) for n in names]
-        fair = sum(lag.values()) / len(lag) if lag else 0.0
-        traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "x": np.array(values, dtype=float),
-                "y": _text_array(names),
-                "customdata": _text_array(hovers),
-                "marker": {"color": _text_array([palette.get(n, NOBODY_COLOUR) for n in names])},
-                "name": title,
-                "showlegend": False,
-                "hovertemplate": "%{customdata} " + unit + "<extra>" + title + "</extra>",
-                "xaxis": f"x{suffix}",
-                "yaxis": f"y{suffix}",
-            }
-        )
-        start, end, bottom, top = grid.domains[index]
-        axes[f"xaxis{suffix}"] = {
+    return _LagGrid(gutter, panel_grid(len(columns), spacing, row_px), peak)
+
+
+@dataclass(frozen=True, slots=True)
+class _LagPanel:
+    """One panel of the lag chart: its bar trace, its x and y axes (keyed as the layout keys
+    them), its fair-share line and its title, all as Plotly's plain dicts."""
+
+    trace: dict[str, object]
+    axes: dict[str, object]
+    fair_share: dict[str, object]
+    title: dict[str, object]
+
+
+def _lag_panel(
+    index: int,
+    title: str,
+    lag: Mapping[str, float],
+    bars: tuple[list[str], list[float], list[str]],
+    grid: _LagGrid,
+    labels: Mapping[str, str],
+    palette: Mapping[str, str],
+    unit: str,
+) -> _LagPanel:
+    """Step 3 of :func:`lag_by_member_figure`: panel ``index`` (axes ``x``/``y`` for the first,
+    ``x2``/``y2`` for the second, ...), its bars ``bars`` (names, values, hovers)."""
+    names, values, hovers = bars
+    suffix = "" if index == 0 else str(index + 1)
+    fair = sum(lag.values()) / len(lag) if lag else 0.0
+    start, end, bottom, top = grid.panels.domains[index]
+    trace: dict[str, object] = {
+        "type": "bar",
+        "orientation": "h",
+        "x": np.array(values, dtype=float),
+        "y": _text_array(names),
+        "customdata": _text_array(hovers),
+        "marker": {"color": _text_array([palette.get(n, NOBODY_COLOUR) for n in names])},
+        "name": title,
+        "showlegend": False,
+        "hovertemplate": "%{customdata} " + unit + "<extra>" + title + "</extra>",
+        "xaxis": f"x{suffix}",
+        "yaxis": f"y{suffix}",
+    }
+    axes: dict[str, object] = {
+        f"xaxis{suffix}": {
             "domain": [start, end],
             "anchor": f"y{suffix}",
-            "range": [0, max(peak, 1.0) * 1.08],
+            "range": [0, max(grid.peak, 1.0) * 1.08],
             "tickformat": ",~s",
             "title": {"text": f"lag ({unit})", "font": {"size": 12}},
-        }
-        axes[f"yaxis{suffix}"] = {
+        },
+        f"yaxis{suffix}": {
             "domain": [bottom, top],
             "anchor": f"x{suffix}",
             "autorange": "reversed",
             "tickvals": _text_array(names),
-            "ticktext": _text_array(panel_ticks),
+            "ticktext": _text_array([labels.get(n, n) for n in names]),
             "automargin": True,
-        }
-        shapes.append(
-            {
-                "type": "line",
-                "xref": f"x{suffix}",
-                "yref": f"y{suffix} domain",
-                "x0": fair,
-                "x1": fair,
-                "y0": 0,
-                "y1": 1,
-                "line": {"dash": "dash", "width": 2, "color": "#777777"},
-            }
-        )
-        notes.append(
-            {
-                # Two lines: one would run into the next panel's title on a narrow page.
-                "text": f"<b>{title}</b><br>fair share {fair:,.0f}",
-                "x": start,
-                "y": top,
-                "xref": "paper",
-                "yref": "paper",
-                "xanchor": "left",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"size": 14},
-            }
-        )
-    # Margins wide enough for the member labels, the lag axis's title and its last tick label
-    # (Plotly would otherwise widen them by drawing the chart twice).
-    layout = {
-        "height": 126 + grid.plot_px,
-        "margin": {"l": 8 + gutter, "r": 24, "t": 60, "b": 66},
-        "annotations": notes,
-        "shapes": shapes,
-        "bargap": 0.25,
-        **axes,
+        },
     }
-    return trusted_figure(traces, layout)
+    fair_share: dict[str, object] = {
+        "type": "line",
+        "xref": f"x{suffix}",
+        "yref": f"y{suffix} domain",
+        "x0": fair,
+        "x1": fair,
+        "y0": 0,
+        "y1": 1,
+        "line": {"dash": "dash", "width": 2, "color": "#777777"},
+    }
+    note: dict[str, object] = {
+        # Two lines: one would run into the next panel's title on a narrow page.
+        "text": f"<b>{title}</b><br>fair share {fair:,.0f}",
+        "x": start,
+        "y": top,
+        "xref": "paper",
+        "yref": "paper",
+        "xanchor": "left",
+        "yanchor": "bottom",
+        "showarrow": False,
+        "font": {"size": 14},
+    }
+    return _LagPanel(trace, axes, fair_share, note)
 
 
 def spread_sentence(lag_by_member: Mapping[str, float], ratio: float | None = None) -> str:
@@ -424,6 +474,27 @@ class ClientTasks:
             standby=tuple(str(task) for task in held.standby),
             warmup=tuple(str(task) for task in held.warmup),
         )
+
+
+def protocol_runs_figure(
+    runs: Mapping[str, RebalanceSimulation], labels: Mapping[str, str] | None = None
+) -> go.Figure:
+    """The same change played under each protocol (``runs``: protocol -> its rebalance), one
+    timeline row per protocol (named by ``labels``, else by the protocol), one bar per phase;
+    a phase where some partition is paused is drawn as not consuming."""
+    named = labels or {}
+    bars = [
+        TimelineBar(
+            row=named.get(protocol, protocol),
+            step=phase.name,
+            start=phase.start_s,
+            end=phase.start_s + phase.duration_s,
+            consuming=not phase.paused,
+        )
+        for protocol, simulation in runs.items()
+        for phase in simulation.phases
+    ]
+    return protocol_timeline_figure(bars)
 
 
 def streams_tasks_figure(

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeAlias
 
 import plotly.graph_objects as go
+
+#: What every figure function returns, named here so that panels and views can annotate a
+#: figure without importing Plotly (their layers may not).
+Figure: TypeAlias = go.Figure
 
 #: Pixels per character of a tick label, a little wider than Streamlit's and Plotly's fonts
 #: draw an average one at 12 px (so that a margin sized from it is never too narrow).

@@ -1,5 +1,6 @@
 """Colours and labels every figure shares: one colour per member, never repeated in a view;
-topics with their own palette; black or white text for any fill; short member labels.
+topics with their own palette; black or white text for any fill; short member labels, and
+member names as a live group's tables show them (:func:`member_names`).
 
 Invariants: :func:`member_colours` and :func:`topic_colours` give distinct colours for any
 number of names (palette first, then generated), never grey (grey means "nobody"), and a
@@ -10,6 +11,10 @@ from __future__ import annotations
 
 import colorsys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assignors import Scenario
 
 #: Paul Tol's "muted" qualitative palette (colour-blind safe), then Okabe-Ito without black.
 MEMBER_PALETTE: tuple[str, ...] = (
@@ -129,3 +134,12 @@ def _common_prefix(names: Sequence[str]) -> str:
     while length < len(shortest) and shortest[length] == longest[length]:
         length += 1
     return shortest[:length]
+
+
+def member_names(scenario: Scenario) -> dict[str, str]:
+    """A short name per member: its client id when every member has a distinct one (KIP-848
+    member ids are random), else a short form of its member id."""
+    clients = [m.client_id for m in scenario.members]
+    if all(clients) and len(set(clients)) == len(clients):
+        return {m.member_id: str(m.client_id) for m in scenario.members}
+    return short_labels([m.member_id for m in scenario.members], 18)

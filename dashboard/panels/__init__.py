@@ -6,6 +6,6 @@ A panel reads and writes session state through :mod:`dashboard.session`, takes i
 
 May import: :mod:`dashboard.model`, :mod:`dashboard.charts`, :mod:`dashboard.session`,
 :mod:`dashboard.runtime`, :mod:`assignors`, :mod:`cluster` (the read-only reader),
-:mod:`sample_data`, :mod:`streamlit` (its public API), :mod:`pandas`, :mod:`numpy` and
-:mod:`plotly`.
+:mod:`sample_data`, :mod:`streamlit` (its public API), :mod:`pandas` and :mod:`numpy`. Not
+Plotly: a panel draws the figures the charts build (annotated with their ``Figure`` alias).
 """

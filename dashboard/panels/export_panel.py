@@ -10,11 +10,12 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from urllib.parse import urlencode
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.charts import assignment_charts, png_export
-from dashboard.model import share, whatif
+from dashboard.charts.figure_build import Figure
+from dashboard.charts.figure_files import standalone_html, static_figure
+from dashboard.model import share, sources, whatif
 from dashboard.panels import results_panel, source_panel
 from dashboard.session import compute, state
 
@@ -32,10 +33,10 @@ def chart_builders(
     outcomes: Sequence[compute.StrategyOutcome],
     colours: Mapping[str, str],
     order: Sequence[str],
-) -> dict[str, Callable[[], go.Figure]]:
+) -> dict[str, Callable[[], Figure]]:
     """Every chart of the page, by title, each built only when its export is clicked."""
     ran = [o for o in outcomes if o.simulation is not None and o.metrics is not None]
-    builders: dict[str, Callable[[], go.Figure]] = {
+    builders: dict[str, Callable[[], Figure]] = {
         "Lag per consumer": functools.partial(
             results_panel.lag_figure, key, current, ran, colours, order
         ),
@@ -59,26 +60,11 @@ def chart_builders(
     return builders
 
 
-def standalone_html(figure: go.Figure) -> str:
-    """A chart as one HTML file that opens offline: Plotly's JavaScript inlined (~4.7 MB),
-    the animation's buttons working."""
-    html: str = figure.to_html(include_plotlyjs=True, full_html=True)
-    return html
-
-
-def static_figure(figure: go.Figure) -> go.Figure:
-    """A copy for a picture: no Play/Pause buttons or slider (they do nothing in a PNG)."""
-    still = go.Figure(figure)
-    still.layout.updatemenus = ()
-    still.layout.sliders = ()
-    return still
-
-
-def _html_of(build: Callable[[], go.Figure]) -> str:
+def _html_of(build: Callable[[], Figure]) -> str:
     return standalone_html(build())
 
 
-def _png_of(build: Callable[[], go.Figure]) -> bytes:
+def _png_of(build: Callable[[], Figure]) -> bytes:
     return png_export.figure_png(static_figure(build()))
 
 
@@ -112,11 +98,45 @@ def _contents(
     colours: Mapping[str, str],
     order: Sequence[str],
 ) -> None:
-    """Downloads, the share link and the config snippets."""
+    """Downloads, the share link and the config snippets, top to bottom:
+
+    1. The data: the edited scenario, the assignments and the movement (:func:`_data_downloads`).
+    2. Every chart as HTML, and as PNG where the server can render one (:func:`_chart_downloads`).
+    3. The link that restores the view (:func:`_share_link`).
+    4. Each strategy's consumer configuration.
+
+    Every file is built only when its button is clicked (the buttons get functions).
+    """
     source = state.source()
-    figures = chart_builders(key, plan, current, outcomes, colours, order)
     name = (plan.after.name or source.sample or "scenario").replace(" ", "-").lower()
     ran = [o for o in outcomes if o.target is not None and o.metrics is not None]
+    _data_downloads(plan, current, ran, name)
+    _chart_downloads(chart_builders(key, plan, current, outcomes, colours, order))
+    _share_link(source)
+    if ran:
+        st.markdown("**Consumer configuration**")
+        for o in ran:
+            st.markdown(f"*{o.name}*")
+            st.code(o.strategy.consumer_config, language="properties")
+
+
+def _movement_text(ran: Sequence[compute.StrategyOutcome]) -> str:
+    movements = {
+        o.name: results_panel.movement_frame(o.metrics).to_dict("records")
+        for o in ran
+        if o.metrics is not None
+    }
+    return share.movement_csv(movements)
+
+
+def _data_downloads(
+    plan: whatif.WhatIf,
+    current: compute.Current,
+    ran: Sequence[compute.StrategyOutcome],
+    name: str,
+) -> None:
+    """Step 1 of :func:`_contents`: three buttons side by side (``name``: the file names'
+    stem)."""
     left, middle, right = st.columns(3)
     left.download_button(
         "Scenario (JSON)",
@@ -135,22 +155,18 @@ def _contents(
         mime="text/csv",
         key="export.assignments",
     )
-
-    def movement_text() -> str:
-        movements = {
-            o.name: results_panel.movement_frame(o.metrics).to_dict("records")
-            for o in ran
-            if o.metrics is not None
-        }
-        return share.movement_csv(movements)
-
     right.download_button(
         "Movement (CSV)",
-        movement_text,
+        functools.partial(_movement_text, ran),
         file_name="movement.csv",
         mime="text/csv",
         key="export.movement",
     )
+
+
+def _chart_downloads(figures: Mapping[str, Callable[[], Figure]]) -> None:
+    """Step 2 of :func:`_contents`: per chart an HTML button and, where the server can render
+    a PNG, a PNG button; else one sentence saying why not and what to use instead."""
     st.markdown("**Charts**")
     png_problem = png_export.unavailable_reason()
     for title, build in figures.items():
@@ -176,6 +192,10 @@ def _contents(
         st.caption(
             f"{png_problem}; use the camera icon on any chart to save it as PNG from your browser."
         )
+
+
+def _share_link(source: sources.Source) -> None:
+    """Step 3 of :func:`_contents`: the link (none for a scenario too large to pack into one)."""
     st.markdown("**Share**")
     params = source_panel.link_params(source)
     if params is None:
@@ -183,20 +203,15 @@ def _contents(
             f"This scenario is too large for a link (over {share.MAX_SCENARIO_PARAM:,} "
             "characters packed); download the scenario JSON to share it."
         )
-    else:
-        base = st.context.url or ""
-        st.code(base + "?" + urlencode(params), language=None)
-        st.caption(
-            "The address bar always holds this link: copy it from there or here. It restores "
-            + (
-                "the sample, walkthrough step, strategies and edits."
-                if source.kind == "sample"
-                else "the scenario itself (packed into the link), strategies and edits; "
-                "never connection settings or passwords."
-            )
+        return
+    base = st.context.url or ""
+    st.code(base + "?" + urlencode(params), language=None)
+    st.caption(
+        "The address bar always holds this link: copy it from there or here. It restores "
+        + (
+            "the sample, walkthrough step, strategies and edits."
+            if source.kind == "sample"
+            else "the scenario itself (packed into the link), strategies and edits; "
+            "never connection settings or passwords."
         )
-    if ran:
-        st.markdown("**Consumer configuration**")
-        for o in ran:
-            st.markdown(f"*{o.name}*")
-            st.code(o.strategy.consumer_config, language="properties")
+    )

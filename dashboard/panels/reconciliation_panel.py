@@ -6,18 +6,19 @@ out):
 
 1. The epochs as three badges (group epoch, target assignment epoch, members still reconciling)
    and one sentence saying what they mean.
-2. A chart (:func:`reconciliation_figure`): per member one bar split in three, *kept* (owned now
-   and in the target), *pending revocation* (owned now, not in the target: the member still has
-   to give it up) and *pending assignment* (in the target, not owned yet: it arrives once its
-   holder lets it go).
+2. A chart (:func:`dashboard.charts.reconciliation_charts.reconciliation_figure`): per member
+   one bar split in three, *kept* (owned now and in the target), *pending revocation* (owned
+   now, not in the target: the member still has to give it up) and *pending assignment* (in the
+   target, not owned yet: it arrives once its holder lets it go).
 3. A table (:func:`reconciliation_frame`): per member its epoch, state, what it owns now, its
    target and the pending partitions, with who still holds each pending one.
 4. While some member reconciles, the move from now to the target as the dashboard's rebalance
-   animation (:func:`dashboard.charts.assignment_charts.assignment_animation`).
+   animation (:func:`dashboard.charts.reconciliation_charts.target_animation`).
 
 :func:`streams_tasks_frame` is the Streams view's counterpart (each member's tasks now and its
-target). Pure functions take the core's data and return tables and figures; only
-:func:`render` and :func:`render_streams` touch Streamlit.
+target). Pure functions take the core's data and return tables; the figures come from
+:mod:`dashboard.charts.reconciliation_charts`; only :func:`render` and :func:`render_streams`
+touch Streamlit.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from assignors import (
@@ -39,29 +39,10 @@ from assignors import (
     reconciliation_progress,
     streams_reconciliation_progress,
 )
-from dashboard.charts import animation_chart
+from dashboard.charts.reconciliation_charts import reconciliation_figure, target_animation
 from dashboard.model import palette
 from dashboard.model.members_table import compress
-from dashboard.model.palette import TOPIC_PALETTE, short_labels, text_colour
-
-#: The three parts of a member's bar: (name, colour, pattern). Colours from the topics' palette
-#: (Paul Tol's "bright": colour-blind safe); the patterns tell them apart without colour too.
-PARTS = (
-    ("kept", TOPIC_PALETTE[0], ""),
-    ("pending revocation", TOPIC_PALETTE[1], "x"),
-    ("pending assignment", TOPIC_PALETTE[2], "/"),
-)
-#: Past this many members the chart shows the reconciling ones first, up to this many.
-MAX_CHART_MEMBERS = 40
-
-
-def member_names(scenario: Scenario) -> dict[str, str]:
-    """A short name per member: its client id when every member has a distinct one (KIP-848
-    member ids are random), else a short form of its member id."""
-    clients = [m.client_id for m in scenario.members]
-    if all(clients) and len(set(clients)) == len(clients):
-        return {m.member_id: str(m.client_id) for m in scenario.members}
-    return short_labels([m.member_id for m in scenario.members], 18)
+from dashboard.model.palette import member_names, short_labels
 
 
 def state_of(progress: MemberProgress) -> str:
@@ -139,126 +120,6 @@ def reconciliation_frame(scenario: Scenario) -> pd.DataFrame:
         for p in progress
     ]
     return pd.DataFrame(rows)
-
-
-def _shown(progress: Sequence[MemberProgress]) -> list[MemberProgress]:
-    """The members the chart shows: all, or the reconciling ones first up to the limit."""
-    if len(progress) <= MAX_CHART_MEMBERS:
-        return list(progress)
-    ranked = sorted(progress, key=lambda p: not p.reconciling)
-    return ranked[:MAX_CHART_MEMBERS]
-
-
-def reconciliation_figure(
-    progress: Sequence[MemberProgress],
-    colours: Mapping[str, str] | None = None,
-    names: Mapping[str, str] | None = None,
-) -> go.Figure:
-    """Per member a horizontal bar: kept, pending revocation, pending assignment (counts; the
-    hover lists the partitions). The member's colour marks its label, as everywhere; ``names``
-    (member id -> label, :func:`member_names`) defaults to short member ids."""
-    shown = _shown(progress)
-    labels = dict(names) if names is not None else short_labels([p.member_id for p in shown], 18)
-    colour_of = dict(colours) if colours else palette.member_colours([p.member_id for p in shown])
-    rows = [labels[p.member_id] for p in shown]
-    parts = {
-        "kept": [tuple(sorted(set(p.current) & set(p.target))) for p in shown],
-        "pending revocation": [p.pending_revocation for p in shown],
-        "pending assignment": [p.pending_assignment for p in shown],
-    }
-    figure = go.Figure()
-    for name, colour, pattern in PARTS:
-        lists = parts[name]
-        figure.add_bar(
-            y=rows,
-            x=[len(tps) for tps in lists],
-            orientation="h",
-            name=name,
-            marker={
-                "color": colour,
-                "pattern": {"shape": pattern, "fgcolor": "#FFFFFF", "fillmode": "overlay"},
-            },
-            text=[str(len(tps)) if tps else "" for tps in lists],
-            textposition="inside",
-            insidetextanchor="middle",
-            textangle=0,
-            textfont={"color": text_colour(colour), "size": 14},
-            customdata=[compress(tps) or "none" for tps in lists],
-            hovertemplate="%{y}: %{x} " + name + "<br>%{customdata}<extra></extra>",
-        )
-    figure.update_layout(
-        barmode="stack",
-        height=max(180, 80 + 46 * len(shown)),
-        bargap=0.25,
-        uniformtext={"minsize": 13, "mode": "show"},
-        margin={"l": 10, "r": 10, "t": 10, "b": 40},
-        legend={
-            "orientation": "h",
-            "y": 1.0,
-            "yanchor": "bottom",
-            "x": 0.0,
-            "traceorder": "normal",
-        },
-        xaxis={
-            "title": {"text": "partitions", "font": {"size": 12}},
-            "rangemode": "tozero",
-            "tickformat": "d",
-        },
-        yaxis={
-            "autorange": "reversed",
-            "tickvals": rows,
-            "ticktext": [
-                f"<span style='color:{colour_of.get(p.member_id, palette.NOBODY_COLOUR)}'>■</span>"
-                f" {labels[p.member_id]}"
-                for p in shown
-            ],
-        },
-    )
-    return figure
-
-
-def named_phases(
-    phases: Sequence[animation_chart.Phase],
-    order: Sequence[str],
-    colours: Mapping[str, str],
-    names: Mapping[str, str],
-) -> tuple[list[animation_chart.Phase], list[str], dict[str, str]]:
-    """Phases, member order and colours keyed by the members' names (:func:`member_names`), so
-    that the animation's columns read as the table's rows do."""
-
-    def name(member: str) -> str:
-        return names.get(member, member)
-
-    renamed = [
-        animation_chart.Phase(p.label, {name(m): tps for m, tps in p.owners.items()}, p.caption)
-        for p in phases
-    ]
-    return renamed, [name(m) for m in order], {name(m): c for m, c in colours.items()}
-
-
-def target_animation(
-    scenario: Scenario, order: Sequence[str], colours: Mapping[str, str]
-) -> go.Figure:
-    """Now -> target as the rebalance animation: two frames, moved tiles outlined and trailed."""
-    progress = reconciliation_progress(scenario)
-    phases, names, palette = named_phases(
-        [
-            animation_chart.Phase(
-                "now",
-                {p.member_id: p.current for p in progress},
-                "Now: what each member owns at this reading.",
-            ),
-            animation_chart.Phase(
-                "target",
-                {p.member_id: p.target for p in progress},
-                "Target: where the group's assignor wants each one.",
-            ),
-        ],
-        order,
-        colours,
-        member_names(scenario),
-    )
-    return animation_chart.assignment_animation(phases, order=names, colours=palette)
 
 
 def render(

@@ -12,12 +12,12 @@ import math
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from assignors import AssignmentMetrics, Scenario, TopicPartition, describe_change, partition_lags
+from assignors import AssignmentMetrics, describe_change
 from dashboard.charts import animation_chart, assignment_charts
+from dashboard.charts.figure_build import Figure
 from dashboard.model import members_table, summary, whatif
 from dashboard.panels import explain_panel, member_picker, tables
 from dashboard.session import compute, state
@@ -299,15 +299,6 @@ def animation(
         st.caption(note)
 
 
-def partition_lag_map(scenario: Scenario) -> dict[TopicPartition, int]:
-    """Partition -> lag, for the animation's hover and its lag colours."""
-    return {
-        TopicPartition(topic.name, number): lag
-        for topic in scenario.topics
-        for number, lag in enumerate(partition_lags(topic, scenario.auto_offset_reset))
-    }
-
-
 def animation_figure(
     key: str,
     plan: whatif.WhatIf,
@@ -317,36 +308,23 @@ def animation_figure(
     order: Sequence[str],
     colour_by: str = "topic",
     shown: Sequence[str] | None = None,
-) -> go.Figure:
+) -> Figure:
     """The animated before/after of one strategy (built once per scenario and choice)."""
     members = list(order) if shown is None else [m for m in order if m in set(shown)]
     partial = len(members) < len(order)
 
-    def build() -> go.Figure:
-        phases = phases_for(current, outcome)
-        if partial:
-            keep = set(members)
-            phases = [
-                animation_chart.Phase(
-                    p.label, {m: tps for m, tps in p.owners.items() if m in keep}, p.caption
-                )
-                for p in phases
-            ]
-        small = sum(plan.after.partition_counts().values()) <= animation_chart.DEFAULT_MAX_TILES
-        lags = partition_lag_map(plan.after) if small else {}
-        return animation_chart.assignment_animation(
-            phases,
-            # Every assignable partition is owned in the last frame or left unassigned there.
-            partitions=()
-            if partial or outcome.metrics is None
-            else outcome.metrics.unassigned_partitions,
-            order=members,
+    def build() -> Figure:
+        return animation_chart.strategy_animation(
+            phases_for(current, outcome),
+            plan.after,
+            members,
+            whole_group=not partial,
+            unassigned=() if outcome.metrics is None else outcome.metrics.unassigned_partitions,
             colours=colours,
-            lags=lags,
-            colour_by="lag" if colour_by == "lag" else "topic",
+            colour_by=colour_by,
         )
 
-    figure: go.Figure = compute.memo(
+    figure: Figure = compute.memo(
         key, f"animation:{outcome.name}:{colour_by}:{','.join(members) if partial else ''}", build
     )
     return figure
@@ -358,10 +336,10 @@ def lag_figure(
     outcomes: Sequence[compute.StrategyOutcome],
     colours: Mapping[str, str],
     order: Sequence[str],
-) -> go.Figure:
+) -> Figure:
     """Lag per consumer, current and each strategy (built once per scenario and choice)."""
     names = ",".join(o.name for o in outcomes)
-    figure: go.Figure = compute.memo(
+    figure: Figure = compute.memo(
         key,
         f"lag:{names}",
         lambda: assignment_charts.lag_by_member_figure(
@@ -558,16 +536,16 @@ def drain_figure(
     plan: whatif.WhatIf,
     outcomes: Sequence[compute.StrategyOutcome],
     horizon: float | None = None,
-) -> go.Figure:
+) -> Figure:
     """Total lag over time per strategy (``horizon`` ``None``: fitted to the backlog)."""
     chosen = horizon if horizon else fitted_horizon(key, plan, outcomes)
     names = ",".join(o.name for o in outcomes)
 
-    def build() -> go.Figure:
+    def build() -> Figure:
         series, pauses, _ = _drain_parts(key, plan, outcomes, chosen)
         return assignment_charts.drain_projection_figure(series, pauses=pauses)
 
-    figure: go.Figure = compute.memo(key, f"drain:{names}:{chosen}", build)
+    figure: Figure = compute.memo(key, f"drain:{names}:{chosen}", build)
     return figure
 
 
@@ -603,21 +581,10 @@ def fitted_horizon(
     return float(max(60, math.ceil(max(clears) * 4 / 3 / 60) * 60))
 
 
-def timeline_figure(key: str, plan: whatif.WhatIf, chosen: compute.StrategyOutcome) -> go.Figure:
+def timeline_figure(key: str, plan: whatif.WhatIf, chosen: compute.StrategyOutcome) -> Figure:
     """The same change under eager, cooperative and KIP-848 rebalancing, on one time axis."""
     runs = compute.protocol_runs(key, chosen.name, plan, chosen)
-    bars = [
-        assignment_charts.TimelineBar(
-            row=PROTOCOL_LABELS.get(protocol, protocol),
-            step=phase.name,
-            start=phase.start_s,
-            end=phase.start_s + phase.duration_s,
-            consuming=not phase.paused,
-        )
-        for protocol, simulation in runs.items()
-        for phase in simulation.phases
-    ]
-    return assignment_charts.protocol_timeline_figure(bars)
+    return assignment_charts.protocol_runs_figure(runs, PROTOCOL_LABELS)
 
 
 def protocols_view(

@@ -20,9 +20,11 @@
 
 3. :func:`render_changes`: the change between the two last readings, as badges (epochs, who
    joined or left, who gained or lost which partitions) and as the rebalance animation from
-   the previous reading to this one. :func:`render_streams_changes`: the same badges for a
-   Kafka Streams group, per member (stream thread) and kind of task (active, standby,
-   warm-up; :func:`assignors.streams_reading_changes`), without an animation.
+   the previous reading to this one
+   (:func:`dashboard.charts.reconciliation_charts.reading_change_animation`).
+   :func:`render_streams_changes`: the same badges for a Kafka Streams group, per member
+   (stream thread) and kind of task (active, standby, warm-up;
+   :func:`assignors.streams_reading_changes`), without an animation.
 
 Invariants: at most one reading per session is in flight; none starts while the switch is off
 or while the source is not the watched group; a failed reading never replaces the source.
@@ -36,7 +38,6 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from assignors import (
@@ -45,19 +46,17 @@ from assignors import (
     StreamsReadingChanges,
     StreamsScenario,
     TopicPartition,
-    current_partitions,
     reading_changes,
     streams_reading_changes,
 )
 from cluster.connection import ConnectionSettings
 from cluster.reader import ClusterReader
 from cluster.snapshot import read_group
-from dashboard.charts import animation_chart
+from dashboard.charts import reconciliation_charts
 from dashboard.model import sources
 from dashboard.model.members_table import compress
-from dashboard.model.palette import short_labels
+from dashboard.model.palette import member_names, short_labels
 from dashboard.panels import cluster_source
-from dashboard.panels.reconciliation_panel import member_names, named_phases
 from dashboard.session import state
 
 WATCH = "watch.on"
@@ -309,30 +308,6 @@ def _plain(partitions: Sequence[TopicPartition]) -> str:
     return compress(partitions).replace("[", " ").replace("]", "")
 
 
-def change_animation(
-    shown: ChangeShown, order: Sequence[str], colours: Mapping[str, str]
-) -> go.Figure:
-    """The previous reading -> this one, as the rebalance animation (moved tiles outlined)."""
-    phases, names, palette = named_phases(
-        [
-            animation_chart.Phase(
-                "previous reading",
-                current_partitions(shown.before),
-                f"Reading at {shown.before_at}: what each member owned then.",
-            ),
-            animation_chart.Phase(
-                "this reading",
-                current_partitions(shown.after),
-                f"Reading at {shown.after_at}: what each member owns now.",
-            ),
-        ],
-        order,
-        colours,
-        {**member_names(shown.before), **member_names(shown.after)},
-    )
-    return animation_chart.assignment_animation(phases, order=names, colours=palette)
-
-
 def render_changes(
     order: Sequence[str], colours: Mapping[str, str], *, animate: bool = True
 ) -> None:
@@ -351,8 +326,11 @@ def render_changes(
     changes = shown.changes
     if animate and (changes.gained or changes.lost or changes.joined or changes.left):
         all_members = list(dict.fromkeys([*order, *shown.changes.left]))
+        figure = reconciliation_charts.reading_change_animation(
+            shown.before, shown.after, shown.before_at, shown.after_at, all_members, colours
+        )
         st.plotly_chart(
-            change_animation(shown, all_members, colours),
+            figure,
             width="stretch",
             key="watch.changes",
         )

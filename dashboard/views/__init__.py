@@ -3,6 +3,6 @@
 
 May import: :mod:`dashboard.model`, :mod:`dashboard.charts`, :mod:`dashboard.session`,
 :mod:`dashboard.runtime`, :mod:`dashboard.panels`, :mod:`assignors`, :mod:`pipeline` (the
-History and Fleet views read its output), :mod:`sample_data`, :mod:`streamlit` (its public API),
-:mod:`pandas` and :mod:`plotly`.
+History and Fleet views read its output), :mod:`sample_data`, :mod:`streamlit` (its public API)
+and :mod:`pandas`. Not Plotly: a view draws the figures the charts build.
 """

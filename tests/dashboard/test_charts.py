@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assignors import AddMember, evaluate
 from assignors.model import Member, Scenario, Topic, TopicPartition
-from dashboard.charts import animation_chart, assignment_charts
+from dashboard.charts import animation_chart, assignment_charts, figure_files
 from dashboard.model import members_table, palette, summary
 from dashboard.panels import results_panel, tables
 from dashboard.session import compute
@@ -444,3 +445,76 @@ def test_a_markdown_table_shows_every_cell_as_the_text_it_holds() -> None:
         ["current", "—", "a|b *c* $5 [x] <y> `z`"],
         ["range", "1,234", "two lines"],
     ]
+
+
+def _group(lags: list[int]) -> Scenario:
+    return Scenario(
+        topics=(Topic("t", len(lags), lags=tuple(lags)),),
+        members=(Member("a", ("t",)), Member("b", ("t",)), Member("c", ("t",))),
+    )
+
+
+def test_the_strategy_animation_of_a_member_subset_drops_the_others_partitions() -> None:
+    phases = [animation_chart.Phase("before", BEFORE), animation_chart.Phase("after", AFTER)]
+    group = _group([0, 10, 20, 30, 40, 50])
+    whole = animation_chart.strategy_animation(
+        phases, group, ["a", "b", "c"], whole_group=True, unassigned=[TP("t", 6)]
+    )
+    assert list(whole.layout.xaxis.ticktext)[-1].endswith(animation_chart.UNASSIGNED_COLUMN)
+    assert set(_tiles(whole, 1)) == {f"t-{p}" for p in range(7)}
+    subset = animation_chart.strategy_animation(
+        phases, group, ["a", "c"], whole_group=False, unassigned=[TP("t", 6)]
+    )
+    ticks = list(subset.layout.xaxis.ticktext)
+    assert not any(tick.endswith(" b") for tick in ticks) and ticks[0].endswith(" a")
+    # b's partitions (t-3, t-4) and the target's unassigned one (t-6) are in no frame.
+    for frame in (0, 1):
+        assert {"t-3", "t-4", "t-6"}.isdisjoint(_tiles(subset, frame))
+    assert {"t-0", "t-1", "t-2", "t-5"} == set(_tiles(subset, 1))
+
+
+@given(st.lists(st.integers(min_value=0, max_value=10**9), min_size=1, max_size=12))
+@settings(max_examples=40, deadline=None)
+def test_the_strategy_animation_shows_each_partitions_lag_in_its_tile(lags: list[int]) -> None:
+    group = _group(lags)
+    assert animation_chart.partition_lag_map(group) == {
+        TP("t", p): lag for p, lag in enumerate(lags)
+    }
+    owners = {"a": [TP("t", p) for p in range(len(lags))]}
+    figure = animation_chart.strategy_animation(
+        [animation_chart.Phase("only", owners)], group, ["a"], whole_group=True, colour_by="lag"
+    )
+    hover = [row[4] for row in _tile_trace(figure, 0).customdata]
+    assert sorted(hover) == sorted(f"{lag:,}" for lag in lags)
+
+
+def test_protocol_runs_figure_draws_each_protocols_phases_on_its_labelled_row() -> None:
+    scenario = Scenario(
+        topics=(Topic("t", 6),),
+        members=(
+            Member("a", ("t",), owned_partitions=tuple(TP("t", p) for p in range(3))),
+            Member("b", ("t",), owned_partitions=tuple(TP("t", p) for p in range(3, 6))),
+        ),
+    )
+    runs = evaluate(scenario, [AddMember("c")], ["range"]).strategy("range").protocol_runs()
+    labels = {"eager": "eager (classic)", "consumer": "KIP-848"}
+    figure = assignment_charts.protocol_runs_figure(runs, labels)
+    assert len(figure.data) == sum(len(run.phases) for run in runs.values())
+    rows = [trace.y[0] for trace in figure.data]
+    assert list(dict.fromkeys(rows)) == [labels.get(protocol, protocol) for protocol in runs]
+    paused = [bool(phase.paused) for run in runs.values() for phase in run.phases]
+    assert [trace.marker.pattern.shape == "x" for trace in figure.data] == paused
+    assert any(paused)  # range moves partitions: some phase pauses, drawn hatched
+
+
+def test_a_figure_as_a_file_html_that_opens_offline_and_a_still_without_controls() -> None:
+    figure = animation_chart.assignment_animation(
+        [animation_chart.Phase("before", BEFORE), animation_chart.Phase("after", AFTER)]
+    )
+    html = figure_files.standalone_html(figure)
+    assert html.lstrip().lower().startswith("<html") and "Plotly.newPlot" in html
+    assert len(html) > 1_000_000 and "<script src=" not in html  # Plotly inlined, not fetched
+    still = figure_files.static_figure(figure)
+    assert not still.layout.updatemenus and not still.layout.sliders
+    assert still.data == figure.data and still is not figure
+    assert figure.layout.updatemenus and figure.layout.sliders

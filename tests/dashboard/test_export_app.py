@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 import sample_data
 from assignors.io.scenario import parse_scenario
 from assignors.simulate import metrics, rebalance
-from dashboard.charts import png_export
+from dashboard.charts import figure_files, png_export
 from dashboard.model import whatif
 from dashboard.panels import export_panel, teach_panel
 from dashboard.session import compute
@@ -194,7 +194,7 @@ def test_a_still_picture_of_the_animation_has_no_dead_buttons() -> None:
     the tiles; the page's interactive figure keeps its controls."""
     animation = _builders()[f"Before → after ({STRATEGIES[0]})"]()
     assert animation.layout.updatemenus and animation.layout.sliders
-    still = export_panel.static_figure(animation)
+    still = figure_files.static_figure(animation)
     assert not still.layout.updatemenus and not still.layout.sliders
     assert still.data == animation.data
     assert animation.layout.updatemenus and animation.layout.sliders  # the original is intact

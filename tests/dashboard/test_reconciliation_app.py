@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from assignors import parse_scenario, reconciliation_progress
+from dashboard.charts import reconciliation_charts
 from dashboard.panels import reconciliation_panel
 from tests.assignors.test_reconciliation import GROUP, STREAMS
 from tests.dashboard import plotly_spec
@@ -44,7 +45,7 @@ def test_the_table_names_who_revokes_who_waits_and_the_epochs() -> None:
 
 def test_the_figure_splits_each_member_in_kept_leaving_arriving() -> None:
     scenario, _ = parse_scenario(GROUP, path="")
-    figure = reconciliation_panel.reconciliation_figure(reconciliation_progress(scenario))
+    figure = reconciliation_charts.reconciliation_figure(reconciliation_progress(scenario))
     kept, leaving, arriving = (list(trace.x) for trace in figure.data)
     assert (kept, leaving, arriving) == ([2, 2, 1], [1, 0, 0], [0, 0, 1])
     assert [trace.marker.pattern.shape for trace in figure.data] == ["", "x", "/"]
