@@ -32,7 +32,6 @@ import big_groups  # noqa: E402
 
 from assignors import decode_scenario_text, parse_scenario  # noqa: E402
 from dashboard.model import whatif  # noqa: E402
-from dashboard.panels import big_group  # noqa: E402
 
 T = TypeVar("T")
 STRATEGIES = ("range", "cooperative-sticky")
@@ -64,7 +63,7 @@ def run(group: str, path: Path) -> None:
     pieces += [(("strategy", group, name), name) for name in STRATEGIES]
     started, cpu = time.perf_counter(), time.process_time()
 
-    def arrived(item: tuple[Any, big_group.Summary, bool]) -> None:
+    def arrived(item: tuple[Any, big_groups.Summary, bool]) -> None:
         _, summary, final = item
         print(
             f"{group} worker: {summary.name} {'final' if final else 'measured'} after "
@@ -73,7 +72,7 @@ def run(group: str, path: Path) -> None:
             flush=True,
         )
 
-    big_group.work_out(arrived, scenario, (), pieces)
+    big_groups.work_out(arrived, scenario, (), pieces)
 
 
 def main() -> None:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import streamlit as st
@@ -57,6 +57,7 @@ from dashboard.model import sources
 from dashboard.model.members_table import compress
 from dashboard.model.palette import member_names, short_labels
 from dashboard.panels import cluster_source
+from dashboard.runtime import background
 from dashboard.session import state
 
 WATCH = "watch.on"
@@ -74,8 +75,6 @@ _LAST = "ae.watch_last"
 _CHANGES = "ae.watch_changes"
 
 Reading = tuple[Scenario | StreamsScenario, tuple[str, ...]]
-#: Readings run here, never in the script thread (a slow cluster must not block the page).
-_READERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ae-watch")
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +243,7 @@ def tick() -> bool:
     started = time.monotonic()
     st.session_state[_LAST] = dataclasses.replace(last, started=started)
     st.session_state[_JOB] = ReadingJob(
-        loaded.family, _READERS.submit(_read, settings, loaded.group_id), started
+        loaded.family, background.submit(_read, settings, loaded.group_id), started
     )
     return False
 

@@ -1,6 +1,7 @@
 """The server's machinery: cancellable worker jobs (:mod:`.jobs`), the byte-budgeted result cache
-(:mod:`.budget`), closed tabs' sessions freed on time (:mod:`.sessions`), small writes sent at
-once (:mod:`.server_socket`) and the first page's early chunks (:mod:`.page_head`).
+(:mod:`.budget`), shared threads for live readings (:mod:`.background`), closed tabs' sessions
+freed on time (:mod:`.sessions`), small writes sent at once (:mod:`.server_socket`) and the
+first page's early chunks (:mod:`.page_head`).
 
 This is the one package allowed to touch Streamlit's private parts (and the server's): every
 such use, and every one of the pipeline's and the cluster reader's, is listed in
