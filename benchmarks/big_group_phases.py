@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path[:1]:
 import big_groups  # noqa: E402
 
 from assignors import decode_scenario_text, parse_scenario  # noqa: E402
-from dashboard.model import whatif  # noqa: E402
+from dashboard.model import aggregates, whatif  # noqa: E402
 
 T = TypeVar("T")
 STRATEGIES = ("range", "cooperative-sticky")
@@ -63,7 +63,7 @@ def run(group: str, path: Path) -> None:
     pieces += [(("strategy", group, name), name) for name in STRATEGIES]
     started, cpu = time.perf_counter(), time.process_time()
 
-    def arrived(item: tuple[Any, big_groups.Summary, bool]) -> None:
+    def arrived(item: tuple[Any, aggregates.Summary, bool]) -> None:
         _, summary, final = item
         print(
             f"{group} worker: {summary.name} {'final' if final else 'measured'} after "
@@ -72,7 +72,7 @@ def run(group: str, path: Path) -> None:
             flush=True,
         )
 
-    big_groups.work_out(arrived, scenario, (), pieces)
+    aggregates.work_out(arrived, scenario, (), pieces)
 
 
 def main() -> None:

@@ -1,14 +1,14 @@
 """The page for a group too big to draw per partition: worked out in stoppable worker processes,
 kept once per scenario, and shown as aggregates.
 
-Past :func:`dashboard.model.big_groups.is_big` (more partitions, members or topics than a
+Past :func:`dashboard.model.aggregates.is_big` (more partitions, members or topics than a
 browser can show one mark each), the explorer swaps its per-partition views for this page:
 
 1. The server's thread only applies the edits (:func:`dashboard.model.whatif.outline`: the shaping
    controls' lists); no assignment is worked out there.
 2. Whatever is not cached yet is worked out in one worker process (:mod:`dashboard.runtime.jobs`),
    which makes the what-if plan once and sends each answer as a small
-   :class:`~dashboard.model.big_groups.Summary` (numbers and per-member counts, no per-partition
+   :class:`~dashboard.model.aggregates.Summary` (numbers and per-member counts, no per-partition
    data) as soon as it has it: the current assignment first, then per strategy its measured target
    and then its played rebalance. The page draws each as it arrives, with a progress line; a closed
    tab or a new action stops the worker. Final summaries are kept under the scenario's key, so a
@@ -37,7 +37,7 @@ from assignors import (
     registry,
 )
 from dashboard.charts import aggregate_charts
-from dashboard.model import big_groups, whatif
+from dashboard.model import aggregates, whatif
 from dashboard.panels import shape_panel
 from dashboard.runtime import budget, jobs, sessions
 from dashboard.session import state
@@ -69,9 +69,9 @@ def summaries(
     current_key: str,
     source: Scenario,
     names: Sequence[str],
-    draw: Callable[[Sequence[big_groups.Summary], bool], None],
+    draw: Callable[[Sequence[aggregates.Summary], bool], None],
     size: tuple[int, int],
-) -> list[big_groups.Summary]:
+) -> list[aggregates.Summary]:
     """The current assignment's summary, then each strategy's: cached ones at once, the others
     worked out in one worker process and drawn (``draw(rows, final)``) as each arrives, with a
     progress line. Only final summaries are cached."""
@@ -81,7 +81,7 @@ def summaries(
     if not missing:
         return [found for found in (cache.get(k) for k, _ in wanted) if found is not None]
     partitions, members = size
-    shown: dict[tuple[str, ...], big_groups.Summary] = {}
+    shown: dict[tuple[str, ...], aggregates.Summary] = {}
     with st.status(
         f"Working out {len(missing)} assignment(s) of {partitions:,} partitions over "
         f"{members:,} members…",
@@ -91,12 +91,12 @@ def summaries(
         started = time.monotonic()
         finished: list[str] = []
 
-        def rows() -> list[big_groups.Summary]:
+        def rows() -> list[aggregates.Summary]:
             return [
                 row for row in (shown.get(k) or cache.get(k) for k, _ in wanted) if row is not None
             ]
 
-        def arrived(item: tuple[tuple[str, ...], big_groups.Summary, bool]) -> None:
+        def arrived(item: tuple[tuple[str, ...], aggregates.Summary, bool]) -> None:
             cache_key, summary, final = item
             shown[cache_key] = summary
             if final:
@@ -114,7 +114,7 @@ def summaries(
             )
 
         jobs.stream(
-            big_groups.work_out,
+            aggregates.work_out,
             source,
             tuple(state.edits()),
             missing,
@@ -131,7 +131,7 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
     """The big-group page below the title: note, shaping controls, numbers, aggregate charts.
 
     The server's thread applies the edits (:func:`_outline`) and draws; every assignment is
-    worked out in a worker process (:func:`dashboard.model.big_groups.work_out`), the current one
+    worked out in a worker process (:func:`dashboard.model.aggregates.work_out`), the current one
     first, and drawn as it arrives.
     """
     shaped = _outline(source)
@@ -143,8 +143,8 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
     st.info(
         f"This group has {partitions:,} partitions, {len(after.members):,} members and "
         f"{len(after.topics):,} topics: more than a browser can draw one mark each "
-        f"(the per-partition views stop at {big_groups.MAX_DRAWN_PARTITIONS:,} partitions, "
-        f"{big_groups.MAX_DRAWN_MEMBERS:,} members or {big_groups.MAX_DRAWN_TOPICS:,} topics). "
+        f"(the per-partition views stop at {aggregates.MAX_DRAWN_PARTITIONS:,} partitions, "
+        f"{aggregates.MAX_DRAWN_MEMBERS:,} members or {aggregates.MAX_DRAWN_TOPICS:,} topics). "
         "Shown here: each assignment's numbers and how the members share the partitions and "
         "the lag."
     )
@@ -153,7 +153,7 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
     area = st.empty()
     drawn = [0]
 
-    def draw(rows: Sequence[big_groups.Summary], final: bool) -> None:
+    def draw(rows: Sequence[aggregates.Summary], final: bool) -> None:
         drawn[0] += 1
         with area.container():
             _results(key, rows, "" if final else f".{drawn[0]}")
@@ -176,18 +176,18 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
     draw(rows, True)
 
 
-def _results(key: str, rows: Sequence[big_groups.Summary], suffix: str) -> None:
+def _results(key: str, rows: Sequence[aggregates.Summary], suffix: str) -> None:
     """Warnings, the numbers table and the figures for ``rows``; ``suffix`` keeps the element
     keys of the drawings made while the work goes on distinct from the final one's."""
     for row in rows:
         if row.error is not None:
             st.warning(f"{row.name} cannot run on this scenario: {row.error}")
     ran = [row for row in rows if row.error is None]
-    st.dataframe(big_groups.summary_table(ran), hide_index=True, width="stretch")
+    st.dataframe(aggregates.summary_table(ran), hide_index=True, width="stretch")
     _figures(key, ran, suffix)
 
 
-def _figures(key: str, rows: Sequence[big_groups.Summary], suffix: str = "") -> None:
+def _figures(key: str, rows: Sequence[aggregates.Summary], suffix: str = "") -> None:
     left, right = st.columns(2)
     names = ",".join(row.name for row in rows)  # a partial summary draws as its final one
     cache = budget.shared()

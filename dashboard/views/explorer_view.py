@@ -18,7 +18,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from assignors import Scenario
-from dashboard.model import big_groups, palette, sources, whatif
+from dashboard.model import aggregates, palette, sources, whatif
 from dashboard.panels import (
     big_group,
     export_panel,
@@ -50,7 +50,7 @@ def page() -> None:
         watch.live()
     if scenario.reconciliation is not None or watch.is_on():
         _live(scenario)
-    if big_groups.is_big(scenario):
+    if aggregates.is_big(scenario):
         # Past what a browser can draw per partition: aggregates, worked out in stoppable workers.
         with st.sidebar:
             source_panel.showing(source, picked)
@@ -64,7 +64,7 @@ def page() -> None:
 def _live(scenario: Scenario) -> None:
     """A live group's views; a big group's members get no colour each (that alone would cost
     minutes) and no tile animation."""
-    small = not big_groups.is_big(scenario)
+    small = not aggregates.is_big(scenario)
     live_order = [member.member_id for member in scenario.members]
     live_colours = palette.member_colours(live_order) if small else {}
     watch.render_changes(live_order, live_colours, animate=small)

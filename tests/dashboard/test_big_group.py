@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.model import aggregates
 from dashboard.panels import member_picker, shape_panel
 from dashboard.runtime import jobs
 from tests.dashboard.app_session import APP, assert_no_exception
@@ -90,11 +91,11 @@ def test_big_group_thresholds() -> None:
     from assignors import parse_scenario_text
 
     scenario, _ = parse_scenario_text(json.dumps(small), source="small")
-    assert not big_groups.is_big(scenario)
+    assert not aggregates.is_big(scenario)
     huge, _ = parse_scenario_text(
         json.dumps(big_groups.fresh_group(10_001, 1, 2, "topics", width=5)), source="huge"
     )
-    assert big_groups.is_big(huge)
+    assert aggregates.is_big(huge)
 
 
 def test_the_worker_sends_the_current_assignment_first_then_each_strategy_twice() -> None:
@@ -106,14 +107,14 @@ def test_the_worker_sends_the_current_assignment_first_then_each_strategy_twice(
     edits: tuple[whatif.Edit, ...] = ({"op": "add_member", "member_id": "c-new"},)
     pieces = [(("current", "k"), "current"), (("strategy", "k", "range"), "range")]
     pieces.append((("strategy", "k", "cooperative-sticky"), "cooperative-sticky"))
-    sent: list[tuple[tuple[str, ...], big_groups.Summary, bool]] = []
-    big_groups.work_out(sent.append, scenario, edits, pieces)
+    sent: list[tuple[tuple[str, ...], aggregates.Summary, bool]] = []
+    aggregates.work_out(sent.append, scenario, edits, pieces)
 
     plan = whatif.plan(scenario, edits)
     expected = [
-        big_groups.summarise_current(plan),
-        big_groups.summarise_strategy(plan, "range"),
-        big_groups.summarise_strategy(plan, "cooperative-sticky"),
+        aggregates.summarise_current(plan),
+        aggregates.summarise_strategy(plan, "range"),
+        aggregates.summarise_strategy(plan, "cooperative-sticky"),
     ]
     assert [(key, summary.name, final) for key, summary, final in sent] == [
         (("current", "k"), "current", True),
