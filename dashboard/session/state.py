@@ -1,6 +1,7 @@
 """Session state behind a few named helpers: the loaded source, the what-if edits, the choices.
 
-Everything the user did lives in ``st.session_state`` under the keys below and nowhere else:
+What the user chose lives in ``st.session_state`` under the keys below, read and written only
+through this module's functions:
 
 1. ``ae.source``: the :class:`Source` last loaded successfully (sample, upload or cluster
    snapshot). Loading a new one replaces it and clears the edits; a failed load never touches it.
@@ -13,6 +14,11 @@ Everything the user did lives in ``st.session_state`` under the keys below and n
 
 The edited scenario is derived, never stored by the user: :func:`scenario` recomputes it when
 the source or the edits change and keeps it under ``ae.scenario`` with the key it was built for.
+
+Not here: a widget's value, under the widget's own key (``source.kind``, ``cluster.bootstrap``,
+...), and the working state a panel keeps for itself under ``ae.``-prefixed keys named at the
+top of that panel (the watch's reading in flight, the walkthrough's step, the cluster's group
+list). A page switch made in code keeps the shared sidebar's widgets (:func:`carry_widgets`).
 """
 
 from __future__ import annotations
