@@ -11,7 +11,7 @@ Routing, in order:
    uploaded scenario or the default sample
    (:func:`dashboard.panels.source_panel.restore_from_query`).
 2. The shared sidebar: on the pages that show the loaded source (Explorer, Kafka Streams,
-   Deploy), the source picker, drawn here so that its controls keep their values from page to
+   Live group, Deploy), the source picker, drawn here so that its controls keep their values from page to
    page.
 3. The source's page: a Streams application opened on the Explorer moves to the Streams page,
    and a consumer group picked on the Streams page moves to the Explorer, the link's

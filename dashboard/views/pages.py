@@ -37,12 +37,13 @@ EXPLORER = PageSpec(
     "views/explorer_view.py", "Explorer", "explorer", ":material/compare_arrows:", default=True
 )
 STREAMS = PageSpec("views/streams_view.py", "Kafka Streams", "streams", ":material/stream:")
+LIVE = PageSpec("views/live_view.py", "Live group", "live", ":material/sensors:")
 DEPLOY = PageSpec("views/deploy_view.py", "Deploy", "deploy", ":material/rocket_launch:")
 HISTORY = PageSpec(
     "views/history_view.py", "History", "history", ":material/timeline:", uses_source=False
 )
 FLEET = PageSpec("views/fleet_view.py", "Fleet", "fleet", ":material/dataset:", uses_source=False)
-PAGES = (EXPLORER, STREAMS, DEPLOY, HISTORY, FLEET)
+PAGES = (EXPLORER, STREAMS, LIVE, DEPLOY, HISTORY, FLEET)
 #: The pages whose content is the loaded source: the router sends a source to the one it fits.
 SOURCE_PAGES = (EXPLORER, STREAMS)
 

@@ -67,6 +67,7 @@ def test_without_pipeline_output_the_views_say_what_to_run(
     assert [spec.title for spec in pages.PAGES] == [
         "Explorer",
         "Kafka Streams",
+        "Live group",
         "Deploy",
         "History",
         "Fleet",

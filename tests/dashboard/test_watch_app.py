@@ -29,9 +29,10 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.views import pages
 from tests.cluster.dashboard_live import dashboard_with_live_group
 from tests.cluster.test_consumer_groups import settled
-from tests.dashboard.app_session import assert_no_exception
+from tests.dashboard.app_session import assert_no_exception, open_page, page_title
 from tests.kafka_broker import unique_name
 from tests.kafka_cluster.cluster import KafkaCluster
 from tests.kafka_cluster.java_members import JavaGroup
@@ -80,6 +81,12 @@ def test_watching_a_live_group_shows_its_reconciliation_then_stops(
         with ClusterReader(ConnectionSettings(kafka_cluster.bootstrap, timeout_s=10.0)) as reader:
             settled(reader, group_id, 1, java)
         app = dashboard_with_live_group(kafka_cluster.bootstrap, group_id, "consumer (KIP-848)")
+        assert states(app) == {"c0": "at target"}
+        # The Live group page shows the same reconciliation, alone; back to the Explorer.
+        open_page(app, pages.LIVE)
+        assert page_title(app) == "Assignment Explorer · Live group"
+        assert states(app) == {"c0": "at target"}
+        open_page(app, pages.EXPLORER)
         assert states(app) == {"c0": "at target"}
         assert app.toggle(key="watch.on").value is False  # off by default
         assert "ae.watch_job" not in app.session_state

@@ -1,0 +1,59 @@
+"""The *Live group* page (``/live``): a group read from a cluster as it is now, and as it
+changes, without the comparison of strategies.
+
+1. The group comes from the shared sidebar (*Source* → *Cluster*: connect read-only, pick a
+   group, *Load group*); the page names it, with the time it was read.
+2. A KIP-848 consumer group shows its reconciliation: who holds its target assignment, who is
+   still revoking or waiting (:mod:`dashboard.panels.reconciliation_panel`); a Kafka Streams
+   group its tasks' reconciliation.
+3. With *Watch* on (in the sidebar), the group is read again every few seconds and the page
+   shows what changed between the last two readings (:mod:`dashboard.panels.watch`).
+
+Any other source (a sample, a file) gets a note of where to load a live group; the Explorer
+shows the same live views above its comparison.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.model import aggregates, palette
+from dashboard.panels import cluster_source, reconciliation_panel, watch
+from dashboard.panels.layout import show_messages
+from dashboard.session import state
+
+
+def page() -> None:
+    """The whole Live group page for the current source."""
+    source = state.source()
+    st.title("Assignment Explorer · Live group")
+    show_messages(source)
+    if cluster_source.loaded_group() is None:
+        st.info(
+            "This page shows a group read from a cluster, read-only: under Source in the sidebar"
+            " pick Cluster, connect, choose a group and load it. Watch then re-reads it every few"
+            " seconds."
+        )
+        return
+    st.markdown(f"**{source.scenario.name or 'Group'}** · {source.label}")
+    if watch.is_on():
+        watch.live()
+    if source.streams is not None:
+        watch.render_streams_changes()
+        reconciliation_panel.render_streams(source.streams)
+        return
+    scenario = state.versioned(source.scenario)
+    small = not aggregates.is_big(scenario)
+    order = [member.member_id for member in scenario.members]
+    colours = palette.member_colours(order) if small else {}
+    watch.render_changes(order, colours, animate=small)
+    if scenario.reconciliation is None:
+        st.caption(
+            f"A classic group of {len(scenario.members):,} member(s): its members reconcile in"
+            " rebalances, so there is no target assignment to follow (KIP-848 groups have one)."
+        )
+    reconciliation_panel.render(scenario, order, colours, animate=small)
+
+
+if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported
+    page()
