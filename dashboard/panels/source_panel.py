@@ -98,11 +98,22 @@ def _load_picked_sample() -> None:
         state.report_notice(f"Loaded sample “{title}”.")
 
 
+_UPLOAD_REJECTED = "ae.upload_rejected"
+
+
+def upload_key() -> str:
+    """The upload widget's key: ``source.upload``, with the count of rejected files after it
+    once one was rejected. A file uploader's value cannot be set, so a new key is how a
+    rejected file leaves the widget (the user's previous scenario stays on the page)."""
+    rejected = int(st.session_state.get(_UPLOAD_REJECTED, 0))
+    return "source.upload" if rejected == 0 else f"source.upload.{rejected}"
+
+
 def _upload() -> None:
     uploaded = st.file_uploader(
         "Scenario file (JSON)",
         type=["json"],
-        key="source.upload",
+        key=upload_key(),
         help="The scenario format of docs/scenario-format.md, e.g. a file you downloaded here.",
     )
     if uploaded is None:
@@ -115,7 +126,11 @@ def _upload() -> None:
         loaded = sources.upload_source(uploaded.name, uploaded.getvalue())
     except AssignmentExplorerError as error:
         state.report_error(f"{uploaded.name} was not loaded: {error}")
-        return
+        # The widget must not keep showing a file the page does not show: draw it anew,
+        # empty; the error waits in the session for that run.
+        st.session_state[_UPLOAD_REJECTED] = int(st.session_state.get(_UPLOAD_REJECTED, 0)) + 1
+        st.session_state.pop(_UPLOAD_SEEN, None)
+        st.rerun()
     state.set_source(loaded)
     kind = " (a Kafka Streams application)" if loaded.streams is not None else ""
     state.report_notice(f"Loaded {uploaded.name}{kind}.")
