@@ -102,8 +102,8 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> bool:
     path = Path(whatif_output) / "whatif"
     if not path.exists():
         st.info(
-            f"No what-if table in {path}. Run `python -m pipeline whatif --input"
-            f" {input_dir} --output {whatif_output}` first."
+            f"No what-if table in {path}. "
+            + settings.pipeline_hint("whatif", Path(input_dir), Path(whatif_output))
         )
         return False
     stamp = max((p.stat().st_mtime for p in path.rglob("*")), default=0.0)

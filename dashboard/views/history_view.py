@@ -53,8 +53,8 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> N
     missing = [name for name in LAG_TABLES if not (root / name).exists()]
     if missing:
         st.info(
-            f"No lag history in {root} (missing {', '.join(missing)}). Run"
-            f" `python -m pipeline lag --input HISTORY --output {root}` first."
+            f"No lag history in {root} (missing {', '.join(missing)}). "
+            + settings.pipeline_hint("lag", settings.pipeline_input(), root)
         )
         return
     verdicts = _table(root, "group_health")

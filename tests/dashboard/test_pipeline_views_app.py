@@ -8,6 +8,7 @@ The pipeline runs once (a local Spark session) over the small history shipped in
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,42 @@ def test_without_pipeline_output_the_views_say_what_to_run(
     assert "python -m pipeline whatif" in app.info[0].value
     _view(app, "Explorer")
     assert _compares(app)  # the explorer is back
+
+
+def _shown_commands(text: str) -> list[list[str]]:
+    """The shell commands in a fenced block of ``text``, split as a shell splits them."""
+    assert "```" in text, text
+    block = text.split("```", 2)[1]
+    lines = [line for line in block.splitlines()[1:] if line.strip()]  # after ```bash
+    return [shlex.split(line) for line in lines]
+
+
+def _check_runnable(commands: list[list[str]], job: str, output: Path) -> None:
+    """The commands install the spark extra from an existing checkout, then run ``job`` over
+    existing snapshots into ``output``, with options the pipeline's own parser accepts."""
+    from pipeline.__main__ import _parser
+
+    install, run = commands
+    assert install[:4] == ["python", "-m", "pip", "install"] and install[4] == "-e", install
+    checkout, extra = install[5].removesuffix("]").split("[")
+    assert extra == "spark"
+    assert "spark = [" in (Path(checkout) / "pyproject.toml").read_text()
+    assert run[:3] == ["python", "-m", "pipeline"]
+    options = _parser().parse_args(run[3:])
+    assert options.command == job
+    assert (Path(options.input) / "offsets").is_dir() and (Path(options.input) / "members").is_dir()
+    assert Path(options.input) == HISTORY
+    assert Path(options.output) == output
+
+
+def test_the_commands_the_views_show_run_from_a_fresh_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    output = tmp_path / "nothing-here"
+    app = _view(_start(monkeypatch, output), "History")
+    _check_runnable(_shown_commands(app.info[0].value), "lag", output / "lag")
+    _view(app, "Fleet")
+    _check_runnable(_shown_commands(app.info[0].value), "whatif", output / "whatif")
 
 
 @pytest.mark.spark
