@@ -148,7 +148,7 @@ def restore_from_query(params: dict[str, Any]) -> None:
     from dashboard.model import share
 
     if params.get("scenario") and _restore_scenario(str(params["scenario"])):
-        _restore_choices(params)
+        restore_choices(params)
         return
     key = params.get("sample") or sample_data.DEFAULT_SAMPLE
     if not samples.load_sample_into_state(str(key)):
@@ -161,11 +161,12 @@ def restore_from_query(params: dict[str, Any]) -> None:
         except (share.ShareLinkError, AssignmentExplorerError) as error:
             state.report_error(f"The link's walkthrough step was not restored: {error}")
             return
-    _restore_choices(params)
+    restore_choices(params)
 
 
-def _restore_choices(params: dict[str, Any]) -> None:
-    """The edits and strategies of a link, on top of the source it loaded."""
+def restore_choices(params: dict[str, Any]) -> None:
+    """The edits, strategies and Kafka version of a link, on top of the source it loaded (a
+    sample, a scenario or a Fleet link's pipeline group)."""
     from dashboard.model import share
 
     if params.get("edits"):
@@ -206,7 +207,12 @@ def link_params(source: sources.Source) -> dict[str, str] | None:
 
     if source.streams is not None and source.kind != "sample":
         return None  # an uploaded or live Streams application is not carried in a link
-    if source.kind == "sample" and source.sample is not None:
+    if source.link:  # a pipeline group: its Fleet link, however large the group
+        params = {
+            **dict(source.link),
+            **share.choice_params(state.selected_strategies(), state.edits()),
+        }
+    elif source.kind == "sample" and source.sample is not None:
         params = share.share_params(
             source.sample, state.selected_strategies(), state.edits(), source.walkthrough_step
         )

@@ -19,7 +19,13 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.views import fleet_view, pages
 from tests.dashboard import plotly_spec
-from tests.dashboard.app_session import assert_no_exception, open_page, page_title, start_app
+from tests.dashboard.app_session import (
+    assert_no_exception,
+    open_address,
+    open_page,
+    page_title,
+    start_app,
+)
 
 HISTORY = Path(__file__).resolve().parents[2] / "sample_data" / "history"
 
@@ -54,6 +60,16 @@ def _start(monkeypatch: pytest.MonkeyPatch, output: Path, **query: str) -> AppTe
     monkeypatch.setenv("AE_PIPELINE_OUTPUT", str(output))
     monkeypatch.setenv("AE_PIPELINE_INPUT", str(HISTORY))
     return start_app(**query)
+
+
+def _open(
+    monkeypatch: pytest.MonkeyPatch, output: Path, name: str, params: dict[str, str]
+) -> AppTest:
+    """Page ``name``'s address with ``params``, opened in a fresh session."""
+    monkeypatch.setenv("AE_PIPELINE_OUTPUT", str(output))
+    monkeypatch.setenv("AE_PIPELINE_INPUT", str(HISTORY))
+    spec = next(spec for spec in pages.PAGES if spec.title == name)
+    return open_address(spec, **params)
 
 
 def _view(app: AppTest, name: str) -> AppTest:
@@ -158,6 +174,32 @@ def test_a_fleet_link_opens_the_explorer_on_that_group(
     app = _start(monkeypatch, pipeline_output, **{k: unquote(v) for k, v in params.items()})
     assert f"pipeline snapshot of {row['group_id']}" in app.markdown[0].value
     assert page_title(app) == "Assignment Explorer"
+
+
+@pytest.mark.spark
+def test_the_history_and_fleet_addresses_carry_their_picks(
+    monkeypatch: pytest.MonkeyPatch, pipeline_output: Path
+) -> None:
+    """The address bar holds the page's own picks (and the loaded sample): opened in a fresh
+    session, the page shows the same group, filters and order."""
+    app = _view(_start(monkeypatch, pipeline_output, sample="sticky-member-joins"), "History")
+    groups = app.selectbox(key="history.group").options
+    app.selectbox(key="history.group").set_value(groups[-1]).run()
+    params = dict(app.query_params)
+    assert params["sample"] == "sticky-member-joins"
+    opened = _open(monkeypatch, pipeline_output, "History", params)
+    assert opened.selectbox(key="history.group").value == app.selectbox(key="history.group").value
+    assert dict(opened.query_params) == params
+
+    app = _view(app, "Fleet")
+    app.selectbox(key="fleet.sort").set_value("moved").run()
+    app.selectbox(key="fleet.group").set_value("group-00003").run()
+    params = dict(app.query_params)
+    assert (params["fleet_sort"], params["fleet_group"]) == ("moved", "group-00003")
+    opened = _open(monkeypatch, pipeline_output, "Fleet", params)
+    for key in ("fleet.change", "fleet.strategy", "fleet.sort", "fleet.group"):
+        assert opened.selectbox(key=key).value == app.selectbox(key=key).value, key
+    assert dict(opened.query_params) == params
 
 
 def _columns_shown(app: AppTest) -> dict[str, dict[str, Any]]:
