@@ -1,7 +1,9 @@
 """``python -m assignors``: the command line.
 
 * ``batch``: JSON lines in, JSON lines out (see :mod:`assignors.cli.batch`).
-* ``assign FILE --strategy NAME``: one assignment of a scenario file, as a table (``--json``);
+* ``assign FILE --strategy NAME``: one assignment of a scenario file, as a table (``--json``),
+  saying which round of the strategy's rebalance protocol it is (``--round N|final``: another
+  round; see :mod:`assignors.cli.rounds`);
   ``--explain TOPIC:PARTITION`` (repeatable) prints why that partition went where it did (see
   :mod:`assignors.cli.explain`); ``--kafka-version 3.9`` reproduces that Kafka release (for the
   strategies whose answers changed between releases; default the scenario's, else the newest).
@@ -30,6 +32,13 @@ from assignors.cli.formatting import assignment_table, one_line
 from assignors.cli.from_describe import add_arguments as add_from_describe_arguments
 from assignors.cli.from_describe import run as run_from_describe
 from assignors.cli.options import add_kafka_version_argument
+from assignors.cli.rounds import (
+    RoundRequestError,
+    add_round_argument,
+    pick_round,
+    round_fields,
+    round_line,
+)
 from assignors.errors import AssignmentExplorerError
 from assignors.io.scenario import load_scenario_file
 from assignors.kafka_versions import parse_kafka_version
@@ -64,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
         help="print the decisions that placed this partition (repeatable)",
     )
     add_kafka_version_argument(assign)
+    add_round_argument(assign)
     commands.add_parser("list", help="list the registered strategies")
     commands.add_parser("compare", help="compare strategies for a change", add_help=False)
     commands.add_parser("deploy", help="what a rolling deploy costs, step by step", add_help=False)
@@ -75,27 +85,44 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _assign(
-    file: str, strategy_name: str, as_json: bool, explain: list[str], version: str | None
-) -> int:
-    strategy = registry.get(strategy_name)
+def _assign(options: argparse.Namespace) -> int:
+    file, as_json, explain, version = (
+        options.file,
+        options.json,
+        options.explain,
+        options.kafka_version,
+    )
+    strategy = registry.get(options.strategy)
     if isinstance(strategy, PartitionStrategy):
         scenario, warnings = load_scenario_file(file)
         if version is not None:
             scenario = replace(scenario, kafka_version=parse_kafka_version(version))
         if explain:
+            if options.round not in (None, "1"):
+                raise RoundRequestError(
+                    f"--explain traces round 1 (the assignor's own answer); leave out"
+                    f" --round {options.round}"
+                )
             return _explain(strategy, scenario, warnings, as_json, explain)
-        assignment = strategy.assign(scenario, warnings)
+        first = strategy.assign(scenario, warnings)
+        shown = pick_round(strategy, scenario, first, options.round)
         if as_json:
-            print(json.dumps({"assignment": assignment.to_json(), "warnings": warnings}))
+            answer = {"assignment": shown.assignment.to_json(), "warnings": warnings}
+            print(json.dumps({**answer, **round_fields(shown)}))
         else:
-            print(assignment_table(assignment))
-        for warning in assignment.warnings:
+            print(round_line(shown))
+            print(assignment_table(shown.assignment))
+        for warning in first.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         return 0
     if explain:
         raise ExplainRequestError(
             f"--explain traces partition strategies; {strategy.name!r} assigns Kafka Streams tasks"
+        )
+    if options.round is not None:
+        raise RoundRequestError(
+            f"--round picks a round of a partition strategy's rebalance; {strategy.name!r}"
+            " assigns Kafka Streams tasks"
         )
     from assignors.io.scenario import read_json_file
 
@@ -160,9 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         if options.command == "from-describe":
             return run_from_describe(options)
         if options.command == "assign":
-            return _assign(
-                options.file, options.strategy, options.json, options.explain, options.kafka_version
-            )
+            return _assign(options)
         return _list()
     except AssignmentExplorerError as error:
         print(f"error: {one_line(error)}", file=sys.stderr)

@@ -9,7 +9,9 @@ Routing, in order:
 1. A link's query parameters load its source once per session: a Fleet link
    (``pipeline_input``, ``group``) a pipeline group, any other link (or none) a sample, an
    uploaded scenario or the default sample
-   (:func:`dashboard.panels.source_panel.restore_from_query`).
+   (:func:`dashboard.panels.source_panel.restore_from_query`); then the link's strategies,
+   edits and Kafka version. Every page keeps the address bar on what it shows
+   (:func:`dashboard.panels.layout.sync_address_bar`), so the address reopens it.
 2. The shared sidebar: on the pages that show the loaded source (Explorer, Kafka Streams,
    Live group, Deploy), the source picker, drawn here so that its controls keep their values from page to
    page.
@@ -47,8 +49,12 @@ def main() -> None:
     """One run of the app. Everything a run builds is local to it: Streamlit keeps the main
     script's module as ``sys.modules["__main__"]`` until the next run of any session, so a
     module-level ``scenario`` would keep a closed tab's group alive after its session went."""
-    if not state.has_source() and not fleet_view.restore_from_query(dict(st.query_params)):
-        source_panel.restore_from_query(dict(st.query_params))
+    if not state.has_source():
+        params = dict(st.query_params)
+        if fleet_view.restore_from_query(params):
+            source_panel.restore_choices(params)
+        else:
+            source_panel.restore_from_query(params)
     built = {
         spec: st.Page(
             spec.script,

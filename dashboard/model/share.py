@@ -117,6 +117,12 @@ def share_params(
     params = {"sample": sample}
     if step:
         params["step"] = str(step)
+    return {**params, **choice_params(strategies, edits)}
+
+
+def choice_params(strategies: Sequence[str], edits: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The ``strategies`` and ``edits`` parameters (each left out when empty)."""
+    params = {}
     if strategies:
         params["strategies"] = ",".join(strategies)
     if edits:
@@ -234,9 +240,4 @@ def scenario_params(
     encoded: str, strategies: Sequence[str], edits: Sequence[Mapping[str, Any]]
 ) -> dict[str, str]:
     """The query parameters of a link that carries its scenario (an upload or a group)."""
-    params = {"scenario": encoded}
-    if strategies:
-        params["strategies"] = ",".join(strategies)
-    if edits:
-        params["edits"] = encode_edits(edits)
-    return params
+    return {"scenario": encoded, **choice_params(strategies, edits)}

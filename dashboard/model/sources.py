@@ -51,6 +51,9 @@ class Source:
     """Set for a Kafka Streams application (then ``scenario`` is an empty consumer group)."""
     walkthrough_step: int = 0
     """How many walkthrough steps ``scenario`` has behind it (0: the sample as shipped)."""
+    link: tuple[tuple[str, str], ...] = ()
+    """The query parameters that load this source again when it is not a sample (a pipeline
+    group's Fleet link); empty: a link names the sample or carries the scenario itself."""
 
 
 def content_key(text: str) -> str:

@@ -112,6 +112,17 @@ class WhatIf:
         return bool(self.changes)
 
 
+def next_member_id(scenario: Scenario) -> str:
+    """The id *Add member* gives a member when none is typed: ``consumer-N``, N the first number
+    from the member count plus one whose id is free. The form shows it as its placeholder, so
+    the placeholder is what an empty field adds."""
+    taken = {member.member_id for member in scenario.members}
+    number = len(taken) + 1
+    while f"consumer-{number}" in taken:
+        number += 1
+    return f"consumer-{number}"
+
+
 def is_shaping(edit: Edit) -> bool:
     """Whether ``edit`` shapes the "before" (rather than being part of the change)."""
     return edit.get("op") in SHAPING_OPS

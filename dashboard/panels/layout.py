@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 from assignors import AssignmentExplorerError, Scenario
 from dashboard.model import palette, sources, whatif
+from dashboard.panels import source_panel
 from dashboard.session import compute, state
 
 
@@ -54,9 +57,40 @@ def resolve_plan(key: str, source: Scenario) -> whatif.WhatIf | None:
     return None
 
 
+#: What a page says when its scenario cannot travel in a link.
+NO_LINK = (
+    "No link for this page: its scenario cannot travel in an address (over the size limit, or"
+    " a Kafka Streams application from a file or a cluster). Download its scenario under"
+    " *Share and export* to pass it on."
+)
+
+
 def sync_address_bar(params: dict[str, str] | None) -> None:
-    """Keep the address bar on what the page shows (reloading it restores the view); a view
-    that cannot travel in a link (a scenario over the size limit) clears it."""
+    """Keep the address bar on what the page shows (opening it in a new tab shows the same
+    page and scenario); a view that cannot travel in a link (a scenario over the size limit)
+    clears it and says so, rather than leave the link of something else there."""
     wanted = params or {}
     if dict(st.query_params) != wanted:
         st.query_params.from_dict(wanted)
+    if params is None:
+        st.caption(NO_LINK)
+
+
+def page_address(own: dict[str, str]) -> None:
+    """The address of a page that does not show the loaded source (History, Fleet): the
+    source's link when it can travel (the Explorer opened from there shows the same scenario),
+    then the page's own picks ``own``."""
+    carried = source_panel.link_params(state.source()) if state.has_source() else None
+    sync_address_bar({**(carried or {}), **own})
+
+
+def from_address(widget: str, param: str, options: Sequence[object]) -> None:
+    """Give widget ``widget`` the value the address's ``param`` names (a link opened), before
+    the widget is drawn and only while it holds none (the user's pick is never overridden);
+    ignored when it names none of ``options``."""
+    wanted = st.query_params.get(param)
+    if wanted is None or widget in st.session_state:
+        return
+    match = next((option for option in options if str(option) == wanted), None)
+    if match is not None:
+        st.session_state[widget] = match

@@ -193,7 +193,12 @@ def _add_member_form(after: Scenario, scope: str) -> None:
     topics = [topic.name for topic in after.topics]
     first = after.members[0].topics if after.members else tuple(topics)
     st.markdown("**Add a member**")
-    st.text_input("Member id", placeholder="consumer-new-1", key=add_form_key("add_id", scope))
+    # The placeholder is the id an empty field adds (the same function decides both).
+    st.text_input(
+        "Member id",
+        placeholder=whatif.next_member_id(after),
+        key=add_form_key("add_id", scope),
+    )
     st.text_input("Rack (client.rack)", key=add_form_key("add_rack", scope))
     if len(topics) <= member_picker.LIMIT:
         st.multiselect(
@@ -240,7 +245,7 @@ def _add_member(after: Scenario, scope: str) -> None:
     def field(name: str, default: Any) -> Any:
         return values.get(add_form_key(name, scope), default)
 
-    new_id = str(field("add_id", "")).strip() or _next_member_id(after)
+    new_id = str(field("add_id", "")).strip() or whatif.next_member_id(after)
     if new_id in {member.member_id for member in after.members}:
         state.report_error(f'a member "{new_id}" is already in the group; pick another id')
         return
@@ -259,14 +264,6 @@ def _add_member(after: Scenario, scope: str) -> None:
     if rate > 0:
         edit["consume_rate"] = float(rate)
     _push(edit)
-
-
-def _next_member_id(scenario: Scenario) -> str:
-    taken = {member.member_id for member in scenario.members}
-    number = len(taken) + 1
-    while f"consumer-{number}" in taken:
-        number += 1
-    return f"consumer-{number}"
 
 
 def _topics(source: Scenario, before: Scenario, after: Scenario) -> None:

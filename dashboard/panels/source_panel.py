@@ -98,11 +98,22 @@ def _load_picked_sample() -> None:
         state.report_notice(f"Loaded sample “{title}”.")
 
 
+_UPLOAD_REJECTED = "ae.upload_rejected"
+
+
+def upload_key() -> str:
+    """The upload widget's key: ``source.upload``, with the count of rejected files after it
+    once one was rejected. A file uploader's value cannot be set, so a new key is how a
+    rejected file leaves the widget (the user's previous scenario stays on the page)."""
+    rejected = int(st.session_state.get(_UPLOAD_REJECTED, 0))
+    return "source.upload" if rejected == 0 else f"source.upload.{rejected}"
+
+
 def _upload() -> None:
     uploaded = st.file_uploader(
         "Scenario file (JSON)",
         type=["json"],
-        key="source.upload",
+        key=upload_key(),
         help="The scenario format of docs/scenario-format.md, e.g. a file you downloaded here.",
     )
     if uploaded is None:
@@ -115,7 +126,11 @@ def _upload() -> None:
         loaded = sources.upload_source(uploaded.name, uploaded.getvalue())
     except AssignmentExplorerError as error:
         state.report_error(f"{uploaded.name} was not loaded: {error}")
-        return
+        # The widget must not keep showing a file the page does not show: draw it anew,
+        # empty; the error waits in the session for that run.
+        st.session_state[_UPLOAD_REJECTED] = int(st.session_state.get(_UPLOAD_REJECTED, 0)) + 1
+        st.session_state.pop(_UPLOAD_SEEN, None)
+        st.rerun()
     state.set_source(loaded)
     kind = " (a Kafka Streams application)" if loaded.streams is not None else ""
     state.report_notice(f"Loaded {uploaded.name}{kind}.")
@@ -133,7 +148,7 @@ def restore_from_query(params: dict[str, Any]) -> None:
     from dashboard.model import share
 
     if params.get("scenario") and _restore_scenario(str(params["scenario"])):
-        _restore_choices(params)
+        restore_choices(params)
         return
     key = params.get("sample") or sample_data.DEFAULT_SAMPLE
     if not samples.load_sample_into_state(str(key)):
@@ -146,11 +161,12 @@ def restore_from_query(params: dict[str, Any]) -> None:
         except (share.ShareLinkError, AssignmentExplorerError) as error:
             state.report_error(f"The link's walkthrough step was not restored: {error}")
             return
-    _restore_choices(params)
+    restore_choices(params)
 
 
-def _restore_choices(params: dict[str, Any]) -> None:
-    """The edits and strategies of a link, on top of the source it loaded."""
+def restore_choices(params: dict[str, Any]) -> None:
+    """The edits, strategies and Kafka version of a link, on top of the source it loaded (a
+    sample, a scenario or a Fleet link's pipeline group)."""
     from dashboard.model import share
 
     if params.get("edits"):
@@ -191,7 +207,12 @@ def link_params(source: sources.Source) -> dict[str, str] | None:
 
     if source.streams is not None and source.kind != "sample":
         return None  # an uploaded or live Streams application is not carried in a link
-    if source.kind == "sample" and source.sample is not None:
+    if source.link:  # a pipeline group: its Fleet link, however large the group
+        params = {
+            **dict(source.link),
+            **share.choice_params(state.selected_strategies(), state.edits()),
+        }
+    elif source.kind == "sample" and source.sample is not None:
         params = share.share_params(
             source.sample, state.selected_strategies(), state.edits(), source.walkthrough_step
         )

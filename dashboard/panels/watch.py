@@ -25,6 +25,10 @@
    :func:`render_streams_changes`: the same badges for a Kafka Streams group, per member
    (stream thread) and kind of task (active, standby, warm-up;
    :func:`assignors.streams_reading_changes`), without an animation.
+4. The log of the last :data:`LOG_SIZE` changes of the watched group, newest first: when, who
+   joined or left, how many partitions (tasks) moved and which (:func:`render_log`, drawn under
+   the badges). A live group's offsets move at every reading, so the badges soon say "nothing
+   changed"; the log keeps what did. It starts over with another group.
 
 Invariants: at most one reading per session is in flight; none starts while the switch is off
 or while the source is not the watched group; a failed reading never replaces the source.
@@ -73,6 +77,9 @@ _JOB = "ae.watch_job"
 _FOR = "ae.watch_for"
 _LAST = "ae.watch_last"
 _CHANGES = "ae.watch_changes"
+_LOG = "ae.watch_log"
+#: The changes the Watch log keeps (the oldest drop out).
+LOG_SIZE = 20
 
 Reading = tuple[Scenario | StreamsScenario, tuple[str, ...]]
 
@@ -110,6 +117,18 @@ class ChangeShown:
 
 
 @dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One line of the Watch log: a reading at ``at`` that changed members, owners or epochs."""
+
+    family: str
+    at: str
+    joined: str
+    left: str
+    moved: int
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
 class StreamsChangeShown:
     """What changed between the two last readings of Kafka Streams group source ``family``."""
 
@@ -129,7 +148,7 @@ def controls() -> None:
     if st.session_state.get(_FOR) != loaded.family:
         # A reading in flight stays recorded until it ends (never two at once); its result is
         # for another group and is dropped then.
-        for key in (WATCH, _LAST, _CHANGES):
+        for key in (WATCH, _LAST, _CHANGES, _LOG):
             st.session_state.pop(key, None)
         st.session_state[_FOR] = loaded.family
     st.toggle(
@@ -198,7 +217,7 @@ def _finish(job: ReadingJob, last: LastReading) -> bool:
     if _same(previous, new):
         return False
     if previous.streams is None and new.streams is None:
-        st.session_state[_CHANGES] = ChangeShown(
+        shown: ChangeShown | StreamsChangeShown = ChangeShown(
             loaded.family,
             reading_changes(previous.scenario, new.scenario),
             previous.scenario,
@@ -206,8 +225,9 @@ def _finish(job: ReadingJob, last: LastReading) -> bool:
             last.succeeded_at,
             now,
         )
+        _remember(shown)
     elif previous.streams is not None and new.streams is not None:
-        st.session_state[_CHANGES] = StreamsChangeShown(
+        shown = StreamsChangeShown(
             loaded.family,
             streams_reading_changes(previous.streams, new.streams),
             previous.streams,
@@ -215,8 +235,69 @@ def _finish(job: ReadingJob, last: LastReading) -> bool:
             last.succeeded_at,
             now,
         )
+        _remember(shown)
     state.set_source(new, keep_edits=True)
     return True
+
+
+def _remember(shown: ChangeShown | StreamsChangeShown) -> None:
+    """Show ``shown`` as the badges and, when members, owners or epochs changed, add it to the
+    log (newest first, at most :data:`LOG_SIZE`)."""
+    st.session_state[_CHANGES] = shown
+    if not shown.changes.any:
+        return
+    log: tuple[LogEntry, ...] = st.session_state.get(_LOG, ())
+    st.session_state[_LOG] = (log_entry(shown), *log)[:LOG_SIZE]
+
+
+def log_entry(shown: ChangeShown | StreamsChangeShown) -> LogEntry:
+    """One change as a line of the log: members by their short names, what moved in words."""
+    changes = shown.changes
+    if isinstance(shown, ChangeShown):
+        labels = {**member_names(shown.before), **member_names(shown.after)}
+        assert isinstance(changes, ReadingChanges)
+        moved = sum(len(tps) for tps in changes.gained.values())
+        what = [f"{labels.get(m, m)} got {_plain(tps)}" for m, tps in changes.gained.items()]
+        what += [f"{labels.get(m, m)} gave up {_plain(tps)}" for m, tps in changes.lost.items()]
+    else:
+        labels = _streams_labels(shown)
+        assert isinstance(changes, StreamsReadingChanges)
+        moved = sum(len(tasks) for kinds in changes.gained.values() for tasks in kinds.values())
+        what = [f"{labels.get(m, m)} got {_tasks_text(k)}" for m, k in changes.gained.items()]
+        what += [f"{labels.get(m, m)} gave up {_tasks_text(k)}" for m, k in changes.lost.items()]
+    return LogEntry(
+        shown.family,
+        shown.after_at,
+        ", ".join(labels.get(m, m) for m in changes.joined),
+        ", ".join(labels.get(m, m) for m in changes.left),
+        moved,
+        "; ".join(what),
+    )
+
+
+def render_log(*, tasks: bool = False) -> None:
+    """Step 4 of the module docstring: the log of the watched group's last changes (nothing
+    before the first one)."""
+    loaded = cluster_source.loaded_group()
+    log: tuple[LogEntry, ...] = st.session_state.get(_LOG, ())
+    entries = [e for e in log if loaded is not None and e.family == loaded.family]
+    if not entries:
+        return
+    unit = "tasks" if tasks else "partitions"
+    st.caption(
+        f"**Watch log:** the last {len(entries)} of at most {LOG_SIZE} changes, newest first"
+    )
+    rows = [
+        {
+            "time": e.at,
+            "joined": e.joined,
+            "left": e.left,
+            f"{unit} moved": e.moved,
+            "what moved": e.what,
+        }
+        for e in entries
+    ]
+    st.dataframe(rows, hide_index=True, width="stretch", key="watch.log")
 
 
 def tick() -> bool:
@@ -322,6 +403,7 @@ def render_changes(
         f"**Since the reading at {shown.before_at}:** "
         + (" ".join(badges) if badges else "no member or epoch changed (offsets or lag did).")
     )
+    render_log()
     changes = shown.changes
     if animate and (changes.gained or changes.lost or changes.joined or changes.left):
         all_members = list(dict.fromkeys([*order, *shown.changes.left]))
@@ -380,3 +462,4 @@ def render_streams_changes() -> None:
         f"**Since the reading at {shown.before_at}:** "
         + (" ".join(badges) if badges else "no member, task or epoch changed (offsets did).")
     )
+    render_log(tasks=True)

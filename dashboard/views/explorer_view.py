@@ -56,6 +56,7 @@ def page() -> None:
             source_panel.showing(source, picked)
         with messages:
             show_messages(source)
+            sync_address_bar(source_panel.link_params(source))
         big_group.render(scenario, picked)
         return
     comparison(source, picked, messages)
@@ -92,12 +93,13 @@ def comparison(source: sources.Source, picked: list[str], messages: DeltaGenerat
         source_panel.showing(source, picked)
     with shown:
         show_messages(source)
+        # After resolve_plan: an edit it undid is not in the link.
+        sync_address_bar(source_panel.link_params(source))
     if plan is None:
         return
     key = state.plan_key()
     # The "before" depends only on the shaping edits: adding a member does not recompute it.
     current = compute.current(state.scenario_key(whatif.is_shaping), plan)
-    sync_address_bar(source_panel.link_params(source))
 
     # The headline needs every strategy's answer, the panels under it only the plan: they are
     # sent first, and the browser draws them while the strategies are worked out (the views

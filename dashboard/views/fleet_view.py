@@ -25,11 +25,19 @@ from assignors import AssignmentExplorerError, Scenario
 from dashboard.charts import pipeline_charts
 from dashboard.model import sources
 from dashboard.panels import source_panel, tables
+from dashboard.panels.layout import from_address, page_address
 from dashboard.session import settings, state
 from dashboard.views import pages
 
 #: Query parameters of a fleet link: the snapshot directory, the cluster, the group, the time.
 QUERY_KEYS = ("pipeline_input", "cluster", "group", "at")
+#: The page's own picks and their query parameters (the address bar carries them).
+PAGE_PARAMS = {
+    "fleet.change": "fleet_change",
+    "fleet.strategy": "fleet_strategy",
+    "fleet.sort": "fleet_sort",
+    "fleet.group": "fleet_group",
+}
 SORTABLE = (
     "worst_member_lag",
     "lag_total",
@@ -42,16 +50,29 @@ SORTABLE = (
 )
 
 
-def explorer_link(input_dir: str | Path, cluster: str, group_id: str, t: int | None) -> str:
-    """``?pipeline_input=...&cluster=...&group=...&at=...`` for one group's scenario."""
+def explorer_params(
+    input_dir: str | Path, cluster: str, group_id: str, t: int | None
+) -> dict[str, str]:
+    """The query parameters (:data:`QUERY_KEYS`) that load one group's scenario."""
     params = {"pipeline_input": str(input_dir), "cluster": cluster, "group": group_id}
     if t is not None:
         params["at"] = str(int(t))
-    return "?" + urlencode(params)
+    return params
 
 
-def open_in_explorer(scenario: Scenario, warnings: tuple[str, ...], label: str) -> None:
-    """Make ``scenario`` the explorer's source (the edits start over)."""
+def explorer_link(input_dir: str | Path, cluster: str, group_id: str, t: int | None) -> str:
+    """``?pipeline_input=...&cluster=...&group=...&at=...`` for one group's scenario."""
+    return "?" + urlencode(explorer_params(input_dir, cluster, group_id, t))
+
+
+def open_in_explorer(
+    scenario: Scenario,
+    warnings: tuple[str, ...],
+    label: str,
+    link: dict[str, str] | None = None,
+) -> None:
+    """Make ``scenario`` the explorer's source (the edits start over); ``link``: the query
+    parameters that load it again (the address bar carries them)."""
     state.set_source(
         sources.Source(
             kind="cluster",
@@ -59,6 +80,7 @@ def open_in_explorer(scenario: Scenario, warnings: tuple[str, ...], label: str) 
             key=sources.content_key(f"pipeline:{label}"),
             scenario=scenario,
             warnings=warnings,
+            link=tuple((link or {}).items()),
         )
     )
 
@@ -71,7 +93,12 @@ def _load_group(input_dir: str, cluster: str, group_id: str, at: int | None) -> 
     except (AssignmentExplorerError, OSError, ValueError) as error:
         state.report_error(f"Could not rebuild group {group_id!r} from {input_dir}: {error}")
         return False
-    open_in_explorer(scenario, warnings, f"pipeline snapshot of {group_id} ({cluster})")
+    open_in_explorer(
+        scenario,
+        warnings,
+        f"pipeline snapshot of {group_id} ({cluster})",
+        explorer_params(input_dir, cluster, group_id, at),
+    )
     return True
 
 
@@ -102,8 +129,8 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> bool:
     path = Path(whatif_output) / "whatif"
     if not path.exists():
         st.info(
-            f"No what-if table in {path}. Run `python -m pipeline whatif --input"
-            f" {input_dir} --output {whatif_output}` first."
+            f"No what-if table in {path}. "
+            + settings.pipeline_hint("whatif", Path(input_dir), Path(whatif_output))
         )
         return False
     stamp = max((p.stat().st_mtime for p in path.rglob("*")), default=0.0)
@@ -114,8 +141,14 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> bool:
     strategies = sorted(s for s in table["strategy"].dropna().unique())
     changes = ["current", *sorted(c for c in table["change"].dropna().unique() if c != "current")]
     left, middle, right = st.columns(3)
-    change = middle.selectbox("Change", changes, key="fleet.change")
     options = ["(all)", *strategies]
+    for widget, offered in (
+        ("fleet.change", changes),
+        ("fleet.strategy", options),
+        ("fleet.sort", SORTABLE),
+    ):
+        from_address(widget, PAGE_PARAMS[widget], offered)
+    change = middle.selectbox("Change", changes, key="fleet.change")
     strategy = left.selectbox("Strategy", options, key="fleet.strategy")
     sort_by = right.selectbox("Worst first by", SORTABLE, key="fleet.sort")
     view = pipeline_charts.fleet_table(
@@ -158,7 +191,9 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> bool:
         st.plotly_chart(pipeline_charts.fleet_scatter_figure(current), width="stretch")
     if view.empty:
         return False
-    picked = st.selectbox("Group to open", view["group_id"].unique(), key="fleet.group")
+    groups = list(view["group_id"].unique())
+    from_address("fleet.group", PAGE_PARAMS["fleet.group"], groups)
+    picked = st.selectbox("Group to open", groups, key="fleet.group")
     row = view[view["group_id"] == picked].iloc[0]
     if st.button("Open in explorer", key="fleet.open"):
         at = None if pd.isna(row["t"]) else int(row["t"])
@@ -179,6 +214,13 @@ def page() -> None:
     if render(output / "whatif", snapshots):
         state.carry_widgets(source_panel.SIDEBAR_VALUES)
         st.switch_page(pages.EXPLORER.script)
+    page_address(
+        {
+            param: str(st.session_state[widget])
+            for widget, param in PAGE_PARAMS.items()
+            if st.session_state.get(widget) is not None
+        }
+    )
 
 
 if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported

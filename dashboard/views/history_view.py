@@ -20,6 +20,7 @@ import streamlit as st
 
 from dashboard.charts import pipeline_charts
 from dashboard.panels import tables
+from dashboard.panels.layout import from_address, page_address
 from dashboard.session import settings
 
 LAG_TABLES = ("group_health", "partition_health", "group_lag")
@@ -47,16 +48,22 @@ def _table(root: Path, name: str, group_id: str | None = None) -> pd.DataFrame |
     return read_table(str(path), _stamp(path), group_id)
 
 
-def render(lag_output: str | Path, replay_output: str | Path | None = None) -> None:
-    """Steps 1-3 of the module docstring."""
+#: The History page's own query parameter: the group picked (the address bar carries it).
+GROUP_PARAM = "history_group"
+_GROUP = "history.group"
+
+
+def render(lag_output: str | Path, replay_output: str | Path | None = None) -> dict[str, str]:
+    """Steps 1-3 of the module docstring; returns the page's own query parameters (the group
+    picked)."""
     root = Path(lag_output)
     missing = [name for name in LAG_TABLES if not (root / name).exists()]
     if missing:
         st.info(
-            f"No lag history in {root} (missing {', '.join(missing)}). Run"
-            f" `python -m pipeline lag --input HISTORY --output {root}` first."
+            f"No lag history in {root} (missing {', '.join(missing)}). "
+            + settings.pipeline_hint("lag", settings.pipeline_input(), root)
         )
-        return
+        return {}
     verdicts = _table(root, "group_health")
     assert verdicts is not None
     st.subheader("Health")
@@ -66,10 +73,11 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> N
     with right:
         tables.show(table, height=260)
     if table.empty:
-        return
-    labels = [f"{r.group_id} · {r.status}" for r in table.itertuples(index=False)]
-    picked = st.selectbox("Group", range(len(labels)), format_func=lambda i: labels[i])
-    group_id = str(table.iloc[int(picked or 0)]["group_id"])
+        return {}
+    labels = {str(r.group_id): f"{r.group_id} · {r.status}" for r in table.itertuples(index=False)}
+    from_address(_GROUP, GROUP_PARAM, list(labels))
+    picked = st.selectbox("Group", list(labels), format_func=labels.__getitem__, key=_GROUP)
+    group_id = str(picked)
     group_lag = _table(root, "group_lag", group_id)
     member_lag = _table(root, "member_lag", group_id)
     if group_lag is not None:
@@ -92,6 +100,7 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> N
             st.plotly_chart(pipeline_charts.replay_worst_figure(worst, group_id), width="stretch")
         if summary is not None:
             tables.show(summary.sort_values(["peak_worst_lag", "mean_worst_lag"]))
+    return {GROUP_PARAM: group_id}
 
 
 def page() -> None:
@@ -99,7 +108,7 @@ def page() -> None:
     output = settings.pipeline_output()
     st.title("Assignment Explorer · History")
     st.caption(f"Lag history and health verdicts from the pipeline output in {output}.")
-    render(output / "lag", output / "replay")
+    page_address(render(output / "lag", output / "replay"))
 
 
 if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported

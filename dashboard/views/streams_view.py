@@ -22,6 +22,7 @@ def page() -> None:
     st.title("Assignment Explorer · Kafka Streams")
     if source.streams is None:
         show_messages(source)
+        sync_address_bar(source_panel.link_params(source))
         st.info(
             "This page shows a Kafka Streams application: pick a Streams sample or file under"
             " Source in the sidebar, or load a Streams group from a cluster."

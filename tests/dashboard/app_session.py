@@ -77,3 +77,19 @@ def add_form(app: AppTest, field: str) -> Any:
 def has_add_form(app: AppTest) -> bool:
     """Whether the last run drew the *Add member* form (its panel is open)."""
     return any(box.key and box.key.startswith("shape.add_id@") for box in app.text_input)
+
+
+def open_address(spec: pages.PageSpec, **query: str) -> AppTest:
+    """A fresh session opening page ``spec``'s address with ``query``, as a new tab does.
+
+    AppTest's first run is always the default page: it loads what the link names (as the
+    browser's one run would); then the page opens with the address's parameters again (the
+    default page's run wrote its own into the address bar).
+    """
+    app = start_app(**query)
+    if spec.default:
+        return app
+    app.query_params.clear()
+    for name, value in query.items():
+        app.query_params[name] = value
+    return open_page(app, spec)

@@ -8,6 +8,7 @@ The pipeline runs once (a local Spark session) over the small history shipped in
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,13 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.views import fleet_view, pages
 from tests.dashboard import plotly_spec
-from tests.dashboard.app_session import assert_no_exception, open_page, page_title, start_app
+from tests.dashboard.app_session import (
+    assert_no_exception,
+    open_address,
+    open_page,
+    page_title,
+    start_app,
+)
 
 HISTORY = Path(__file__).resolve().parents[2] / "sample_data" / "history"
 
@@ -55,6 +62,16 @@ def _start(monkeypatch: pytest.MonkeyPatch, output: Path, **query: str) -> AppTe
     return start_app(**query)
 
 
+def _open(
+    monkeypatch: pytest.MonkeyPatch, output: Path, name: str, params: dict[str, str]
+) -> AppTest:
+    """Page ``name``'s address with ``params``, opened in a fresh session."""
+    monkeypatch.setenv("AE_PIPELINE_OUTPUT", str(output))
+    monkeypatch.setenv("AE_PIPELINE_INPUT", str(HISTORY))
+    spec = next(spec for spec in pages.PAGES if spec.title == name)
+    return open_address(spec, **params)
+
+
 def _view(app: AppTest, name: str) -> AppTest:
     spec = next(spec for spec in pages.PAGES if spec.title == name)
     return open_page(app, spec)
@@ -78,6 +95,42 @@ def test_without_pipeline_output_the_views_say_what_to_run(
     assert "python -m pipeline whatif" in app.info[0].value
     _view(app, "Explorer")
     assert _compares(app)  # the explorer is back
+
+
+def _shown_commands(text: str) -> list[list[str]]:
+    """The shell commands in a fenced block of ``text``, split as a shell splits them."""
+    assert "```" in text, text
+    block = text.split("```", 2)[1]
+    lines = [line for line in block.splitlines()[1:] if line.strip()]  # after ```bash
+    return [shlex.split(line) for line in lines]
+
+
+def _check_runnable(commands: list[list[str]], job: str, output: Path) -> None:
+    """The commands install the spark extra from an existing checkout, then run ``job`` over
+    existing snapshots into ``output``, with options the pipeline's own parser accepts."""
+    from pipeline.__main__ import _parser
+
+    install, run = commands
+    assert install[:4] == ["python", "-m", "pip", "install"] and install[4] == "-e", install
+    checkout, extra = install[5].removesuffix("]").split("[")
+    assert extra == "spark"
+    assert "spark = [" in (Path(checkout) / "pyproject.toml").read_text()
+    assert run[:3] == ["python", "-m", "pipeline"]
+    options = _parser().parse_args(run[3:])
+    assert options.command == job
+    assert (Path(options.input) / "offsets").is_dir() and (Path(options.input) / "members").is_dir()
+    assert Path(options.input) == HISTORY
+    assert Path(options.output) == output
+
+
+def test_the_commands_the_views_show_run_from_a_fresh_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    output = tmp_path / "nothing-here"
+    app = _view(_start(monkeypatch, output), "History")
+    _check_runnable(_shown_commands(app.info[0].value), "lag", output / "lag")
+    _view(app, "Fleet")
+    _check_runnable(_shown_commands(app.info[0].value), "whatif", output / "whatif")
 
 
 @pytest.mark.spark
@@ -122,6 +175,32 @@ def test_a_fleet_link_opens_the_explorer_on_that_group(
     app = _start(monkeypatch, pipeline_output, **{k: unquote(v) for k, v in params.items()})
     assert f"pipeline snapshot of {row['group_id']}" in app.markdown[0].value
     assert page_title(app) == "Assignment Explorer"
+
+
+@pytest.mark.spark
+def test_the_history_and_fleet_addresses_carry_their_picks(
+    monkeypatch: pytest.MonkeyPatch, pipeline_output: Path
+) -> None:
+    """The address bar holds the page's own picks (and the loaded sample): opened in a fresh
+    session, the page shows the same group, filters and order."""
+    app = _view(_start(monkeypatch, pipeline_output, sample="sticky-member-joins"), "History")
+    groups = app.selectbox(key="history.group").options
+    app.selectbox(key="history.group").set_value(groups[-1]).run()
+    params = dict(app.query_params)
+    assert params["sample"] == "sticky-member-joins"
+    opened = _open(monkeypatch, pipeline_output, "History", params)
+    assert opened.selectbox(key="history.group").value == app.selectbox(key="history.group").value
+    assert dict(opened.query_params) == params
+
+    app = _view(app, "Fleet")
+    app.selectbox(key="fleet.sort").set_value("moved").run()
+    app.selectbox(key="fleet.group").set_value("group-00003").run()
+    params = dict(app.query_params)
+    assert (params["fleet_sort"], params["fleet_group"]) == ("moved", "group-00003")
+    opened = _open(monkeypatch, pipeline_output, "Fleet", params)
+    for key in ("fleet.change", "fleet.strategy", "fleet.sort", "fleet.group"):
+        assert opened.selectbox(key=key).value == app.selectbox(key=key).value, key
+    assert dict(opened.query_params) == params
 
 
 def _columns_shown(app: AppTest) -> dict[str, dict[str, Any]]:

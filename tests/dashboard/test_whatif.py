@@ -6,11 +6,13 @@ dashboard has no second way to change a scenario.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import sample_data
 from assignors.errors import AssignmentExplorerError
-from assignors.model import Scenario
+from assignors.model import Member, Scenario
 from assignors.simulate import changes
 from assignors.simulate.lag import partition_lags
 from dashboard.model import whatif
@@ -114,3 +116,18 @@ def test_the_outline_refuses_an_edit_the_plan_refuses() -> None:
     with pytest.raises(AssignmentExplorerError) as outlined:
         whatif.outline(FAILOVER, edits)
     assert str(outlined.value) == str(planned.value)
+
+
+def whatif_scenario_with(member_ids: list[str]) -> Scenario:
+    """The lag sample with exactly these members (each subscribed to its topics)."""
+    topics = tuple(topic.name for topic in LAGGY.topics)
+    members = tuple(Member(member_id, topics) for member_id in member_ids)
+    return dataclasses.replace(LAGGY, members=members)
+
+
+def test_the_next_member_id_skips_taken_ids() -> None:
+    scenario = whatif_scenario_with(["consumer-1", "consumer-2", "consumer-4"])
+    # Three members: "consumer-4" is taken, so the first free number from 4 on is 5.
+    assert whatif.next_member_id(scenario) == "consumer-5"
+    assert whatif.next_member_id(whatif_scenario_with([])) == "consumer-1"
+    assert whatif.next_member_id(whatif_scenario_with(["a", "b"])) == "consumer-3"
