@@ -144,7 +144,7 @@ def wait_for_health(url: str, server: subprocess.Popen[bytes], log: Path) -> flo
 
 
 def flat_options(table: dict[str, object], prefix: str = "") -> dict[str, object]:
-    """``{"server": {"port": 1}}`` -> ``{"server.port": 1}`` (nested sections such as theme.light)."""
+    """``{"server": {"port": 1}}`` -> ``{"server.port": 1}``; nested sections (theme.light) too."""
     options: dict[str, object] = {}
     for key, value in table.items():
         if isinstance(value, dict):
