@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,8 +50,8 @@ class Run:
         return "\n".join(self.lines + self.after_stop)
 
 
-def _read_lines(stream: object, lines: queue.Queue[str | None]) -> None:
-    for line in stream:  # type: ignore[attr-defined]
+def _read_lines(stream: Iterable[str], lines: queue.Queue[str | None]) -> None:
+    for line in stream:
         lines.put(line.rstrip("\n"))
     lines.put(None)
 
@@ -76,6 +76,7 @@ def run_script(env: dict[str, str], timeout_s: float, *args: str) -> Run:
         text=True,
         start_new_session=True,
     )
+    assert process.stdout is not None
     output: queue.Queue[str | None] = queue.Queue()
     threading.Thread(target=_read_lines, args=(process.stdout, output), daemon=True).start()
     lines: list[str] = []
