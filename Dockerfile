@@ -39,6 +39,10 @@ ENV PATH=/opt/venv/bin:$PATH \
     AE_PIPELINE_OUTPUT=/home/explorer/pipeline-output
 RUN useradd --create-home --uid 10001 --user-group explorer
 COPY --from=build /opt/venv /opt/venv
+# The project's Streamlit settings (minimal toolbar, 30 s session TTL, no browser message cache,
+# the theme) as the user's own ~/.streamlit/config.toml, which Streamlit reads whatever the working
+# directory; the working directory is the same folder, so `streamlit config show` there shows it.
+COPY --chown=explorer:explorer .streamlit/config.toml /home/explorer/.streamlit/config.toml
 USER explorer
 WORKDIR /home/explorer
 EXPOSE 8501

@@ -12,9 +12,14 @@ Checks, in order, failing with exit status 1 on the first that does not hold:
 1. the image's user is not root, and the server process runs under that user's id;
 2. ``/_stcore/health`` answers ``ok`` within ``START_TIMEOUT_S``;
 3. the main page answers with Streamlit's page;
-4. when Playwright and Chromium are available (the project's test environment has them), the
-   dashboard renders in a real browser: its title and a Plotly chart on the default sample, and
-   no Python exception on the page. Without them this check is skipped with the reason printed.
+4. the image carries the project's Streamlit settings: ``streamlit config show``, run in the image
+   as the server is (its user, environment and working directory), gives the values of
+   ``.streamlit/config.toml`` in this checkout, the toolbar mode and the session TTL among them
+   (without the file the image had Streamlit's defaults: the *Deploy* button, a 120 s TTL);
+5. when Playwright and Chromium are available (the project's test environment has them), the
+   dashboard renders in a real browser: its title and a Plotly chart on the default sample, no
+   Python exception on the page and no *Deploy* button in the toolbar. Without them this check is
+   skipped with the reason printed.
 
 Standard library only (Playwright is imported lazily), so the host's ``python3`` can run it.
 """
@@ -31,12 +36,19 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 START_TIMEOUT_S = 90.0
+CONFIG_SHOW_TIMEOUT_S = 60.0
+PROJECT_CONFIG = Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml"
+# Options the image must show with the project's values (the issue-36 defects); the others in
+# the file are compared where `streamlit config show` lists them (it hides a few, e.g.
+# global.minCachedMessageSize).
+REQUIRED_OPTIONS = ("client.toolbarMode", "server.disconnectedSessionTTL")
 BROWSER_TIMEOUT_MS = 90_000
 CHROMIUM = Path(os.environ.get("AE_CHROMIUM", "/usr/bin/chromium"))
 
@@ -131,6 +143,66 @@ def wait_for_health(url: str, server: subprocess.Popen[bytes], log: Path) -> flo
         time.sleep(0.3)
 
 
+def flat_options(table: dict[str, object], prefix: str = "") -> dict[str, object]:
+    """``{"server": {"port": 1}}`` -> ``{"server.port": 1}``; nested sections (theme.light) too."""
+    options: dict[str, object] = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            options |= flat_options(value, f"{prefix}{key}.")
+        else:
+            options[f"{prefix}{key}"] = value
+    return options
+
+
+def shown_config(text: str) -> dict[str, object]:
+    """The options set in ``streamlit config show``'s output (TOML after a few lines of preamble;
+    an option left at Streamlit's default is printed commented out, so it is not in the result)."""
+    start = text.find("\n[")
+    if start < 0:
+        raise SmokeFailure(f"`streamlit config show` printed no section: {text[:500]!r}")
+    return flat_options(tomllib.loads(text[start + 1 :]))
+
+
+def check_config(chroot: list[str], env: dict[str, str], working_dir: str) -> str:
+    """Compares the configuration the image's server reads with the project's file."""
+    shell = f"cd {shlex.quote(working_dir)} && exec streamlit config show"
+    result = subprocess.run(
+        [*chroot, "/bin/sh", "-c", shell],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CONFIG_SHOW_TIMEOUT_S,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise SmokeFailure(f"`streamlit config show` failed in the image:\n{result.stderr[-2000:]}")
+    shown = shown_config(result.stdout)
+    with PROJECT_CONFIG.open("rb") as file:
+        expected = flat_options(tomllib.load(file))
+    missing = [name for name in REQUIRED_OPTIONS if name not in shown]
+    if missing:
+        raise SmokeFailure(
+            f"the image leaves {', '.join(missing)} at Streamlit's defaults (`streamlit config "
+            f"show` lists them commented out): it does not read {PROJECT_CONFIG.name}"
+        )
+    differ = [
+        f"{name} = {shown[name]!r}, not {value!r}"
+        for name, value in expected.items()
+        if name in shown and shown[name] != value
+    ]
+    if differ:
+        raise SmokeFailure(
+            f"the image does not use {PROJECT_CONFIG.name} of this checkout: " + "; ".join(differ)
+        )
+    compared = sum(name in shown for name in expected)
+    return (
+        f"config: the image's Streamlit settings match .streamlit/config.toml ({compared} of "
+        f"{len(expected)} options listed by `streamlit config show`; "
+        + ", ".join(f"{name} = {shown[name]!r}" for name in REQUIRED_OPTIONS)
+        + ")"
+    )
+
+
 def check_in_browser(url: str) -> str:
     """Renders the main page in Chromium; returns what was checked, or why it was skipped."""
     try:
@@ -150,11 +222,20 @@ def check_in_browser(url: str) -> str:
             page.get_by_text("Assignment Explorer").first.wait_for()
             page.locator(".js-plotly-plot").first.wait_for()
             errors = page.locator("[data-testid='stException']").all_inner_texts()
+            # The toolbar is drawn with the page; the Deploy button is in it unless the mode is
+            # "minimal" (Streamlit's default shows it to a browser on localhost).
+            page.locator("[data-testid='stToolbar']").first.wait_for(state="attached")
+            deploy_buttons = page.locator("[data-testid='stAppDeployButton']").count()
         finally:
             browser.close()
     if errors:
         raise SmokeFailure(f"the dashboard shows an exception: {errors[0][:2000]}")
-    return "browser check: the dashboard rendered the default sample with a chart, no exception"
+    if deploy_buttons:
+        raise SmokeFailure("the toolbar has Streamlit's Deploy button (toolbarMode is not minimal)")
+    return (
+        "browser check: the dashboard rendered the default sample with a chart, no exception, "
+        "no Deploy button"
+    )
 
 
 def stop(server: subprocess.Popen[bytes]) -> None:
@@ -179,11 +260,13 @@ def smoke(image: str) -> None:
             "STREAMLIT_SERVER_PORT": str(port),
             "STREAMLIT_SERVER_ADDRESS": "127.0.0.1",
         }
+        chroot = ["chroot", f"--userspec={uid}:{gid}", str(root)]
+        print(check_config(chroot, env, config.working_dir))
         shell = f"cd {shlex.quote(config.working_dir)} && exec " + shlex.join(config.command)
         log = Path(scratch) / "server.log"
         with open(log, "wb") as output:
             server = subprocess.Popen(
-                ["chroot", f"--userspec={uid}:{gid}", str(root), "/bin/sh", "-c", shell],
+                [*chroot, "/bin/sh", "-c", shell],
                 env=env,
                 stdout=output,
                 stderr=subprocess.STDOUT,

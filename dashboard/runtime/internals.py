@@ -79,6 +79,14 @@ def _version(distribution: str) -> str:
         return "(not installed)"
 
 
+def _installed(distribution: str) -> bool:
+    try:
+        importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
 def _sets_in_init(cls: type, *names: str) -> str | None:
     """None if ``cls.__init__`` assigns (or reads) every attribute of ``names``, else which not."""
     code = cls.__dict__["__init__"].__code__ if "__init__" in cls.__dict__ else None
@@ -455,10 +463,14 @@ class Off:
 
 def check_internals() -> tuple[Off, ...]:
     """Probe every entry of :data:`REGISTRY` (each once per process; later calls return the
-    same answer) and return those that are off, each logged once."""
+    same answer) and return those that are off, each logged once. An entry of a library that
+    is not installed (PySpark without the ``spark`` extra) is not probed: no feature of it can
+    run, so none is off, and a fresh install starts without a warning."""
     off = []
     for module in (_this_module(), pipeline_internals, cluster_internals):
         for entry in module.INTERNALS:
+            if not _installed(entry.library):
+                continue
             reason = module.reason_off(entry.name)
             if reason is not None:
                 off.append(Off(entry, reason))

@@ -229,6 +229,29 @@ def test_nothing_is_said_when_everything_applies(caplog: pytest.LogCaptureFixtur
     assert caplog.records == []
 
 
+def test_a_library_that_is_not_installed_turns_nothing_off(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 36: a fresh install (no ``spark`` extra) logged three "pyspark (not installed): ...
+    is off" lines at start-up and showed them in a warning box in the sidebar, for a pipeline
+    that cannot run there anyway."""
+    import importlib.metadata
+
+    installed_version = importlib.metadata.version
+
+    def version(distribution: str) -> str:
+        if distribution == "pyspark":
+            raise importlib.metadata.PackageNotFoundError(distribution)
+        return installed_version(distribution)
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    _pyspark_sources(monkeypatch, tmp_path)  # the probes would find every PySpark use off
+    caplog.set_level(logging.WARNING, logger="assignment_explorer")
+
+    assert internals.check_internals() == ()
+    assert caplog.records == []
+
+
 # The features' plain paths ------------------------------------------------------------------
 
 
