@@ -13,8 +13,8 @@ Routing, in order:
    edits and Kafka version. Every page keeps the address bar on what it shows
    (:func:`dashboard.panels.layout.sync_address_bar`), so the address reopens it.
 2. The shared sidebar: on the pages that show the loaded source (Explorer, Kafka Streams,
-   Live group, Deploy), the source picker, drawn here so that its controls keep their values from page to
-   page.
+   Live group, Deploy), the source picker, drawn here so that its controls keep their values from
+   page to page.
 3. The source's page: a Streams application opened on the Explorer moves to the Streams page,
    and a consumer group picked on the Streams page moves to the Explorer, the link's
    parameters following (:func:`dashboard.views.pages.follow_source`).

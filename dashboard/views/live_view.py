@@ -18,8 +18,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.model import aggregates, palette
-from dashboard.panels import cluster_source, reconciliation_panel, watch
-from dashboard.panels.layout import show_messages
+from dashboard.panels import cluster_source, reconciliation_panel, source_panel, watch
+from dashboard.panels.layout import show_messages, sync_address_bar
 from dashboard.session import state
 
 
@@ -28,6 +28,7 @@ def page() -> None:
     source = state.source()
     st.title("Assignment Explorer · Live group")
     show_messages(source)
+    sync_address_bar(source_panel.link_params(source))
     if cluster_source.loaded_group() is None:
         st.info(
             "This page shows a group read from a cluster, read-only: under Source in the sidebar"
