@@ -32,7 +32,7 @@ RESTART_MARK = "↻"
 #: Pixels a step number of :func:`lag_over_time` needs to itself on the narrowest plot.
 STEP_LABEL_PX = 28
 #: The angle of the member names under a deploy panel when they do not fit side by side.
-TICK_ANGLE = -60
+TICK_ANGLE = -90
 
 
 def _frame_traces(picture: DeployPicture, index: int) -> list[go.Bar | go.Scatter]:
