@@ -193,9 +193,10 @@ def deploy_animation(picture: DeployPicture, *, duration_ms: int = 900) -> go.Fi
     return figure
 
 
-def lag_over_time(picture: DeployPicture) -> go.Figure:
-    """The group's backlog through the whole deploy (see the module docstring, 2)."""
-    figure = go.Figure()
+def _mark_steps(figure: go.Figure, picture: DeployPicture) -> None:
+    """Every step of :func:`lag_over_time` shaded; its number only where it has room (28 steps
+    in 16 minutes read "1234567891011..." side by side), above the plot, clear of the lines'
+    notes."""
     end_s = max(picture.times_s, default=1.0) or 1.0
     last_px = -float("inf")
     for number, start, end, label in picture.steps:
@@ -206,8 +207,6 @@ def lag_over_time(picture: DeployPicture) -> go.Figure:
             opacity=0.12,
             line_width=0,
         )
-        # Every step is shaded; a number only where it has room (28 steps in 16 minutes
-        # read "1234567891011..." side by side), above the plot, clear of the lines' notes.
         at_px = start / end_s * NARROWEST_PLOT_PX
         if at_px - last_px >= STEP_LABEL_PX:
             last_px = at_px
@@ -222,6 +221,12 @@ def lag_over_time(picture: DeployPicture) -> go.Figure:
                 showarrow=False,
                 font={"size": 10},
             )
+
+
+def lag_over_time(picture: DeployPicture) -> go.Figure:
+    """The group's backlog through the whole deploy (see the module docstring, 2)."""
+    figure = go.Figure()
+    _mark_steps(figure, picture)
     figure.add_trace(
         go.Scatter(
             x=list(picture.times_s),
