@@ -17,6 +17,7 @@ Conventions every figure keeps:
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ import plotly.graph_objects as go
 from assignors import ClientAssignment, RebalanceSimulation, TopicPartition
 from dashboard.charts.animation_chart import owner_map, play_controls
 from dashboard.charts.figure_build import label_px, trusted_figure
-from dashboard.model.palette import NOBODY_COLOUR, member_colours, short_labels
+from dashboard.model.palette import NOBODY_COLOUR, ROLE_COLOURS, member_colours, short_labels
 
 Owners = Mapping[str, Sequence[TopicPartition]]
 
@@ -47,10 +48,6 @@ def moved_partitions(before: Owners, after: Owners) -> set[TopicPartition]:
     owner_before = owner_map(before)
     owner_after = owner_map(after)
     return {tp for tp, member in owner_before.items() if owner_after.get(tp) != member}
-
-
-def _short(member: str, limit: int = 18) -> str:
-    return member if len(member) <= limit else member[: limit - 1] + "…"
 
 
 def _text_array(values: Sequence[str]) -> np.ndarray:
@@ -363,6 +360,34 @@ def assignment_matrix(
     return figure
 
 
+#: Pixels between two pause labels of the drain chart.
+PAUSE_LINE_PX = 16
+
+
+def _pause_spans(pauses: Sequence[tuple[str, float, float]]) -> list[tuple[str, float, float]]:
+    """Pauses over the same span merged into one, labelled with every strategy's name
+    (``"range, sticky pause"``)."""
+    spans: dict[tuple[float, float], list[str]] = {}
+    for label, start, end in pauses:
+        spans.setdefault((round(start, 6), round(end, 6)), []).append(label.removesuffix(" pause"))
+    return [(", ".join(names) + " pause", start, end) for (start, end), names in spans.items()]
+
+
+#: The horizons a fitted drain chart ends at under a minute, in seconds.
+ROUND_SECONDS = (5, 10, 15, 20, 30, 45, 60)
+
+
+def fitted_horizon_s(clears: Sequence[float]) -> float:
+    """A horizon that fits a backlog clearing after ``clears`` seconds (one per strategy): a
+    third past the slowest, up to a round number of seconds (:data:`ROUND_SECONDS`), past a
+    minute up to whole minutes."""
+    wanted = max(clears, default=0.0) * 4 / 3
+    for seconds in ROUND_SECONDS:
+        if wanted <= seconds:
+            return float(seconds)
+    return float(math.ceil(wanted / 60) * 60)
+
+
 def drain_projection_figure(
     series: Sequence[tuple[str, Sequence[float], Sequence[float]]],
     *,
@@ -386,15 +411,27 @@ def drain_projection_figure(
                 hovertemplate=f"{name}<br>%{{x:,.0f}} s: %{{y:,.0f}} {unit}<extra></extra>",
             )
         )
-    for label, start, end in pauses:
+    for row, (label, start, end) in enumerate(_pause_spans(pauses)):
         figure.add_vrect(
             x0=start,
             x1=max(end, start + 1e-9),
             fillcolor="#CC6677",
             opacity=0.15,
             line_width=0,
-            annotation_text=label,
-            annotation_position="top left",
+        )
+        # One line per distinct pause, each under the last: the strategies' pauses mostly
+        # start together, and their labels sat on one spot.
+        figure.add_annotation(
+            x=start,
+            xref="x",
+            y=1,
+            yref="paper",
+            yshift=-PAUSE_LINE_PX * row,
+            xanchor="left",
+            yanchor="top",
+            text=label,
+            showarrow=False,
+            font={"size": 11},
         )
     figure.update_layout(
         xaxis_title="seconds after the change",
@@ -514,10 +551,11 @@ def streams_tasks_figure(
     clients = list(dict.fromkeys(c.client for _, tasks in phases for c in tasks))
     palette = dict(colours) if colours is not None else member_colours(clients)
     kinds = (
-        ("active", "#332288", ""),
-        ("standby", "#88CCEE", ""),
-        ("warm-up", "#DDCC77", "/"),
+        ("active", ROLE_COLOURS["active"], ""),
+        ("standby", ROLE_COLOURS["standby"], ""),
+        ("warm-up", ROLE_COLOURS["warm-up"], "/"),
     )
+    short = short_labels(clients, 14)
 
     def bars(tasks: Sequence[ClientTasks]) -> list[go.Bar]:
         by_client = {c.client: c for c in tasks}
@@ -537,7 +575,7 @@ def streams_tasks_figure(
                     lists.append(entry.warmup)
             result.append(
                 go.Bar(
-                    x=[_short(client, 14) for client in clients],
+                    x=[short[client] for client in clients],
                     y=[len(tasks_) for tasks_ in lists],
                     name=kind,
                     marker={"color": colour, "pattern": {"shape": pattern}},
@@ -562,10 +600,9 @@ def streams_tasks_figure(
         **play_controls(labels, 1500, slider_prefix),
     )
     figure.update_xaxes(
-        tickvals=[_short(client, 14) for client in clients],
+        tickvals=[short[client] for client in clients],
         ticktext=[
-            f"<span style='color:{palette.get(client, NOBODY_COLOUR)}'>■</span> "
-            f"{_short(client, 14)}"
+            f"<span style='color:{palette.get(client, NOBODY_COLOUR)}'>■</span> {short[client]}"
             for client in clients
         ],
     )

@@ -14,21 +14,30 @@
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from assignors import short_count, short_seconds
 from dashboard.charts.animation_chart import play_controls
+from dashboard.charts.assignment_charts import NARROWEST_PLOT_PX
+from dashboard.charts.figure_build import label_px
 from dashboard.model import palette
 from dashboard.model.deploy_model import DeployPicture
 
 IDLE_COLOUR = palette.NOBODY_COLOUR
 LAG_COLOUR = "#CC3311"
 RESTART_MARK = "↻"
+#: Pixels a step number of :func:`lag_over_time` needs to itself on the narrowest plot.
+STEP_LABEL_PX = 28
+#: The angle of the member names under a deploy panel when they do not fit side by side.
+TICK_ANGLE = -90
 
 
 def _frame_traces(picture: DeployPicture, index: int) -> list[go.Bar | go.Scatter]:
-    columns = list(picture.columns)
+    columns = list(picture.column_labels)
+    full = list(picture.columns)  # the hover names each column whole
     colours = palette.topic_colours(list(picture.topics))
     traces: list[go.Bar | go.Scatter] = [
         go.Bar(
@@ -36,7 +45,8 @@ def _frame_traces(picture: DeployPicture, index: int) -> list[go.Bar | go.Scatte
             y=list(picture.reading[index][t]),
             name=f"{topic} (read)",
             marker_color=colours[topic],
-            hovertemplate=f"%{{x}}<br>{topic}: %{{y}} partition(s) read<extra></extra>",
+            customdata=full,
+            hovertemplate=f"%{{customdata}}<br>{topic}: %{{y}} partition(s) read<extra></extra>",
             xaxis="x",
             yaxis="y",
         )
@@ -49,7 +59,8 @@ def _frame_traces(picture: DeployPicture, index: int) -> list[go.Bar | go.Scatte
             name="held, not read",
             marker_color=IDLE_COLOUR,
             marker_pattern_shape="/",
-            hovertemplate="%{x}<br>%{y} partition(s) held but not read<extra></extra>",
+            customdata=full,
+            hovertemplate="%{customdata}<br>%{y} partition(s) held but not read<extra></extra>",
             xaxis="x",
             yaxis="y",
         )
@@ -77,7 +88,8 @@ def _frame_traces(picture: DeployPicture, index: int) -> list[go.Bar | go.Scatte
             y=list(lag),
             name="backlog",
             marker_color=LAG_COLOUR,
-            hovertemplate="%{x}<br>backlog %{y:,.0f} records<extra></extra>",
+            customdata=[*full, "(nobody)"],
+            hovertemplate="%{customdata}<br>backlog %{y:,.0f} records<extra></extra>",
             xaxis="x2",
             yaxis="y2",
         )
@@ -92,7 +104,7 @@ def _restart_marks(picture: DeployPicture, index: int) -> tuple[list[str | None]
     marked_y: list[int | None] = []
     for column, is_down in enumerate(down):
         if is_down:
-            marked_x.append(picture.columns[column])
+            marked_x.append(picture.column_labels[column])
             marked_y.append(
                 sum(picture.reading[index][t][column] for t in range(len(picture.topics)))
                 + picture.not_reading[index][column]
@@ -113,13 +125,27 @@ def _frame_values(picture: DeployPicture, index: int) -> list[dict[str, object]]
     return values
 
 
+def _tick_reach(labels: list[str]) -> tuple[int, int]:
+    """The angle of the column names (level when they fit side by side on the narrowest plot)
+    and how far below the axis they reach, in pixels."""
+    longest = label_px(labels)
+    if len(labels) * (longest + 8) <= NARROWEST_PLOT_PX:
+        return 0, 24
+    return TICK_ANGLE, round(longest * math.sin(math.radians(-TICK_ANGLE))) + 24
+
+
 def deploy_animation(picture: DeployPicture, *, duration_ms: int = 900) -> go.Figure:
-    """The deploy, phase by phase (see the module docstring, 1)."""
+    """The deploy, phase by phase (see the module docstring, 1). Sized in pixels from the
+    column names' reach: the gap between the panels holds the upper names and the lower
+    panel's title; the controls sit under the lower names."""
+    angle, reach = _tick_reach([*picture.column_labels, "(nobody)"])
+    top, bottom, gap = 110, reach + 120, reach + 44
+    plot_px = 540 + reach
     figure = make_subplots(
         rows=2,
         cols=1,
         row_heights=[0.55, 0.45],
-        vertical_spacing=0.14,
+        vertical_spacing=gap / plot_px,
         subplot_titles=("Partitions held per member", "Backlog per member (records)"),
     )
     for trace in _frame_traces(picture, 0):
@@ -145,9 +171,9 @@ def deploy_animation(picture: DeployPicture, *, duration_ms: int = 900) -> go.Fi
     )
     most_lag = max((max(lag) for lag in picture.lag), default=1.0)
     controls = play_controls(list(picture.frame_labels), duration_ms)
-    sliders = controls["sliders"]
-    if isinstance(sliders, list) and sliders:
-        sliders[0]["currentvalue"] = {"prefix": "Frame: ", "font": {"size": 13}}
+    for control in (*controls["updatemenus"], *controls["sliders"]):  # type: ignore[misc]
+        control["pad"] = {**control["pad"], "t": reach + 10}
+    controls["sliders"][0]["currentvalue"] = {"prefix": "Frame: ", "font": {"size": 13}}  # type: ignore[index]
     figure.update_layout(
         title={
             "text": picture.frame_captions[0],
@@ -156,21 +182,23 @@ def deploy_animation(picture: DeployPicture, *, duration_ms: int = 900) -> go.Fi
             "font": {"size": 14},
         },
         barmode="stack",
-        height=720,
-        margin={"l": 60, "r": 20, "t": 110, "b": 150},
+        height=top + plot_px + bottom,
+        margin={"l": 60, "r": 20, "t": top, "b": bottom},
         legend={"orientation": "h", "y": 1.13, "x": 0.0, "yanchor": "bottom"},
         **controls,
     )
     figure.update_yaxes(range=[0, most_held * 1.25 + 1], row=1, col=1, title_text="partitions")
     figure.update_yaxes(range=[0, most_lag * 1.1 + 1], row=2, col=1, title_text="records")
-    figure.update_xaxes(tickangle=-35, row=1, col=1)
-    figure.update_xaxes(tickangle=-35, row=2, col=1)
+    figure.update_xaxes(tickangle=angle, automargin=False)
     return figure
 
 
-def lag_over_time(picture: DeployPicture) -> go.Figure:
-    """The group's backlog through the whole deploy (see the module docstring, 2)."""
-    figure = go.Figure()
+def _mark_steps(figure: go.Figure, picture: DeployPicture) -> None:
+    """Every step of :func:`lag_over_time` shaded; its number only where it has room (28 steps
+    in 16 minutes read "1234567891011..." side by side), above the plot, clear of the lines'
+    notes."""
+    end_s = max(picture.times_s, default=1.0) or 1.0
+    last_px = -float("inf")
     for number, start, end, label in picture.steps:
         figure.add_vrect(
             x0=start,
@@ -178,10 +206,27 @@ def lag_over_time(picture: DeployPicture) -> go.Figure:
             fillcolor="#4477AA" if number % 2 else "#88CCEE",
             opacity=0.12,
             line_width=0,
-            annotation_text=label,
-            annotation_position="top left",
-            annotation_font_size=10,
         )
+        at_px = start / end_s * NARROWEST_PLOT_PX
+        if at_px - last_px >= STEP_LABEL_PX:
+            last_px = at_px
+            figure.add_annotation(
+                x=start,
+                xref="x",
+                y=1,
+                yref="paper",
+                xanchor="left",
+                yanchor="bottom",
+                text=label,
+                showarrow=False,
+                font={"size": 10},
+            )
+
+
+def lag_over_time(picture: DeployPicture) -> go.Figure:
+    """The group's backlog through the whole deploy (see the module docstring, 2)."""
+    figure = go.Figure()
+    _mark_steps(figure, picture)
     figure.add_trace(
         go.Scatter(
             x=list(picture.times_s),
@@ -233,7 +278,7 @@ def lag_over_time(picture: DeployPicture) -> go.Figure:
         xaxis_title="seconds after the deploy starts",
         yaxis_title="records behind",
         height=420,
-        margin={"l": 60, "r": 20, "t": 60, "b": 50},
+        margin={"l": 60, "r": 20, "t": 70, "b": 50},
         legend={"orientation": "h", "y": -0.2},
     )
     return figure

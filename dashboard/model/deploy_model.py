@@ -36,6 +36,7 @@ from assignors import (
     short_count,
     short_seconds,
 )
+from dashboard.model.palette import member_names, short_labels
 
 MAX_FRAMES = 120
 MAX_COLUMNS = 40
@@ -49,6 +50,8 @@ class DeployPicture:
 
     headline: str
     columns: tuple[str, ...]
+    column_labels: tuple[str, ...]
+    """Each column's short, distinct name (:func:`column_labels`); ``columns`` in the hover."""
     topics: tuple[str, ...]
     frame_labels: tuple[str, ...]
     frame_captions: tuple[str, ...]
@@ -89,6 +92,29 @@ def _columns(members: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]]:
         labels.append(f"{chunk[0]}…{chunk[-1]} ({len(chunk)})")
         where.update(dict.fromkeys(chunk, len(labels) - 1))
     return tuple(labels), where
+
+
+#: How long a column's label may be on an axis.
+LABEL_CHARS = 18
+
+
+def column_labels(
+    members: Sequence[str], columns: Sequence[str], names: Mapping[str, str]
+) -> tuple[str, ...]:
+    """Step 2's columns as the axis names them: each member by its name (``names``, as the
+    tables name it: :func:`~dashboard.model.palette.member_names`), a pool of members as
+    ``first…last (n)``; every label shortened the one way (:func:`short_labels`)."""
+    named = [names.get(m) or short_labels([m], LABEL_CHARS)[m] for m in members]
+    if len(columns) == len(members):
+        wanted = named
+    else:
+        size = -(-len(members) // MAX_COLUMNS)
+        wanted = [
+            f"{named[i]}…{named[min(i + size, len(named)) - 1]} ({len(named[i : i + size])})"
+            for i in range(0, len(named), size)
+        ]
+    labels = short_labels(wanted, LABEL_CHARS)
+    return tuple(labels[label] for label in wanted)
 
 
 def _chosen_frames(outcome: DeployOutcome) -> list[int]:
@@ -172,12 +198,13 @@ def _alternatives(ranking: DeployRanking) -> tuple[dict[str, Any], ...]:
     return tuple(rows)
 
 
-def _step_rows(outcome: DeployOutcome) -> tuple[dict[str, Any], ...]:
+def _step_rows(outcome: DeployOutcome, names: Mapping[str, str]) -> tuple[dict[str, Any], ...]:
     return tuple(
         {
             "step": s.number,
             "action": s.action,
-            "members": ", ".join(s.members[:4]) + (" …" if len(s.members) > 4 else ""),
+            "members": ", ".join(names.get(m, m) for m in s.members[:4])
+            + (" …" if len(s.members) > 4 else ""),
             "what happens": s.description,
             "start (s)": round(s.start_s, 1),
             "end (s)": round(s.end_s, 1),
@@ -211,6 +238,7 @@ def picture(
     members = list(dict.fromkeys(m.member_id for m in scenario.members))
     members += [m for m in dict.fromkeys(everyone) if m not in members]
     columns, where = _columns(members)
+    names = member_names(scenario)
     topics = tuple(sorted({tp.topic for tp in outcome.partitions}))
     chosen = [outcome.frames[i] for i in _chosen_frames(outcome)]
     counts = [_frame_counts(f, topics, where, len(columns)) for f in chosen]
@@ -218,6 +246,7 @@ def picture(
     return DeployPicture(
         headline=f"{outcome.strategy}: {plan.describe()}",
         columns=columns,
+        column_labels=column_labels(members, columns, names),
         topics=topics,
         frame_labels=tuple(f"{i}" for i in range(len(chosen))),
         frame_captions=tuple(_caption(outcome, f) for f in chosen),
@@ -229,7 +258,7 @@ def picture(
         group_lag=outcome.drain.group_lag,
         baseline_lag=tuple(baseline[: len(times)]),
         steps=tuple((s.number, s.start_s, s.end_s, f"{s.number}") for s in outcome.steps),
-        step_rows=_step_rows(outcome),
+        step_rows=_step_rows(outcome, names),
         peak_lag=outcome.peak_lag,
         peak_at_s=outcome.peak_at_s,
         deploy_s=outcome.deploy_s,
@@ -243,3 +272,46 @@ def picture(
         partitions=outcome.partitions if small else None,
         notes=outcome.notes,
     )
+
+
+def _count(value: Any) -> str:
+    """A number as every deploy table and card shows it (``209.3M``); ``—`` for none."""
+    return "—" if value is None else short_count(value)
+
+
+def alternatives_table(picture: DeployPicture) -> list[dict[str, str]]:
+    """The ranked alternatives as the table shows them: every number formatted once, as the
+    cards format it (:func:`assignors.short_count`), an error in the plan's cell; few enough
+    columns to show whole at 1280 px."""
+    return [
+        {
+            "rank": str(row["rank"]),
+            "plan": row["plan"] + (f" (cannot run: {row['error']})" if row["error"] else ""),
+            "lag added": _count(row["lag added"]),
+            "peak lag": _count(row["peak lag"]),
+            "rebalances": _count(row["rebalances"]),
+            "moves": _count(row["moves"]),
+            "deploy takes": row["deploy takes"] or "—",
+            "back to the start after": row["back to the start after"],
+        }
+        for row in picture.alternatives
+    ]
+
+
+def steps_table(picture: DeployPicture) -> list[dict[str, str]]:
+    """The steps as the table shows them (numbers as in :func:`alternatives_table`; the start
+    and end as one time span, the protocol with the action)."""
+    return [
+        {
+            "step": str(row["step"]),
+            "action": row["action"] + ("" if row["protocol"] == "-" else f" ({row['protocol']})"),
+            "members": row["members"],
+            "what happens": row["what happens"],
+            "time": f"{short_seconds(row['start (s)'])}–{short_seconds(row['end (s)'])}",
+            "rebalances": _count(row["rebalances"]),
+            "moved": _count(row["moved"]),
+            "paused": _count(row["paused"]),
+            "lag at end": _count(row["lag at end"]),
+        }
+        for row in picture.step_rows
+    ]

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from assignors import Scenario, TopicPartition, partition_lags
-from dashboard.model.palette import short_labels
+from dashboard.model.palette import member_names
 
 
 def compress(partitions: Sequence[TopicPartition]) -> str:
@@ -47,7 +47,7 @@ def members_frame(
         for topic in scenario.topics
         for number, value in enumerate(partition_lags(topic, scenario.auto_offset_reset))
     }
-    labels = short_labels([member.member_id for member in scenario.members], 18)
+    labels = member_names(scenario)
     rows = []
     for member in scenario.members:
         held = list(assignment.get(member.member_id, ()))

@@ -8,7 +8,6 @@ drawn by :mod:`dashboard.charts.assignment_charts`; this module only lays it out
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
@@ -566,8 +565,8 @@ def drain_view(key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.Strateg
 def fitted_horizon(
     key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]
 ) -> float:
-    """A horizon that fits the backlog: a third past the slowest strategy's clearing time,
-    rounded up to a whole minute (at least one); an hour when some strategy never clears."""
+    """A horizon that fits the backlog (:func:`assignment_charts.fitted_horizon_s`); an hour
+    when some strategy never clears."""
     clears = []
     for o in outcomes:
         projection = compute.drain_projection(key, o.name, plan, o, FIT_SEARCH_S)
@@ -578,7 +577,7 @@ def fitted_horizon(
         clears.append(projection.group_clears_at_s)
     if not clears:
         return 3600.0
-    return float(max(60, math.ceil(max(clears) * 4 / 3 / 60) * 60))
+    return assignment_charts.fitted_horizon_s(clears)
 
 
 def timeline_figure(key: str, plan: whatif.WhatIf, chosen: compute.StrategyOutcome) -> Figure:

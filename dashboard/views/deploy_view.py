@@ -231,16 +231,17 @@ def _show(picture: deploy_model.DeployPicture, key: object) -> None:
     if picture.alternatives:
         st.subheader("Cheaper ways to run it")
         st.info(picture.verdict)
-        st.dataframe(pd.DataFrame(list(picture.alternatives)), hide_index=True, width="stretch")
+        # st.table: every column shown whole, its text wrapped (a grid scrolled the last ones
+        # out of sight at 1280 px); numbers formatted once, as the cards are.
+        st.table(pd.DataFrame(deploy_model.alternatives_table(picture)).set_index("rank"))
         st.plotly_chart(
             _figure(key, "ranking", lambda: deploy_charts.alternatives_figure(picture)),
             width="stretch",
             key="deploy.ranking",
         )
     st.subheader("Step by step")
-    st.dataframe(
-        pd.DataFrame(list(picture.step_rows)), hide_index=True, width="stretch", height=320
-    )
+    with st.container(height=360):
+        st.table(pd.DataFrame(deploy_model.steps_table(picture)).set_index("step"))
     for note in picture.notes:
         st.caption(note)
     if picture.tiles is not None and picture.partitions is not None:

@@ -85,18 +85,18 @@ def _charts(app: Any) -> int:
 def test_the_view_shows_the_deploy_and_its_alternatives() -> None:
     app = _deploy_view()
     assert _charts(app) >= 3
-    tables = [frame.value for frame in app.dataframe]
+    tables = [table.value for table in app.table]  # st.table: every column shown (issue 36)
     ranking = next(t for t in tables if "lag added" in t.columns)
     assert len(ranking) >= 2
     steps = next(t for t in tables if "what happens" in t.columns)
-    assert list(steps["step"]) == [1, 2]
+    assert list(steps.index) == ["1", "2"]
     assert any("cheapest" in info.value for info in app.info)
     [membership] = [s for s in app.selectbox if s.label == "Membership"]
     membership.set_value("static (group.instance.id)")
     app.button[0].click().run()  # the form's submit button is the page's first button
     assert_no_exception(app)
-    steps = next(frame.value for frame in app.dataframe if "what happens" in frame.value.columns)
-    assert list(steps["rebalances"]) == [0, 0]
+    steps = next(table.value for table in app.table if "what happens" in table.value.columns)
+    assert list(steps["rebalances"]) == ["0", "0"]
     assert any("static membership" in m.value for m in app.markdown)
 
 
@@ -105,7 +105,7 @@ def test_the_view_works_on_the_large_sample() -> None:
     app.selectbox(key="source.sample").set_value("large-group").run()
     assert_no_exception(app)
     assert _charts(app) >= 3
-    steps = next(frame.value for frame in app.dataframe if "what happens" in frame.value.columns)
+    steps = next(table.value for table in app.table if "what happens" in table.value.columns)
     assert len(steps) == 28
 
 
@@ -125,6 +125,6 @@ def test_the_view_works_on_every_sample(key: str) -> None:
     kind = next(info.kind for info in sample_data.list_samples() if info.key == key)
     if kind == "consumer-group":
         assert _charts(app) >= 3
-        assert any("what happens" in frame.value.columns for frame in app.dataframe)
+        assert any("what happens" in table.value.columns for table in app.table)
     else:
         assert any("consumer groups" in info.value for info in app.info)
