@@ -439,7 +439,7 @@ def replay_carried(
     def run(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
         if groups_done is not None:
             groups_done.add(1)
-        return replay_rows(left, right, strategies=names)
+        return _text_as_objects(replay_rows(left, right, strategies=names))
 
     carried = (
         offsets_in.groupBy(*GROUP_KEYS)
@@ -447,6 +447,19 @@ def replay_carried(
         .applyInPandas(run, schema=ddl(REPLAY_COLUMNS))
     )
     return carried
+
+
+def _text_as_objects(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its text columns (pandas 3's default ``str`` dtype) as Python objects.
+
+    PySpark 4.3 hands a pandas UDF's result to Arrow column by column and builds one
+    ``RecordBatch``: a ``str`` column that ``pd.concat`` joined is a multi-chunk Arrow array,
+    comes back as a ``ChunkedArray``, and the batch raises ``TypeError: Cannot convert
+    pyarrow.lib.ChunkedArray to pyarrow.lib.Array`` (SPARK-58625, fixed after 4.3.0). An object
+    column converts to one array. On pandas 2 the text columns are objects already.
+    """
+    text = [name for name, dtype in frame.dtypes.items() if isinstance(dtype, pd.StringDtype)]
+    return frame.astype(dict.fromkeys(text, object)) if text else frame
 
 
 def replay_tables(carried: Any) -> tuple[Any, Any, Any]:
