@@ -394,7 +394,7 @@ INTERNALS: tuple[Internal, ...] = (
             " and each frame's ._props) instead of walking its wrapper objects."
         ),
         library="plotly",
-        checked="plotly>=6.9,<6.10",
+        checked="plotly>=6.9,<7.2 (6.9 and 7.1 checked)",
         loses=(
             "figures are sized by walking their wrapper objects (~10 ms more per large animation)"
         ),
