@@ -73,8 +73,12 @@ def _tab(browser: Any, url: str, path: Path, member: str, timeout_s: float) -> N
         # (seen in CI: "Add member" left the edits at 0), so act on a settled page, as a user
         # who sees "Running..." would.
         served_app.wait_idle(page, timeout_s * 1000)
-        step = "add a member"
+        step = "open the what-if"
         page.get_by_text("Shape the what-if").first.click()
+        # Opening the panel reruns the page (the panel is built only while open); on a big
+        # group that rerun is long, and a field filled before it ends is drawn anew, empty.
+        served_app.wait_idle(page, timeout_s * 1000)
+        step = "add a member"
         page.get_by_label("Member id").fill(member)
         page.get_by_role("button", name="Add member").click()
         page.get_by_text("Edits (1)").first.wait_for()
