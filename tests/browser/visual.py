@@ -49,10 +49,15 @@ class Tolerance:
     """Share (0-1) of reduced pixels differing by more than :data:`PIXEL_THRESHOLD`."""
 
 
-#: Measured noise (3 screenshots of each shot across 2 server starts, see the branch's notes):
-#: at most MEASURED_MEAN and MEASURED_SHARE; the tolerance is set well above it and well below
-#: what one added line of text at the top does (every element below shifts by ~24 px).
-TOLERANCE = Tolerance(mean_difference=1.0, differing_share=0.005)
+#: Set from measurements (Debian's Chromium, headless; 3 server starts, 7 screenshots of every
+#: shot, 588 pairs compared): the noise is at most 0.000025 mean difference and no reduced
+#: pixel ever moved by more than PIXEL_THRESHOLD (a few full-size pixels of anti-aliasing, e.g.
+#: at a chart's edge, average away). The smallest real change measured, one line of text added
+#: under the Deploy page's title where the page is short (its Streams note, 1920 px), gave 1.30
+#: mean and 1.03% of pixels; on the fuller pages 4.8-8.4 and 3.7-8.6%. The tolerance sits ~4,000x
+#: above the noise and ~10x below that smallest change. A new Chromium or font may shift glyphs
+#: beyond it: renew then, after looking at the images (the renewal prints every difference).
+TOLERANCE = Tolerance(mean_difference=0.1, differing_share=0.001)
 
 
 @dataclass(frozen=True, slots=True)
