@@ -20,6 +20,8 @@ def page() -> None:
     """The whole Kafka Streams page for the current source."""
     source = state.source()
     st.title("Assignment Explorer · Kafka Streams")
+    # Also for a consumer group (picked in this page's sidebar): the link names what it shows.
+    sync_address_bar(source_panel.link_params(source))
     if source.streams is None:
         show_messages(source)
         st.info(
@@ -31,7 +33,6 @@ def page() -> None:
     if source.streams.description:
         st.caption(source.streams.description)
     show_messages(source)
-    sync_address_bar(source_panel.link_params(source))
     if watch.is_on():
         watch.live()
     watch.render_streams_changes()
