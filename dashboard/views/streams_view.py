@@ -20,9 +20,9 @@ def page() -> None:
     """The whole Kafka Streams page for the current source."""
     source = state.source()
     st.title("Assignment Explorer · Kafka Streams")
-    # Also for a consumer group (picked in this page's sidebar): the link names what it shows.
-    sync_address_bar(source_panel.link_params(source))
     if source.streams is None:
+        # A consumer group picked in this page's sidebar: the link names it too.
+        sync_address_bar(source_panel.link_params(source))
         show_messages(source)
         st.info(
             "This page shows a Kafka Streams application: pick a Streams sample or file under"
@@ -38,6 +38,8 @@ def page() -> None:
     watch.render_streams_changes()
     reconciliation_panel.render_streams(source.streams)
     streams_panel.render(source.key, source.streams)
+    # After the panel, whose Kafka version picker may have changed the release the link names.
+    sync_address_bar(source_panel.link_params(source))
 
 
 if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported
