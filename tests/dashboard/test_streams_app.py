@@ -16,8 +16,8 @@ from streamlit.testing.v1 import AppTest
 import sample_data
 from assignors import compare_task_strategies, registry
 from assignors.streams.convergence import simulate_convergence
-from tests.dashboard import plotly_spec
 from dashboard.views import pages
+from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import assert_no_exception, open_page, start_app
 
 STREAMS_SAMPLES = [info.key for info in sample_data.list_samples() if info.kind == "streams"]
