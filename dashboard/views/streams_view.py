@@ -21,6 +21,8 @@ def page() -> None:
     source = state.source()
     st.title("Assignment Explorer · Kafka Streams")
     if source.streams is None:
+        # A consumer group picked in this page's sidebar: the link names it too.
+        sync_address_bar(source_panel.link_params(source))
         show_messages(source)
         sync_address_bar(source_panel.link_params(source))
         st.info(
@@ -32,12 +34,13 @@ def page() -> None:
     if source.streams.description:
         st.caption(source.streams.description)
     show_messages(source)
-    sync_address_bar(source_panel.link_params(source))
     if watch.is_on():
         watch.live()
     watch.render_streams_changes()
     reconciliation_panel.render_streams(source.streams)
     streams_panel.render(source.key, source.streams)
+    # After the panel, whose Kafka version picker may have changed the release the link names.
+    sync_address_bar(source_panel.link_params(source))
 
 
 if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported

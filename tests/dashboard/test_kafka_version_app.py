@@ -93,3 +93,15 @@ def test_streams_view_selector_reproduces_kafka_39() -> None:
     app.selectbox(key=STREAMS_SELECTOR).set_value("3.9").run()
     assert_no_exception(app)
     assert _sticky_moves(app) == 2
+
+
+def test_the_streams_views_kafka_version_is_in_its_address_bar() -> None:
+    """Found by the generated runs (issue 36): the Kafka Streams page wrote its address bar
+    before its Kafka version picker ran, so after a pick the link still named the release
+    picked before (opened, it showed the newest while the page showed 3.9)."""
+    app = start_app(sample="streams-new-instance")
+    app.selectbox(key=STREAMS_SELECTOR).set_value("3.9").run()
+    assert_no_exception(app)
+    assert app.query_params["kafka"] == "3.9"
+    again = start_app(**dict(app.query_params))
+    assert again.selectbox(key=STREAMS_SELECTOR).value == "3.9"

@@ -16,8 +16,9 @@ from streamlit.testing.v1 import AppTest
 import sample_data
 from assignors import compare_task_strategies, registry
 from assignors.streams.convergence import simulate_convergence
+from dashboard.views import pages
 from tests.dashboard import plotly_spec
-from tests.dashboard.app_session import assert_no_exception, start_app
+from tests.dashboard.app_session import assert_no_exception, open_page, start_app
 
 STREAMS_SAMPLES = [info.key for info in sample_data.list_samples() if info.kind == "streams"]
 SAMPLE = "streams-new-instance"
@@ -158,3 +159,17 @@ def test_every_task_assignor_is_shown_on_the_same_application() -> None:
     assert list(table["assignor"]) == [r.strategy for r in expected]
     assert list(table["active tasks moved"]) == [r.moved_active for r in expected]
     assert "How an application chooses its assignor" in [e.label for e in app.expander]
+
+
+def test_a_consumer_group_picked_on_the_streams_page_is_in_its_address_bar() -> None:
+    """Found by the generated runs (issue 36): on the Kafka Streams page, a consumer-group
+    sample picked in the sidebar stays on that page (which says where to find a Streams
+    application); the address bar kept naming the sample loaded before, so its link opened
+    another scenario than the sidebar showed."""
+    app = open_page(start_app(), pages.STREAMS)
+    app.selectbox(key="source.sample").set_value("failover-priorities").run()
+    assert_no_exception(app)
+    assert app.title[0].value == "Assignment Explorer · Kafka Streams"
+    assert app.query_params["sample"] == "failover-priorities"
+    again = open_page(start_app(**dict(app.query_params)), pages.STREAMS)
+    assert again.session_state["ae.source"].key == "sample:failover-priorities"
