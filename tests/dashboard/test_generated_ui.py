@@ -54,12 +54,11 @@ CI_STEPS = 6
 
 SAMPLES = [info.key for info in sample_data.list_samples()]
 STRATEGIES = list(registry.partition_strategies())
+#: Each page by the title it shows ("Assignment Explorer" for the default page, then
+#: "Assignment Explorer · <its menu title>"): every page the menu has, so a new one is generated.
 BY_TITLE = {
-    "Assignment Explorer": pages.EXPLORER,
-    "Assignment Explorer · Kafka Streams": pages.STREAMS,
-    "Assignment Explorer · Deploy": pages.DEPLOY,
-    "Assignment Explorer · History": pages.HISTORY,
-    "Assignment Explorer · Fleet": pages.FLEET,
+    ("Assignment Explorer" if spec.default else f"Assignment Explorer · {spec.title}"): spec
+    for spec in pages.PAGES
 }
 
 #: The error boxes a user may be shown on purpose, by their opening words; any other fails.
