@@ -357,12 +357,15 @@ class UserSession(RuleBasedStateMachine):
         self.app.button(key="teach.start").click().run()
         self._did("start a walkthrough")
 
-    @precondition(
-        lambda self: self._on_explorer() and bool({"teach.next", "teach.back"} & self._keys())
-    )
+    @precondition(lambda self: self._on_explorer() and teach_panel.PANEL in self._keys())
     @rule(button=st.sampled_from(["teach.next", "teach.back", "teach.apply"]))
     def step_walkthrough(self, button: str) -> None:
+        """Press *Next*, *Previous* or *Show this step* in the walkthrough's panel (opened
+        first when closed: a sample with a walkthrough always shows its panel's title)."""
         assert self.app is not None
+        if button not in self._keys():
+            self.app.session_state[teach_panel.PANEL] = True
+            self.app.run()
         pressed = self.app.button(key=button)
         if not pressed.disabled:
             pressed.click().run()
@@ -495,7 +498,8 @@ def test_no_generated_path_breaks_the_dashboard() -> None:
     totals = REACHED["totals"]
     print(
         f"{totals['sequences']} sequences, {totals['actions']} actions in {elapsed:.0f} s; "
-        f"pages {dict(REACHED['pages'])}; samples {len(REACHED['samples'])}"
+        f"pages {dict(REACHED['pages'])}; samples {len(REACHED['samples'])}; "
+        f"rules {dict(REACHED['actions'])}"
     )
     assert totals["sequences"] >= ui_settings().max_examples
     assert not missing(REACHED), missing(REACHED)
