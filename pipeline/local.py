@@ -8,6 +8,7 @@ row) and the produce and consume rates as the Spark jobs do, and rebuilds the Sc
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -34,6 +35,15 @@ def _json_lines(files: list[Path]) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
+def _times(column: pd.Series) -> pd.Series:
+    """A JSON column of times as UTC timestamps, element by element (rows may mix forms; one
+    that is not a time becomes NaT). pandas warns that it parses each element on its own when
+    the rows share no format: that is what is meant here, so the warning is not shown."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Could not infer format", UserWarning)
+        return pd.to_datetime(column, utc=True, errors="coerce")
+
+
 def _read(path: Path, cluster: str, group_id: str, table: str) -> pd.DataFrame:
     """One table's rows of the group; unreadable input is a :class:`GroupDataError` or a
     :class:`~pipeline.schema.SnapshotFormatError` naming the file, never pandas' own error."""
@@ -43,7 +53,7 @@ def _read(path: Path, cluster: str, group_id: str, table: str) -> pd.DataFrame:
             frame = _json_lines(files)
             for column in check_columns(list(frame.columns), table, path):
                 frame[column] = None  # an optional column absent: nulls, as Spark's reader does
-            frame["time"] = pd.to_datetime(frame["time"], utc=True, errors="coerce")
+            frame["time"] = _times(frame["time"])
         else:
             filters = [("cluster", "==", cluster), ("group_id", "==", group_id)]
             frame = pd.read_parquet(path, filters=filters)
