@@ -17,6 +17,7 @@ COPY assignors ./assignors
 COPY adapters ./adapters
 COPY cluster ./cluster
 COPY dashboard ./dashboard
+COPY guarded ./guarded
 COPY pipeline ./pipeline
 COPY sample_data ./sample_data
 RUN python3 -m venv /opt/venv \

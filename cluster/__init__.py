@@ -6,5 +6,5 @@ kafka-python). Errors are :mod:`cluster.errors`. The reader never changes a grou
 the requests in :data:`cluster.reader.ALLOWED_API_KEYS`.
 
 May import: :mod:`assignors` (its public names), :mod:`kafka` (kafka-python) and
-:mod:`pyarrow` (the snapshot's offsets table).
+:mod:`pyarrow` (the snapshot's offsets table) and :mod:`guarded` (the registry of its private uses).
 """

@@ -7,48 +7,16 @@ internal is not as expected, logs one line on the ``assignment_explorer`` logger
 raises a :class:`~cluster.errors.ClusterError` that says what is off (:func:`require`) or takes
 its plain path.
 
-:class:`Internal` is the shape of :class:`dashboard.runtime.internals.Internal`, repeated here
-because the cluster reader may not import the dashboard (a test holds the shapes equal).
+:data:`USES` holds them (a :class:`guarded.Uses`); :func:`reason_off` and :func:`applies` are its
+methods.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import inspect
-import logging
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from cluster.errors import ClusterError
-
-logger = logging.getLogger("assignment_explorer")
-
-
-@dataclass(frozen=True, slots=True)
-class Internal:
-    """One private use (fields: see :class:`dashboard.runtime.internals.Internal`)."""
-
-    name: str
-    where: str
-    what: str
-    library: str
-    checked: str
-    loses: str
-    probe: Callable[[], str | None]
-
-    def off_line(self, reason: str) -> str:
-        """The one line logged (and shown) when this use is off."""
-        return (
-            f"{self.library} {_version(self.library)}: {self.name} is off ({reason}); {self.loses}"
-        )
-
-
-def _version(distribution: str) -> str:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "(not installed)"
+from guarded import Internal, Uses
 
 
 def _parameters(function: object) -> list[str]:
@@ -218,38 +186,13 @@ INTERNALS: tuple[Internal, ...] = (
     ),
 )
 
-_lock = threading.Lock()
-_reasons: dict[str, str | None] = {}
-_BY_NAME = {entry.name: entry for entry in INTERNALS}
-
-
-def reason_off(name: str) -> str | None:
-    """Why the use ``name`` is off (None: it applies); probes once per process and logs one
-    line the first time it finds the use off."""
-    with _lock:
-        if name in _reasons:
-            return _reasons[name]
-    entry = _BY_NAME[name]
-    try:
-        reason = entry.probe()
-    except Exception as error:  # a probe that cannot even look: the use is off, and said so
-        reason = f"{type(error).__name__}: {error}"
-    with _lock:
-        if name in _reasons:
-            return _reasons[name]
-        _reasons[name] = reason
-    if reason is not None:
-        logger.warning(entry.off_line(reason))
-    return reason
-
-
-def applies(name: str) -> bool:
-    """Whether the use ``name`` may go ahead (see :func:`reason_off`)."""
-    return reason_off(name) is None
+USES = Uses(INTERNALS)
+reason_off = USES.reason_off
+applies = USES.applies
 
 
 def require(name: str) -> None:
     """Raise a :class:`ClusterError` naming what is off unless the use ``name`` applies."""
     reason = reason_off(name)
     if reason is not None:
-        raise ClusterError(_BY_NAME[name].off_line(reason))
+        raise ClusterError(USES.entry(name).off_line(reason))

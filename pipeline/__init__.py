@@ -13,5 +13,5 @@ metrics, rebalance simulation and drain projection on the executors. Modules:
 * ``python -m pipeline lag|whatif|replay|synth``: the entry point.
 
 May import: :mod:`assignors` (its public names), :mod:`pyspark`, :mod:`pandas`,
-:mod:`numpy` and :mod:`pyarrow`.
+:mod:`numpy`, :mod:`pyarrow` and :mod:`guarded` (the registry of its private uses).
 """

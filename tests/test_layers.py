@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("assignors", "adapters", "cluster", "dashboard", "pipeline", "sample_data")
+PACKAGES = ("assignors", "adapters", "cluster", "dashboard", "guarded", "pipeline", "sample_data")
 #: Streamlit modules any layer may import: the API the documentation describes.
 STREAMLIT_PUBLIC = ("streamlit", "streamlit.errors", "streamlit.delta_generator")
 _MOD = re.compile(r":mod:`~?(\.?[\w.]+)`")

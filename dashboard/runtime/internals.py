@@ -35,48 +35,16 @@ from __future__ import annotations
 import importlib.metadata
 import logging
 import os
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cluster import internals as cluster_internals
+from guarded import Internal, Uses
 from pipeline import internals as pipeline_internals
 
 logger = logging.getLogger("assignment_explorer")
-
-
-@dataclass(frozen=True, slots=True)
-class Internal:
-    """One private use: ``name`` (``module.feature``), ``where`` (``module:function``, comma
-    separated), ``what`` (what it does and why), ``library`` (its distribution name),
-    ``checked`` (the version range it was checked on), ``loses`` (what the user loses when it
-    is off) and ``probe`` (None while it applies, else why not, in one line).
-
-    The same shape as :class:`pipeline.internals.Internal` and :class:`cluster.internals.Internal`
-    (they may not import this layer; a test holds the three equal)."""
-
-    name: str
-    where: str
-    what: str
-    library: str
-    checked: str
-    loses: str
-    probe: Callable[[], str | None]
-
-    def off_line(self, reason: str) -> str:
-        """The one line logged (and shown) when this use is off."""
-        return (
-            f"{self.library} {_version(self.library)}: {self.name} is off ({reason}); {self.loses}"
-        )
-
-
-def _version(distribution: str) -> str:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "(not installed)"
 
 
 def _installed(distribution: str) -> bool:
@@ -404,61 +372,28 @@ INTERNALS: tuple[Internal, ...] = (
 
 #: Every private use in the project: the dashboard's, the pipeline's, the cluster reader's and
 #: the adapters'.
-REGISTRY: tuple[Any, ...] = (
+REGISTRY: tuple[Internal, ...] = (
     *INTERNALS,
     *pipeline_internals.INTERNALS,
     *cluster_internals.INTERNALS,
 )
 
-_lock = threading.Lock()
-_reasons: dict[str, str | None] = {}
-_BY_NAME = {entry.name: entry for entry in INTERNALS}
-
-
-def reason_off(name: str) -> str | None:
-    """Why the dashboard's use ``name`` is off (None: it applies). Probes once per process and
-    logs one line the first time it finds the use off."""
-    with _lock:
-        if name in _reasons:
-            return _reasons[name]
-    entry = _BY_NAME[name]
-    try:
-        reason = entry.probe()
-    except Exception as error:  # a probe that cannot even look: the use is off, and said so
-        reason = f"{type(error).__name__}: {error}"
-    if reason is None:
-        with _lock:
-            _reasons.setdefault(name, None)
-            return _reasons[name]
-    return switch_off(name, reason)
-
-
-def applies(name: str) -> bool:
-    """Whether the dashboard's use ``name`` may go ahead (see :func:`reason_off`)."""
-    return reason_off(name) is None
-
-
-def switch_off(name: str, reason: str) -> str:
-    """Turn the use ``name`` off for the rest of the process and log why (once); the reason
-    kept (the first one given)."""
-    with _lock:
-        if _reasons.get(name) is not None:
-            return _reasons[name] or reason
-        _reasons[name] = reason
-    logger.warning(_BY_NAME[name].off_line(reason))
-    return reason
+USES = Uses(INTERNALS)
+reason_off = USES.reason_off
+applies = USES.applies
+switch_off = USES.switch_off
 
 
 @dataclass(frozen=True, slots=True)
 class Off:
     """A use that is off: its entry and why."""
 
-    entry: Any
+    entry: Internal
     reason: str
 
     @property
     def line(self) -> str:
-        return str(self.entry.off_line(self.reason))
+        return self.entry.off_line(self.reason)
 
 
 def check_internals() -> tuple[Off, ...]:
@@ -467,20 +402,14 @@ def check_internals() -> tuple[Off, ...]:
     is not installed (PySpark without the ``spark`` extra) is not probed: no feature of it can
     run, so none is off, and a fresh install starts without a warning."""
     off = []
-    for module in (_this_module(), pipeline_internals, cluster_internals):
-        for entry in module.INTERNALS:
+    for uses in (USES, pipeline_internals.USES, cluster_internals.USES):
+        for entry in uses.entries:
             if not _installed(entry.library):
                 continue
-            reason = module.reason_off(entry.name)
+            reason = uses.reason_off(entry.name)
             if reason is not None:
                 off.append(Off(entry, reason))
     return tuple(off)
-
-
-def _this_module() -> Any:
-    import sys
-
-    return sys.modules[__name__]
 
 
 def off_notice(off: Sequence[Off]) -> str | None:

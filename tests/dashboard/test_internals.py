@@ -6,7 +6,6 @@ private use in the project's sources is missing from the registry."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 import logging
 import re
 from collections.abc import Callable
@@ -29,7 +28,7 @@ _OWNER = {entry.name: module for module in MODULES for entry in module.INTERNALS
 def _fresh_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test probes afresh (the answers are kept once per process otherwise)."""
     for module in MODULES:
-        monkeypatch.setattr(module, "_reasons", {})
+        monkeypatch.setattr(module.USES, "_reasons", {})
 
 
 def test_the_registry_lists_every_package_once_with_its_facts() -> None:
@@ -42,12 +41,10 @@ def test_the_registry_lists_every_package_once_with_its_facts() -> None:
         assert entry.what and entry.loses and entry.where, entry
 
 
-def test_the_three_shapes_are_one() -> None:
-    def shape(cls: type) -> list[tuple[str, Any]]:
-        return [(f.name, f.type) for f in dataclasses.fields(cls)]
-
-    assert shape(internals.Internal) == shape(pipeline_internals.Internal)
-    assert shape(internals.Internal) == shape(cluster_internals.Internal)
+def test_each_layer_lists_its_entries_in_one_registry_of_uses() -> None:
+    for module in MODULES:
+        assert module.USES.entries == module.INTERNALS
+        assert module.applies == module.USES.applies
 
 
 @pytest.mark.parametrize("entry", internals.REGISTRY, ids=lambda e: e.name)
@@ -284,7 +281,7 @@ def test_a_live_store_without_its_cache_is_switched_off(
         _session_mgr = Manager()
 
     # the probe passed before the server existed (on the classes); the live store differs
-    monkeypatch.setattr(internals, "_reasons", {"sessions.free_expired_sessions": None})
+    monkeypatch.setattr(internals.USES, "_reasons", {"sessions.free_expired_sessions": None})
     monkeypatch.setattr(internals, "live_runtime", lambda: Live())
     caplog.set_level(logging.WARNING, logger="assignment_explorer")
     assert sessions.free_expired_sessions() == 0
@@ -301,7 +298,7 @@ def test_budget_sizes_a_figure_by_walking_it_when_off(
 
     figure = go.Figure(data=[go.Scatter(x=list(range(2000)))])
     plain = budget.estimate_bytes(figure)
-    monkeypatch.setattr(internals, "_reasons", {"budget.figure_parts": "Figure._data is gone"})
+    monkeypatch.setattr(internals.USES, "_reasons", {"budget.figure_parts": "Figure._data is gone"})
     walked = budget.estimate_bytes(figure)
     assert walked > 2000 * 8 and walked != plain
 
@@ -321,7 +318,7 @@ def test_pipeline_plain_paths_when_off(monkeypatch: pytest.MonkeyPatch, tmp_path
     from pipeline import session, whatif
 
     assert "spark.python.daemon.module" in session.local_python()
-    monkeypatch.setattr(pipeline_internals, "_reasons", {})
+    monkeypatch.setattr(pipeline_internals.USES, "_reasons", {})
     _pyspark_sources(monkeypatch, tmp_path)
     assert "spark.python.daemon.module" not in session.local_python()
     times = object()  # not touched: no Spark call when the estimate is off
@@ -352,7 +349,7 @@ def test_the_sidebar_shows_what_is_off(monkeypatch: pytest.MonkeyPatch) -> None:
 
     at = AppTest.from_function(page).run()
     assert not at.sidebar.warning, at.sidebar.warning[0].value
-    monkeypatch.setattr(internals, "_reasons", {"budget.figure_parts": "Figure._data is gone"})
+    monkeypatch.setattr(internals.USES, "_reasons", {"budget.figure_parts": "Figure._data is gone"})
     at = AppTest.from_function(page).run()
     (notice,) = at.sidebar.warning
     assert notice.value.startswith("1 server feature is off")
