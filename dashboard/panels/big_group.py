@@ -32,13 +32,12 @@ import pandas as pd
 import streamlit as st
 
 from assignors import (
-    AssignmentExplorerError,
     Scenario,
     registry,
 )
 from dashboard.charts import aggregate_charts
 from dashboard.model import aggregates, whatif
-from dashboard.panels import shape_panel
+from dashboard.panels import layout, shape_panel
 from dashboard.runtime import budget, jobs, sessions
 from dashboard.session import state
 
@@ -48,20 +47,14 @@ def _outline(source: Scenario) -> tuple[Scenario, Scenario] | None:
     per scenario and edits; an edit that does not fit is undone. No strategy runs here: the
     server's thread only applies the edits."""
     cache = budget.shared()
-    for _ in range(len(state.edits()) + 1):
-        key = state.scenario_key()
-        try:
-            found: tuple[Scenario, Scenario] = cache.get_or_build(
-                ("outline", key), lambda: whatif.outline(source, state.edits())
-            )
-            return found
-        except AssignmentExplorerError as error:
-            dropped = state.undo()
-            if dropped is None:
-                st.error(f"The scenario cannot be shown: {error}")
-                return None
-            st.error(f"Edit “{whatif.describe(dropped)}” was undone: {error}")
-    return None
+
+    def build() -> tuple[Scenario, Scenario]:
+        found: tuple[Scenario, Scenario] = cache.get_or_build(
+            ("outline", state.scenario_key()), lambda: whatif.outline(source, state.edits())
+        )
+        return found
+
+    return layout.undoing_misfits(build)
 
 
 def summaries(

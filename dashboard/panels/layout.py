@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import streamlit as st
 
@@ -10,6 +11,8 @@ from assignors import AssignmentExplorerError, Scenario
 from dashboard.model import palette, sources, whatif
 from dashboard.panels import source_panel
 from dashboard.session import compute, state
+
+T = TypeVar("T")
 
 
 def member_layout(source: Scenario, plan: whatif.WhatIf) -> tuple[list[str], dict[str, str]]:
@@ -43,11 +46,13 @@ def show_messages(source: sources.Source) -> None:
                 st.markdown(f"- {warning}")
 
 
-def resolve_plan(key: str, source: Scenario) -> whatif.WhatIf | None:
-    """The what-if for the current edits; an edit that does not fit is dropped with its reason."""
+def undoing_misfits(build: Callable[[], T]) -> T | None:
+    """``build()`` on the current edits; while it fails, the last edit is undone and the page
+    says which and why, then ``build()`` runs again on the edits left. None (and the reason
+    shown) when even the source without edits fails. ``build`` reads the edits each time."""
     for _ in range(len(state.edits()) + 1):
         try:
-            return compute.plan(state.plan_key(), source, state.edits())
+            return build()
         except AssignmentExplorerError as error:
             dropped = state.undo()
             if dropped is None:
@@ -55,6 +60,11 @@ def resolve_plan(key: str, source: Scenario) -> whatif.WhatIf | None:
                 return None
             st.error(f"Edit “{whatif.describe(dropped)}” was undone: {error}")
     return None
+
+
+def resolve_plan(key: str, source: Scenario) -> whatif.WhatIf | None:
+    """The what-if for the current edits; an edit that does not fit is dropped with its reason."""
+    return undoing_misfits(lambda: compute.plan(state.plan_key(), source, state.edits()))
 
 
 #: What a page says when its scenario cannot travel in a link.
