@@ -7,7 +7,8 @@ Usage::
         [--upgrade eager-to-cooperative|classic-to-consumer|assignor:NAME]
         [--session-timeout S] [--max-poll-interval S] [--heartbeat-interval S]
         [--initial-rebalance-delay S] [--scheduled-rebalance-max-delay S]
-        [--default-consume-rate R] [--kafka-version 3.9] [--no-alternatives] [--json]
+        [--default-consume-rate R] [--kafka-version 3.9] [--weights COST=W,...]
+        [--no-alternatives] [--json]
 
 Steps:
 
@@ -20,12 +21,16 @@ Steps:
    ``--kafka-version`` is the Kafka release the version-dependent strategies reproduce in every
    rebalance of the deploy (default: the scenario's ``kafka_version``, else the newest).
 3. Ask :func:`assignors.simulate.evaluate.evaluate` with ``deploy=`` for the deploy and, unless
-   ``--no-alternatives``, its alternatives ranked.
-4. Print a table of the steps, the totals and the ranking, or JSON with ``--json``.
+   ``--no-alternatives``, its alternatives ranked on every cost
+   (:mod:`assignors.simulate.deploy_costs`), ordered by ``--weights`` (``COST=W`` pairs, e.g.
+   ``rebalances=3,deploy_s=0``; a cost not named weighs 1).
+4. Print a table of the steps, the totals and the ranking (each plan with the sentence that
+   says why it ranks there, and the Pareto front), or JSON with ``--json``.
 
 JSON (``--json``), one object::
 
     {"scenario": name or null, "strategy", "warnings": [...],
+     "capacity": Capacity.to_json() (does the group keep up before the deploy),
      "deploy": DeployOutcome.to_json() (figures, "steps", "lag_over_time", "after"),
      "alternatives": DeployRanking.to_json() or null}
 
@@ -47,6 +52,7 @@ from assignors.errors import AssignmentExplorerError
 from assignors.io.scenario import load_scenario_file
 from assignors.limits import MAX_MEMBERS
 from assignors.simulate.deploy import DeployOutcome
+from assignors.simulate.deploy_costs import COST_KEYS, check_weights
 from assignors.simulate.deploy_plan import MAX_SECONDS, UPGRADES, DeployPlan, DeploySettings
 from assignors.simulate.deploy_rank import DeployRanking, short_count, short_seconds
 from assignors.simulate.drain import DEFAULT_CONSUME_RATE
@@ -103,6 +109,11 @@ def _parser() -> argparse.ArgumentParser:
         help="records/s for members without consume_rate",
     )
     add_kafka_version_argument(parser)
+    parser.add_argument(
+        "--weights",
+        help=f"COST=W,...: how much each cost counts in the ranking (1 each); costs: "
+        f"{', '.join(COST_KEYS)}",
+    )
     parser.add_argument("--no-alternatives", action="store_true", help="skip the ranking")
     parser.add_argument("--json", action="store_true", help="print JSON (keys in deploy.py)")
     return parser
@@ -155,6 +166,24 @@ def _plan(options: argparse.Namespace) -> DeployPlan:
     )
 
 
+def weights_of(text: str | None) -> dict[str, float]:
+    """``--weights rebalances=3,deploy_s=0`` -> every cost's weight (checked)."""
+    given: dict[str, float] = {}
+    for pair in (text or "").split(","):
+        if not pair.strip():
+            continue
+        key, equals, number = pair.partition("=")
+        try:
+            given[key.strip()] = float(number)
+        except ValueError:
+            raise _UsageError(
+                f"--weights: expected COST=NUMBER pairs, got {pair.strip()[:40]!r}"
+            ) from None
+        if not equals:
+            raise _UsageError(f"--weights: expected COST=NUMBER pairs, got {pair.strip()[:40]!r}")
+    return check_weights(given)
+
+
 def name_of(option: str) -> str:
     """``--session-timeout`` -> ``session_timeout`` (argparse's attribute name)."""
     return option.removeprefix("--").replace("-", "_")
@@ -167,6 +196,7 @@ def report(
     default_consume_rate: float,
     alternatives: bool,
     kafka_version: str | None = None,
+    weights: dict[str, float] | None = None,
 ) -> tuple[dict[str, Any], DeployOutcome, DeployRanking | None, list[str]]:
     """Steps 1 and 3: the JSON report, the outcome, the ranking (or None) and the warnings.
 
@@ -184,11 +214,13 @@ def report(
     )
     asked = evaluation.strategies[0]
     outcome = asked.deploy
-    ranking = asked.deploy_ranking if alternatives else None
+    capacity = evaluation.current_capacity
+    ranking = asked.deploy_ranking.reordered(weights) if alternatives else None
     return (
         {
             "scenario": scenario.name,
             "strategy": asked.name,
+            "capacity": capacity.to_json(),
             "deploy": outcome.to_json(),
             "alternatives": None if ranking is None else ranking.to_json(),
         },
@@ -250,13 +282,25 @@ def render_table(title: str | None, outcome: DeployOutcome, ranking: DeployRanki
         ),
     ]
     if ranking is not None:
-        lines.append("alternatives, cheapest first:")
-        for rank, alternative in enumerate(ranking.alternatives, 1):
+        lines.append(_weights_line(ranking))
+        for rank, (alternative, reason) in enumerate(
+            zip(ranking.alternatives, ranking.reasons, strict=True), 1
+        ):
             mark = " (asked)" if alternative.asked else ""
-            lines.append(f"  {rank}. {alternative.sentence()}{mark}")
+            front = " [front]" if alternative.label in ranking.front else ""
+            lines.append(f"  {rank}. {alternative.sentence()}{mark}{front}")
+            lines.append(f"     {reason}")
         lines.append(ranking.verdict)
     lines.extend(f"note: {note}" for note in outcome.notes)
     return "\n".join(lines)
+
+
+def _weights_line(ranking: DeployRanking) -> str:
+    weights = ", ".join(f"{k} {w:g}" for k, w in ranking.weights.items())
+    return (
+        f"alternatives, ranked on every cost (weights: {weights}; [front]: no other plan beats it"
+        " on every cost):"
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -265,6 +309,7 @@ def main(argv: list[str]) -> int:
         options = _parser().parse_args(argv)
         plan = _plan(options)
         rate = _seconds("--default-consume-rate", options.default_consume_rate, 1e12, "records/s")
+        weights = weights_of(options.weights)
         answer, outcome, ranking, warnings = report(
             options.file,
             options.strategy,
@@ -272,6 +317,7 @@ def main(argv: list[str]) -> int:
             rate,
             not options.no_alternatives,
             options.kafka_version,
+            weights,
         )
     except _UsageError as error:
         print(f"deploy: {one_line(error)}", file=sys.stderr)
@@ -285,6 +331,8 @@ def main(argv: list[str]) -> int:
         answer["warnings"] = warnings
         print(json.dumps(answer))
     else:
+        capacity_line = answer["capacity"]["sentence"]
+        print(capacity_line if answer["capacity"]["keeps_up"] else f"WARNING: {capacity_line}")
         print(render_table(answer["scenario"], outcome, ranking))
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)

@@ -1,30 +1,36 @@
-"""Cheaper ways to run the same deploy: alternatives ranked, and which settings made the difference.
+"""Cheaper ways to run the same deploy: alternatives ranked on every cost, and why.
 
 :func:`rank_deploys` plays the plan asked for and its neighbours (static membership on and off;
-batches of 1, of the plan's size and of 3) with :func:`assignors.simulate.deploy.plan_deploy`,
-ranks them and says what made the difference.
+batches of 1, of the plan's size and of 3) with :func:`assignors.simulate.deploy.plan_deploy` and
+ranks them on every cost of :mod:`assignors.simulate.deploy_costs` (lag added, peak lag,
+rebalances, partitions moved, partition-pauses, pause time, deploy duration, time to recover):
 
-Ranking key, smallest first: the lag the deploy adds over not deploying at all
-(``DeployOutcome.added_lag``), then when the backlog is back to where it started (never: last),
-then how long the deploy takes, then how many rebalances it runs.
+1. the Pareto front: the plans no other beats on every cost;
+2. an order by weights the caller sets (default 1 each): a plan another beats on every cost never
+   ranks above it;
+3. one sentence per plan naming the costs that decide its place (against the plan ranked just
+   below the first, or just above any other);
+4. *which settings made the difference*: each setting in which the first plan differs from the
+   plan asked for, changed alone on the plan asked for, and how much lag that change alone adds
+   or saves.
 
-*Which settings made the difference*: each setting in which the best alternative differs from the
-plan asked for, changed alone on the plan, and how much lag that change alone adds or saves.
+:meth:`DeployRanking.reordered` orders the same plans by other weights without playing them again.
 
 Invariants: the plan asked for is always among the alternatives (``asked`` true); each distinct
 plan is played once; an alternative that cannot run carries its message in ``error`` and ranks
-last.
+last; every single-setting neighbour of the plan asked for that step 4 may need is played.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assignors.errors import AssignmentExplorerError
 from assignors.model import Assignment, Scenario
+from assignors.simulate import deploy_costs as costs_mod
 from assignors.simulate.deploy import DeployOutcome, plan_deploy
 from assignors.simulate.deploy_plan import DeployPlan
 from assignors.simulate.drain import DEFAULT_CONSUME_RATE
@@ -81,34 +87,78 @@ class DeployAlternative:
             f" {short_count(outcome.peak_lag)}), {outcome.rebalances} rebalance(s), {when}"
         )
 
+    @property
+    def costs(self) -> dict[str, float] | None:
+        """Every cost of :data:`assignors.simulate.deploy_costs.COSTS` (None: cannot run)."""
+        return None if self.outcome is None else costs_of(self.outcome)
+
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON: the label, the plan, the figures (or the error)."""
+        """Plain JSON: the label, the plan, the figures and costs (or the error); a time to
+        recover of "never" is ``null``."""
+        costs = self.costs
         return {
             "label": self.label,
             "asked": self.asked,
             "error": self.error,
             "outcome": None if self.outcome is None else self.outcome.summary_json(),
+            "costs": None
+            if costs is None
+            else {k: (v if math.isfinite(v) else None) for k, v in costs.items()},
         }
+
+
+def costs_of(outcome: DeployOutcome) -> dict[str, float]:
+    """The costs of a played deploy (``recover_s`` ``inf`` when it never recovers)."""
+    back = outcome.recovered_after_s
+    pause_s = sum(frame.paused * (frame.time_s - frame.start_s) for frame in outcome.frames)
+    return {
+        "added_lag": outcome.added_lag,
+        "peak_lag": outcome.peak_lag,
+        "rebalances": float(outcome.rebalances),
+        "moved": float(outcome.moved),
+        "partition_pauses": float(outcome.partition_pauses),
+        "pause_s": pause_s,
+        "deploy_s": outcome.deploy_s,
+        "recover_s": math.inf if back is None else back,
+    }
 
 
 @dataclass(frozen=True, slots=True)
 class DeployRanking:
-    """The alternatives, best first, and what made the difference."""
+    """The alternatives, best first by ``weights``, and why each ranks where it does."""
 
     alternatives: tuple[DeployAlternative, ...]
     effects: tuple[tuple[str, float], ...]
     """(setting changed alone on the plan asked for, lag added by that change; < 0 saves)."""
     verdict: str
+    weights: Mapping[str, float] = field(default_factory=lambda: dict(costs_mod.DEFAULT_WEIGHTS))
+    """The weight of each cost the order used."""
+    reasons: tuple[str, ...] = ()
+    """Aligned with :attr:`alternatives`: why each ranks where it does."""
+    front: tuple[str, ...] = ()
+    """Labels of the plans on the Pareto front (none beaten on every cost), in rank order."""
 
     @property
     def asked(self) -> DeployAlternative:
         """The plan asked for."""
         return next(a for a in self.alternatives if a.asked)
 
+    def reordered(self, weights: Mapping[str, float] | None) -> DeployRanking:
+        """The same plans ordered by ``weights`` (costs not named keep weight 1); raises
+        :class:`~assignors.simulate.deploy_costs.WeightsError` for weights that cannot order."""
+        return _ranking(list(self.alternatives), costs_mod.check_weights(weights))
+
     def to_json(self) -> dict[str, Any]:
         """Plain JSON object."""
         return {
-            "alternatives": [a.to_json() for a in self.alternatives],
+            "alternatives": [
+                {**a.to_json(), "rank": rank, "reason": reason, "on_front": a.label in self.front}
+                for rank, (a, reason) in enumerate(
+                    zip(self.alternatives, self.reasons, strict=True), 1
+                )
+            ],
+            "weights": dict(self.weights),
+            "front": list(self.front),
             "effects": [{"setting": s, "added_lag_change": v} for s, v in self.effects],
             "verdict": self.verdict,
         }
@@ -137,26 +187,14 @@ def _variants(plan: DeployPlan, scenario: Scenario) -> list[DeployPlan]:
     size = len(scenario.members) + max(plan.scale, 0)
     batches = sorted({b for b in (*TRIED_BATCHES, plan.batch_size) if b <= max(size, 1)})
     plans = [plan]
+    kinds = (True, False) if plan.settings.static_membership is not None else (True, False, None)
     for batch in batches:
-        for static in (True, False):
+        for static in kinds:
             settings = replace(plan.settings, static_membership=static)
             candidate = replace(plan, batch_size=batch, settings=settings)
             if candidate not in plans:
                 plans.append(candidate)
     return plans
-
-
-def _key(alternative: DeployAlternative) -> tuple[float, ...]:
-    outcome = alternative.outcome
-    if outcome is None:
-        return (math.inf,) * 4
-    back = outcome.recovered_at_s
-    return (
-        outcome.added_lag,
-        math.inf if back is None else back,
-        outcome.deploy_s,
-        float(outcome.rebalances),
-    )
 
 
 def _play(
@@ -177,12 +215,12 @@ def _play(
     return DeployAlternative(label, plan, asked, outcome)
 
 
-def _differences(best: DeployPlan, asked: DeployPlan, scenario: Scenario) -> list[DeployPlan]:
+def _single_changes(best: DeployPlan, asked: DeployPlan) -> list[DeployPlan]:
     """The plan asked for with one of the best plan's settings at a time."""
     changed = []
     if best.batch_size != asked.batch_size:
         changed.append(replace(asked, batch_size=best.batch_size))
-    if _static_of(best, scenario) != _static_of(asked, scenario):
+    if best.settings.static_membership != asked.settings.static_membership:
         static = best.settings.static_membership
         changed.append(replace(asked, settings=replace(asked.settings, static_membership=static)))
     return changed
@@ -191,24 +229,100 @@ def _differences(best: DeployPlan, asked: DeployPlan, scenario: Scenario) -> lis
 def _setting(plan: DeployPlan, asked: DeployPlan) -> str:
     if plan.batch_size != asked.batch_size:
         return f"batches of {plan.batch_size}"
-    return "static membership" if plan.settings.static_membership else "dynamic membership"
+    static = plan.settings.static_membership
+    if static is None:
+        return "membership as configured"
+    return "static membership" if static else "dynamic membership"
 
 
-def _verdict(ranked: Sequence[DeployAlternative], effects: Sequence[tuple[str, float]]) -> str:
+def _effects(ranked: Sequence[DeployAlternative]) -> tuple[tuple[str, float], ...]:
+    """Step 4, from the plans played (each single change is among them)."""
+    best, asked = ranked[0], next(a for a in ranked if a.asked)
+    if best is asked or best.outcome is None or asked.outcome is None:
+        return ()
+    by_plan = {a.plan: a for a in ranked}
+    effects = []
+    for single in _single_changes(best.plan, asked.plan):
+        alone = by_plan.get(single)
+        if alone is not None and alone.outcome is not None:
+            delta = alone.outcome.added_lag - asked.outcome.added_lag
+            effects.append((_setting(single, asked.plan), delta))
+    return tuple(effects)
+
+
+def _reason(
+    ranked: Sequence[DeployAlternative],
+    costs: Sequence[Mapping[str, float]],
+    weights: Mapping[str, float],
+    place: int,
+) -> str:
+    """Why ``ranked[place]`` ranks where it does (``costs`` aligned with the plans that run)."""
+    me = ranked[place]
+    if me.outcome is None:
+        return f"cannot run: {me.error}"
+    if len(costs) == 1:
+        return "the only plan that runs"
+    other = 1 if place == 0 else place - 1
+    beaten_by = [
+        ranked[i].label for i in range(len(costs)) if costs_mod.dominates(costs[i], costs[place])
+    ]
+    lower, higher = costs_mod.deciding(costs, weights, place, other)
+    head = costs_mod.reason(ranked[other].label, place == 0, lower, higher)
+    if beaten_by:
+        head += f" (beaten on every cost by {beaten_by[0]})"
+    return head
+
+
+def _verdict(
+    ranked: Sequence[DeployAlternative],
+    reasons: Sequence[str],
+    front: Sequence[str],
+    effects: Sequence[tuple[str, float]],
+) -> str:
     best = ranked[0]
-    asked = next(a for a in ranked if a.asked)
     if best.outcome is None:
         return "no alternative can run on this group"
-    if best is asked or _key(best) == _key(asked):
-        return f"the plan asked for is the cheapest of these: {asked.sentence()}"
-    parts = [f"cheapest: {best.sentence()}; asked for: {asked.sentence()}"]
+    place = next(i for i, a in enumerate(ranked) if a.asked)
+    on_front = (
+        f"{len(front)} of {len(ranked)} plans are on the Pareto front (no other plan beats them"
+        f" on every cost): {', '.join(front)}"
+    )
+    if place == 0:
+        return f"the plan asked for ranks first: {reasons[0]}. {on_front}"
+    parts = [
+        f"first: {best.label}, {reasons[0]}; the plan asked for ranks {place + 1} of"
+        f" {len(ranked)}, {reasons[place]}",
+        on_front,
+    ]
     if effects:
         changes = "; ".join(
-            f"{setting} alone {'saves' if delta < 0 else 'adds'} {short_count(abs(delta))}"
+            f"{setting} alone {'saves' if delta < 0 else 'adds'} {short_count(abs(delta))} lag"
             for setting, delta in effects
         )
         parts.append(f"what made the difference: {changes}")
     return ". ".join(parts)
+
+
+def _ranking(played: Sequence[DeployAlternative], weights: Mapping[str, float]) -> DeployRanking:
+    """Order the played plans by ``weights`` (those that cannot run last, in the order played)
+    and say why (steps 1-4)."""
+    running = [a for a in played if a.outcome is not None]
+    costs = [a.costs or {} for a in running]
+    ranked = [running[i] for i in costs_mod.order(costs, weights)]
+    ranked_costs = [a.costs or {} for a in ranked]
+    on_front = set(costs_mod.front(ranked_costs))
+    ranked += [a for a in played if a.outcome is None]
+    reasons = tuple(_reason(ranked, ranked_costs, weights, i) for i in range(len(ranked)))
+    front = tuple(ranked[i].label for i in sorted(on_front))
+    effects = _effects(ranked)
+    return DeployRanking(
+        tuple(ranked),
+        effects,
+        _verdict(ranked, reasons, front, effects),
+        dict(weights),
+        reasons,
+        front,
+    )
 
 
 def rank_deploys(
@@ -218,12 +332,15 @@ def rank_deploys(
     *,
     previous: Assignment | None = None,
     default_consume_rate: float = DEFAULT_CONSUME_RATE,
+    weights: Mapping[str, float] | None = None,
 ) -> DeployRanking:
-    """The plan and its neighbours, ranked (see the module docstring).
+    """The plan and its neighbours, ranked by ``weights`` (see the module docstring; costs not
+    named weigh 1).
 
     A plan that keeps membership as configured, on a group whose members are all static (or all
     dynamic), is that plan with static membership on (off).
     """
+    chosen = costs_mod.check_weights(weights)
     if plan.settings.static_membership is None:
         kinds = {m.group_instance_id is not None for m in scenario.members}
         if len(kinds) == 1:
@@ -233,17 +350,4 @@ def rank_deploys(
         _play(scenario, strategy, candidate, candidate == plan, previous, default_consume_rate)
         for candidate in _variants(plan, scenario)
     ]
-    ranked = sorted(played, key=_key)
-    asked = played[0]
-    effects: list[tuple[str, float]] = []
-    if asked.outcome is not None and ranked[0].outcome is not None and ranked[0] is not asked:
-        by_plan = {a.plan: a for a in played}
-        for single in _differences(ranked[0].plan, plan, scenario):
-            alone = by_plan.get(single) or _play(
-                scenario, strategy, single, False, previous, default_consume_rate
-            )
-            if alone.outcome is not None:
-                effects.append(
-                    (_setting(single, plan), alone.outcome.added_lag - asked.outcome.added_lag)
-                )
-    return DeployRanking(tuple(ranked), tuple(effects), _verdict(ranked, effects))
+    return _ranking(played, chosen)

@@ -21,7 +21,9 @@ Steps (each after the first two runs only when a caller asks for its answer, onc
       consumer);
    d. ``metrics``: :func:`assignors.simulate.metrics.assignment_metrics` of the target against
       the current assignment;
-   e. ``drain(horizon_s, step_s)``: the lag-drain projection after the rebalance;
+   e. ``drain(horizon_s, step_s)``: the lag-drain projection after the rebalance; ``capacity``:
+      whether the group keeps up with its producers once the target holds
+      (:func:`assignors.simulate.capacity.capacity`);
    f. ``explanation``: why each partition is where it is (:mod:`assignors.trace`): the
       strategy run again on the after with a recorder; for a cooperative strategy its first
       round, whose withheld partitions name the owner the follow-up rebalance gives them; with
@@ -31,9 +33,10 @@ Steps (each after the first two runs only when a caller asks for its answer, onc
    f. ``deploy`` (when :func:`evaluate` is given ``deploy=``): the deploy plan played on the
       after, the strategy being the group's assignor
       (:func:`assignors.simulate.deploy.plan_deploy`), and ``deploy_ranking`` the plan's
-      alternatives ranked (:func:`assignors.simulate.deploy_rank.rank_deploys`).
+      alternatives ranked on every cost (:func:`assignors.simulate.deploy_rank.rank_deploys`).
 
-4. The before's own figures: ``current_metrics`` and ``current_drain(...)`` (no rebalance).
+4. The before's own figures: ``current_metrics``, ``current_drain(...)`` and
+   ``current_capacity`` (no rebalance).
 
 Invariants: an :class:`Evaluation` and its :class:`StrategyEvaluation` objects never change what
 they answer (each answer is computed at most once per object and kept; the objects are frozen
@@ -54,6 +57,7 @@ from typing import Any, TypeVar
 from assignors.errors import AssignmentExplorerError
 from assignors.kafka_versions import parse_kafka_version
 from assignors.model import Assignment, Scenario, TopicPartition
+from assignors.simulate import capacity as capacity_ops
 from assignors.simulate import changes as change_ops
 from assignors.simulate import deploy as deploy_ops
 from assignors.simulate import deploy_rank, rebalance
@@ -240,6 +244,17 @@ class StrategyEvaluation:
         )
 
     @property
+    def capacity(self) -> capacity_ops.Capacity:
+        """Whether the group keeps up once this strategy's target holds on the after (step 3;
+        :func:`assignors.simulate.capacity.capacity`)."""
+        ev = self.evaluation
+        return _memo(
+            self._memo,
+            "capacity",
+            lambda: capacity_ops.capacity(ev.after, self.target, ev.default_consume_rate),
+        )
+
+    @property
     def deploy_ranking(self) -> deploy_rank.DeployRanking:
         """The deploy plan and its alternatives, ranked (step 3f)."""
         ev = self.evaluation
@@ -334,6 +349,16 @@ class Evaluation:
             self._memo,
             "current_metrics",
             lambda: metric_ops.assignment_metrics(self.before, self.current, self.current),
+        )
+
+    @property
+    def current_capacity(self) -> capacity_ops.Capacity:
+        """Whether the group keeps up with its producers on its current assignment (step 4;
+        :func:`assignors.simulate.capacity.capacity`)."""
+        return _memo(
+            self._memo,
+            "current_capacity",
+            lambda: capacity_ops.capacity(self.before, self.current, self.default_consume_rate),
         )
 
     def current_drain(

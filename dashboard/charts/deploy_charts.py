@@ -285,7 +285,8 @@ def lag_over_time(picture: DeployPicture) -> go.Figure:
 
 
 def alternatives_figure(picture: DeployPicture) -> go.Figure:
-    """The lag each alternative adds, cheapest on top (see the module docstring, 3)."""
+    """The lag each alternative adds, in rank order, the first on top (see the module
+    docstring, 3)."""
     rows = [row for row in picture.alternatives if row["lag added"] is not None]
     rows.reverse()
     figure = go.Figure(
@@ -299,7 +300,7 @@ def alternatives_figure(picture: DeployPicture) -> go.Figure:
         )
     )
     figure.update_layout(
-        title="Lag each way of running the deploy adds (cheapest on top)",
+        title="Lag each way of running the deploy adds (ranked on every cost, first on top)",
         xaxis_title="records more than without a deploy, at the worst moment",
         height=120 + 40 * len(rows),
         margin={"l": 20, "r": 20, "t": 50, "b": 50},

@@ -178,12 +178,16 @@ def _frame_counts(
 
 def _alternatives(ranking: DeployRanking) -> tuple[dict[str, Any], ...]:
     rows = []
-    for rank, alternative in enumerate(ranking.alternatives, 1):
+    for rank, (alternative, reason) in enumerate(
+        zip(ranking.alternatives, ranking.reasons, strict=True), 1
+    ):
         outcome = alternative.outcome
         rows.append(
             {
                 "rank": rank,
                 "plan": alternative.label + (" (asked)" if alternative.asked else ""),
+                "why": reason,
+                "on the front": alternative.label in ranking.front,
                 "lag added": None if outcome is None else round(outcome.added_lag),
                 "peak lag": None if outcome is None else round(outcome.peak_lag),
                 "rebalances": None if outcome is None else outcome.rebalances,
@@ -293,6 +297,8 @@ def alternatives_table(picture: DeployPicture) -> list[dict[str, str]]:
             "moves": _count(row["moves"]),
             "deploy takes": row["deploy takes"] or "—",
             "back to the start after": row["back to the start after"],
+            "why it ranks here": row["why"]
+            + (" · on the Pareto front" if row["on the front"] else ""),
         }
         for row in picture.alternatives
     ]

@@ -229,7 +229,7 @@ def _show(picture: deploy_model.DeployPicture, key: object) -> None:
     )
     st.plotly_chart(deploy_charts.lag_over_time(picture), width="stretch", key="deploy.lag")
     if picture.alternatives:
-        st.subheader("Cheaper ways to run it")
+        st.subheader("Ways to run it, ranked on every cost")
         st.info(picture.verdict)
         # st.table: every column shown whole, its text wrapped (a grid scrolled the last ones
         # out of sight at 1280 px); numbers formatted once, as the cards are.
@@ -264,7 +264,7 @@ def page() -> None:
     st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
     st.caption(
         "Before a deploy: what a rolling restart, a scale step or an upgrade costs, step by step,"
-        " while records keep arriving, and which way of running it is cheapest."
+        " while records keep arriving, and how other ways of running it compare on every cost."
     )
     sync_address_bar(source_panel.link_params(source))
     if source.streams is not None or not source.scenario.members:

@@ -37,16 +37,49 @@ def test_the_table_shows_steps_totals_and_the_ranking(capsys: pytest.CaptureFixt
     code, out, _ = run([LEAVES, "--strategy", "sticky", "--restart-s", "20"], capsys)
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].startswith("A member leaves: roundrobin vs sticky (sticky): restart all")
-    assert lines[1].split()[:3] == ["step", "action", "members"]
-    assert [line.split()[:3] for line in lines[2:5]] == [
+    assert lines[0].startswith("The group keeps up: it reads ")
+    assert lines[1].startswith("A member leaves: roundrobin vs sticky (sticky): restart all")
+    assert lines[2].split()[:3] == ["step", "action", "members"]
+    assert [line.split()[:3] for line in lines[3:6]] == [
         ["1", "restart", "C1"],
         ["2", "restart", "C2"],
         ["3", "restart", "C3"],
     ]
     assert "6 rebalance(s)" in out
-    assert "alternatives, cheapest first:" in out
-    assert "(asked)" in out
+    assert "alternatives, ranked on every cost (weights: added_lag 1, peak_lag 1," in out
+    assert "(asked)" in out and "[front]" in out
+    ranked = [
+        line for line in lines if line.startswith("     above ") or line.startswith("     below ")
+    ]
+    assert ranked and ranked[0].startswith("     above ")  # every plan says why, the first too
+
+
+def test_an_underprovisioned_group_is_named_first(capsys: pytest.CaptureFixture[str]) -> None:
+    # large-group: 212,802 records/s produced, 28 members read 122,653 (numbers worked out by
+    # the core: assignors.simulate.capacity); the warning is the table's first line.
+    large = str(SAMPLES / "large-group.json")
+    code, out, _ = run([large, "--strategy", "range", "--no-alternatives"], capsys)
+    assert code == 0
+    assert out.splitlines()[0].startswith("WARNING: The group cannot keep up: ")
+    answer = as_json([large, "--strategy", "range", "--no-alternatives"], capsys)
+    capacity = answer["capacity"]
+    assert capacity["keeps_up"] is False
+    assert capacity["deficit"] == pytest.approx(capacity["produce_rate"] - capacity["read_rate"])
+    assert capacity["members_needed"] > capacity["members"]
+    assert f"at least {capacity['members_needed']:,} members" in capacity["sentence"]
+
+
+def test_weights_reorder_the_ranking(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [LEAVES, "--strategy", "sticky", "--restart-s", "20"]
+    plain = as_json(argv, capsys)["alternatives"]
+    on_moves = as_json([*argv, "--weights", "added_lag=0,peak_lag=0,pause_s=0,deploy_s=0,"
+                        "recover_s=0,partition_pauses=0,rebalances=0,moved=1"], capsys)  # fmt: skip
+    moves = [a["costs"]["moved"] for a in on_moves["alternatives"]["alternatives"]]
+    assert moves == sorted(moves)
+    assert on_moves["alternatives"]["weights"]["moved"] == 1
+    assert {a["label"] for a in plain["alternatives"]} == {
+        a["label"] for a in on_moves["alternatives"]["alternatives"]
+    }
 
 
 def test_static_restarts_in_json_run_no_rebalance(capsys: pytest.CaptureFixture[str]) -> None:
@@ -128,6 +161,10 @@ def test_every_consumer_group_sample_deploys(name: str, capsys: pytest.CaptureFi
         ([RANGE, "--strategy", "range", "--session-timeout", "inf"], "--session-timeout"),
         ([RANGE, "--strategy", "range", "--default-consume-rate", "-5"], "records/s"),
         ([RANGE, "--strategy", "range", "--scale", "+200000"], "--scale: at most 100,000"),
+        ([RANGE, "--strategy", "range", "--weights", "moved=x"], "--weights: expected COST=NUMBER"),
+        ([RANGE, "--strategy", "range", "--weights", "moved"], "--weights: expected COST=NUMBER"),
+        ([RANGE, "--strategy", "range", "--weights", "speed=1"], "unknown cost 'speed'"),
+        ([RANGE, "--strategy", "range", "--weights", "moved=-1"], "must be a number >= 0"),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_line_and_exit_2(

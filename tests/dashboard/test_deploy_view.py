@@ -54,13 +54,18 @@ def test_the_lag_chart_marks_every_step_the_peak_and_the_baseline() -> None:
     assert len(figure.data[0].x) == len(figure.data[1].x)
 
 
-def test_the_ranking_lists_the_cheapest_first() -> None:
+def test_the_ranking_lists_the_plans_in_rank_order_each_with_its_reason() -> None:
     picture = deploy_model.picture(three_members(), "range", DeployPlan(restart_s=5))
-    added = [row["lag added"] for row in picture.alternatives]
-    assert added == sorted(added)
+    assert [row["rank"] for row in picture.alternatives] == list(
+        range(1, len(picture.alternatives) + 1)
+    )
     assert any("(asked)" in row["plan"] for row in picture.alternatives)
+    assert picture.alternatives[0]["why"].startswith("above ")
+    assert all(row["why"].startswith("below ") for row in picture.alternatives[1:])
+    table = deploy_model.alternatives_table(picture)
+    assert any(row["why it ranks here"].endswith("on the Pareto front") for row in table)
     figure = deploy_charts.alternatives_figure(picture)
-    assert list(figure.data[0].y)[-1] == picture.alternatives[0]["plan"]  # cheapest on top
+    assert list(figure.data[0].y)[-1] == picture.alternatives[0]["plan"]  # the first on top
 
 
 def test_a_large_group_is_pooled_into_columns() -> None:
@@ -90,7 +95,7 @@ def test_the_view_shows_the_deploy_and_its_alternatives() -> None:
     assert len(ranking) >= 2
     steps = next(t for t in tables if "what happens" in t.columns)
     assert list(steps.index) == ["1", "2"]
-    assert any("cheapest" in info.value for info in app.info)
+    assert any("Pareto front" in info.value for info in app.info)
     [membership] = [s for s in app.selectbox if s.label == "Membership"]
     membership.set_value("static (group.instance.id)")
     app.button[0].click().run()  # the form's submit button is the page's first button

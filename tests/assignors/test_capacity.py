@@ -1,0 +1,81 @@
+"""Can the group keep up (issue 38): worked examples computed by hand, then properties on
+generated groups."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
+from assignors.simulate.capacity import capacity
+from assignors.simulate.changes import current_assignment
+
+
+def _group(rates: tuple[float, ...], produce: tuple[float, ...], lag: int = 0) -> Scenario:
+    return Scenario(
+        (Topic("t", len(produce), lags=(lag,) * len(produce), produce_rates=produce),),
+        tuple(Member(f"m{i}", ("t",), consume_rate=r) for i, r in enumerate(rates)),
+        assignor="range",
+    )
+
+
+def test_two_slow_members_by_hand() -> None:
+    # 4 partitions x 60 records/s = 240/s; range gives m0 t-0,1 and m1 t-2,3 (120/s each); each
+    # reads 100/s: 200/s read, 40/s deficit. Backlog 4 x 1,000 = 4,000: doubles in 100 s.
+    # Members needed at 100/s: ceil(240 / 100) = 3, within the 4 partitions.
+    group = _group((100.0, 100.0), (60.0,) * 4, lag=1000)
+    found = capacity(group, current_assignment(group))
+    assert (found.produce_rate, found.read_rate, found.deficit) == (240, 200, 40)
+    assert found.doubles_in_s == pytest.approx(100)
+    assert (found.members_needed, found.capped_by_partitions, found.keeps_up) == (3, False, False)
+    assert found.sentence().startswith(
+        "The group cannot keep up: 240 records/s are produced and it reads 200, so the backlog"
+        " grows by 40 records/s and doubles every 100 s. It needs at least 3 members at 100"
+        " records/s each (it has 2)."
+    )
+
+
+def test_more_members_than_partitions_cannot_help() -> None:
+    # 2 partitions x 150/s = 300/s, members read 100/s: 3 members needed, only 2 partitions;
+    # each partition alone produces more than a member reads.
+    group = _group((100.0,), (150.0, 150.0))
+    found = capacity(group, current_assignment(group))
+    assert found.capped_by_partitions and found.members_needed == 3
+    assert [tp for tp, _ in found.hot_partitions] == [
+        TopicPartition("t", 0),
+        TopicPartition("t", 1),
+    ]
+    assert found.doubles_in_s is None  # no backlog yet: nothing to double
+    assert "only 2 partitions can be read at once" in found.sentence()
+
+
+def test_an_unowned_partition_is_not_read() -> None:
+    group = _group((1000.0, 1000.0), (10.0, 10.0))
+    only_m0 = Assignment({"m0": (TopicPartition("t", 0),), "m1": ()})
+    found = capacity(group, only_m0)
+    assert (found.read_rate, found.deficit) == (10, 10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rates=st.lists(st.floats(0, 500), min_size=1, max_size=6).map(tuple),
+    produce=st.lists(st.floats(0, 300), min_size=1, max_size=12).map(tuple),
+    lag=st.integers(0, 10_000),
+)
+def test_read_rate_is_bounded_and_the_deficit_is_what_is_not_read(
+    rates: tuple[float, ...], produce: tuple[float, ...], lag: int
+) -> None:
+    group = _group(rates, produce, lag)
+    found = capacity(group, current_assignment(group))
+    assert 0 <= found.read_rate <= found.produce_rate + 1e-9
+    if found.keeps_up:
+        assert found.deficit == 0 and found.doubles_in_s is None
+    else:
+        assert found.deficit == pytest.approx(found.produce_rate - found.read_rate)
+        # Keeping up needs at least what is produced: the members needed read that much.
+        if found.members_needed is not None:
+            assert found.members_needed * found.member_rate >= found.produce_rate * (1 - 1e-9)
+    per_member = found.member_rate
+    assert all(rate > per_member for _, rate in found.hot_partitions)
+    assert found.sentence()
