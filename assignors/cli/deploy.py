@@ -32,7 +32,8 @@ JSON (``--json``), one object::
     {"scenario": name or null, "strategy", "warnings": [...],
      "capacity": Capacity.to_json() (does the group keep up before the deploy),
      "deploy": DeployOutcome.to_json() (figures, "steps", "lag_over_time", "after"),
-     "alternatives": DeployRanking.to_json() or null}
+     "alternatives": DeployRanking.to_json() or null,
+     "scale_options": [ScaleOption.to_json(), ...] (a scale step at other sizes; [] without)}
 
 Exit codes: 0 done; 2 bad input (unknown file, member or strategy, a plan that does not fit the
 group, a value out of range), reported as one line on stderr, never a traceback.
@@ -216,6 +217,7 @@ def report(
     outcome = asked.deploy
     capacity = evaluation.current_capacity
     ranking = asked.deploy_ranking.reordered(weights) if alternatives else None
+    scales = asked.deploy_scale_options if alternatives else ()
     return (
         {
             "scenario": scenario.name,
@@ -223,6 +225,7 @@ def report(
             "capacity": capacity.to_json(),
             "deploy": outcome.to_json(),
             "alternatives": None if ranking is None else ranking.to_json(),
+            "scale_options": [option.to_json() for option in scales],
         },
         outcome,
         ranking,
@@ -281,6 +284,7 @@ def render_table(title: str | None, outcome: DeployOutcome, ranking: DeployRanki
             else f"back to where it started {short_seconds(back)} after the deploy"
         ),
     ]
+    lines.append(_checkpoints_line(outcome))
     if ranking is not None:
         lines.append(_weights_line(ranking))
         for rank, (alternative, reason) in enumerate(
@@ -293,6 +297,24 @@ def render_table(title: str | None, outcome: DeployOutcome, ranking: DeployRanki
         lines.append(ranking.verdict)
     lines.extend(f"note: {note}" for note in outcome.notes)
     return "\n".join(lines)
+
+
+def _checkpoints_line(outcome: DeployOutcome) -> str:
+    marks = "; ".join(
+        f"at {short_seconds(at)} {short_count(with_)} ({short_count(without)} without the deploy)"
+        for at, with_, without in outcome.checkpoints
+    )
+    gone = (
+        "never gone"
+        if outcome.drained_at_s is None
+        else f"gone after {short_seconds(outcome.drained_at_s)}"
+    )
+    without = (
+        "never"
+        if outcome.drained_without_s is None
+        else f"after {short_seconds(outcome.drained_without_s)}"
+    )
+    return f"backlog {marks}; {gone} (without the deploy: {without})"
 
 
 def _weights_line(ranking: DeployRanking) -> str:
@@ -334,6 +356,11 @@ def main(argv: list[str]) -> int:
         capacity_line = answer["capacity"]["sentence"]
         print(capacity_line if answer["capacity"]["keeps_up"] else f"WARNING: {capacity_line}")
         print(render_table(answer["scenario"], outcome, ranking))
+        if answer["scale_options"]:
+            print("the scale step at other sizes:")
+            for option in answer["scale_options"]:
+                mark = " (asked)" if option["asked"] else ""
+                print(f"  {option['sentence']}{mark}")
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
     return 0

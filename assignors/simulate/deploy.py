@@ -70,6 +70,8 @@ MAX_FRAME_PARTITIONS = 20_000
 GRID_POINTS = 600
 #: Relative slack when asking whether the backlog is back to where it started.
 BACK_TOLERANCE = 1e-9
+#: Seconds from a deploy's start at which the backlog with and without it is reported.
+CHECKPOINTS_S = (900.0, 3600.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +187,14 @@ class DeployOutcome:
     """When the backlog is back to ``initial_lag`` for the first time after the deploy; None:
     never (the group falls behind for good)."""
     notes: tuple[str, ...] = ()
+    checkpoints: tuple[tuple[float, float, float], ...] = ()
+    """``(t, with, without)`` for each t of :data:`CHECKPOINTS_S` (seconds from the deploy's
+    start): the group's backlog then with the deploy (its final assignment holding from the
+    deploy's end; t within the deploy: the backlog at the deploy's end) and without it."""
+    drained_at_s: float | None = None
+    """When the backlog is gone for good with the deploy (None: never)."""
+    drained_without_s: float | None = None
+    """When it would be gone without the deploy (None: never)."""
 
     @property
     def recovered_after_s(self) -> float | None:
@@ -212,6 +222,12 @@ class DeployOutcome:
             "recovered_at_s": self.recovered_at_s,
             "recovered_after_s": self.recovered_after_s,
             "notes": list(self.notes),
+            "checkpoints": [
+                {"at_s": at, "with_deploy": with_, "without_deploy": without}
+                for at, with_, without in self.checkpoints
+            ],
+            "drained_at_s": self.drained_at_s,
+            "drained_without_s": self.drained_without_s,
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -643,11 +659,13 @@ def _outcome(
         run, spans, timeline, drain_scenario, lags, default_consume_rate
     )
     initial = frames[0].group_lag
-    after = _settled(
+    settled = _settled(
         drain_scenario, timeline.target, partitions, end_backlog, default_consume_rate
-    ).back_to(initial)
+    )
+    after = settled.back_to(initial)
     start = frames[0].partition_lag or _backlog0(partitions, lags)
     baseline = _settled(drain_scenario, current, partitions, start, default_consume_rate)
+    drained = settled.back_to(0.0)
     added, added_at = max((f.group_lag - baseline.value(f.time_s), -f.time_s) for f in frames)
     recovered_at = None if after is None else run.clock + after
     end = run.clock + plan.recovery_horizon_s if recovered_at is None else recovered_at
@@ -686,4 +704,10 @@ def _outcome(
         added_lag_at_s=-added_at if added > 0 else 0.0,
         recovered_at_s=recovered_at,
         notes=tuple(_notes(plan, run.upgrade, drain)),
+        checkpoints=tuple(
+            (at, settled.value(max(at - run.clock, 0.0)), baseline.value(at))
+            for at in CHECKPOINTS_S
+        ),
+        drained_at_s=None if drained is None else run.clock + drained,
+        drained_without_s=baseline.back_to(0.0),
     )

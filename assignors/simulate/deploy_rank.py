@@ -180,12 +180,18 @@ def _label(plan: DeployPlan, scenario: Scenario) -> str:
         if static is None
         else ("static membership" if static else "dynamic membership")
     )
+    if plan.members == () and plan.upgrade is None:  # a scale step alone: nobody restarts
+        return f"scale {plan.scale:+d}, {membership}"
     return f"batches of {plan.batch_size}, {membership}"
 
 
 def _variants(plan: DeployPlan, scenario: Scenario) -> list[DeployPlan]:
+    """The plan and its neighbours; a plan that restarts nobody (a scale step alone) has no
+    batches to vary, only membership."""
     size = len(scenario.members) + max(plan.scale, 0)
-    batches = sorted({b for b in (*TRIED_BATCHES, plan.batch_size) if b <= max(size, 1)})
+    restarts_nobody = plan.members == () and plan.upgrade is None
+    tried = () if restarts_nobody else TRIED_BATCHES
+    batches = sorted({b for b in (*tried, plan.batch_size) if b <= max(size, 1)})
     plans = [plan]
     kinds = (True, False) if plan.settings.static_membership is not None else (True, False, None)
     for batch in batches:

@@ -33,7 +33,9 @@ Steps (each after the first two runs only when a caller asks for its answer, onc
    f. ``deploy`` (when :func:`evaluate` is given ``deploy=``): the deploy plan played on the
       after, the strategy being the group's assignor
       (:func:`assignors.simulate.deploy.plan_deploy`), and ``deploy_ranking`` the plan's
-      alternatives ranked on every cost (:func:`assignors.simulate.deploy_rank.rank_deploys`).
+      alternatives ranked on every cost (:func:`assignors.simulate.deploy_rank.rank_deploys`),
+      and ``deploy_scale_options`` its scale step at other sizes
+      (:func:`assignors.simulate.deploy_scale.scale_options`).
 
 4. The before's own figures: ``current_metrics``, ``current_drain(...)`` and
    ``current_capacity`` (no rebalance).
@@ -60,7 +62,7 @@ from assignors.model import Assignment, Scenario, TopicPartition
 from assignors.simulate import capacity as capacity_ops
 from assignors.simulate import changes as change_ops
 from assignors.simulate import deploy as deploy_ops
-from assignors.simulate import deploy_rank, rebalance
+from assignors.simulate import deploy_rank, deploy_scale, rebalance
 from assignors.simulate import drain as drain_ops
 from assignors.simulate import metrics as metric_ops
 from assignors.simulate.deploy_plan import DeployError, DeployPlan
@@ -252,6 +254,21 @@ class StrategyEvaluation:
             self._memo,
             "capacity",
             lambda: capacity_ops.capacity(ev.after, self.target, ev.default_consume_rate),
+        )
+
+    @property
+    def deploy_scale_options(self) -> tuple[deploy_scale.ScaleOption, ...]:
+        """The deploy plan's scale step at other sizes (empty without one; step 3f)."""
+        ev = self.evaluation
+        return _memo(
+            self._memo,
+            "deploy_scale_options",
+            lambda: deploy_scale.scale_options(
+                ev.after,
+                self.strategy or self.name,
+                self._deploy_plan(),
+                default_consume_rate=ev.default_consume_rate,
+            ),
         )
 
     @property

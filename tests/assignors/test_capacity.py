@@ -1,5 +1,5 @@
-"""Can the group keep up (issue 38): worked examples computed by hand, then properties on
-generated groups."""
+"""Can the group keep up, and what a scale step buys (issue 38): worked examples computed by
+hand, then properties on generated groups."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from assignors.model import Assignment, Member, Scenario, Topic, TopicPartition
 from assignors.simulate.capacity import capacity
 from assignors.simulate.changes import current_assignment
+from assignors.simulate.deploy_plan import DeployPlan
+from assignors.simulate.deploy_scale import scale_options
 
 
 def _group(rates: tuple[float, ...], produce: tuple[float, ...], lag: int = 0) -> Scenario:
@@ -79,3 +81,51 @@ def test_read_rate_is_bounded_and_the_deficit_is_what_is_not_read(
     per_member = found.member_rate
     assert all(rate > per_member for _, rate in found.hot_partitions)
     assert found.sentence()
+
+
+# --- what a scale step buys (assignors.simulate.deploy_scale) ------------------------------
+
+
+def test_scale_sizes_compared_by_hand() -> None:
+    # Two members at 100/s, 4 partitions x 60/s: 240/s produced, at least 3 members needed (a
+    # lower bound). +1 is asked; +2 (twice the size asked) is tried too, within the 4 partitions.
+    # range over 3 members gives one member t-0,1 (120/s > 100/s): +1 still cannot keep up;
+    # over 4 members each reads one partition (60/s): +2 keeps up and the backlog clears.
+    group = _group((100.0, 100.0), (60.0,) * 4, lag=1000)
+    options = scale_options(group, "range", DeployPlan(members=(), scale=1))
+    assert [(o.scale, o.asked, o.keeps_up) for o in options] == [(1, True, False), (2, False, True)]
+    one, two = (o.outcome for o in options)
+    assert one is not None and two is not None
+    assert one.drained_at_s is None and two.drained_at_s is not None
+    at_hour = {o.scale: o.outcome.checkpoints[-1] for o in options if o.outcome is not None}
+    assert at_hour[2][0] == 3600
+    assert at_hour[2][1] < at_hour[1][1] < at_hour[1][2] == at_hour[2][2]  # same "without"
+    # Without the step the backlog grows 40/s from 4,000: 4,000 + 40 x 3,600 at one hour.
+    assert at_hour[1][2] == pytest.approx(4000 + 40 * 3600)
+
+
+def test_a_plan_without_a_scale_step_has_no_scale_options() -> None:
+    group = _group((100.0, 100.0), (60.0,) * 4)
+    assert scale_options(group, "range", DeployPlan()) == ()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    members=st.integers(1, 4),
+    partitions=st.integers(1, 8),
+    rate=st.sampled_from([20.0, 50.0, 100.0]),
+    scale=st.integers(1, 3),
+)
+def test_every_scale_option_reports_its_checkpoints_against_one_baseline(
+    members: int, partitions: int, rate: float, scale: int
+) -> None:
+    group = _group((rate,) * members, (40.0,) * partitions, lag=500)
+    options = scale_options(group, "range", DeployPlan(members=(), scale=scale))
+    assert sum(o.asked for o in options) == 1
+    assert [o.scale for o in options] == sorted({o.scale for o in options})
+    baselines = {tuple(w for _, _, w in o.outcome.checkpoints) for o in options if o.outcome}
+    assert len(baselines) <= 1
+    for option in options:
+        assert option.sentence()
+        if option.outcome is not None and option.keeps_up:
+            assert option.outcome.drained_at_s is not None
