@@ -79,6 +79,9 @@ class DeployPicture:
     tiles: tuple[tuple[str, Mapping[str, Sequence[TopicPartition]], str], ...] | None
     partitions: tuple[TopicPartition, ...] | None
     notes: tuple[str, ...]
+    capacity: str = ""
+    """Whether the group keeps up with its producers before the deploy, in one sentence."""
+    keeps_up: bool = True
 
 
 def _columns(members: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]]:
@@ -275,6 +278,8 @@ def picture(
         else None,
         partitions=outcome.partitions if small else None,
         notes=outcome.notes,
+        capacity=evaluation.current_capacity.sentence(),
+        keeps_up=evaluation.current_capacity.keeps_up,
     )
 
 
@@ -297,20 +302,37 @@ def alternatives_table(picture: DeployPicture) -> list[dict[str, str]]:
             "moves": _count(row["moves"]),
             "deploy takes": row["deploy takes"] or "—",
             "back to the start after": row["back to the start after"],
-            "why it ranks here": row["why"]
-            + (" · on the Pareto front" if row["on the front"] else ""),
         }
         for row in picture.alternatives
     ]
 
 
+def reasons(picture: DeployPicture) -> list[str]:
+    """Why each plan ranks where it does, in rank order: ``"1. batches of 3, static
+    membership (on the Pareto front): above ..."`` (plan labels are the planner's words, never
+    user text)."""
+    return [
+        f"{row['rank']}. {row['plan']}"
+        + (" (on the Pareto front)" if row["on the front"] else "")
+        + f": {row['why']}"
+        for row in picture.alternatives
+    ]
+
+
+def _action(row: Mapping[str, Any]) -> str:
+    """``bounce 1 (eager, range)``: the action, the protocol of its last rebalance (when it has
+    one) and the assignor the group selects at its end."""
+    how = [row["protocol"]] if row["protocol"] != "-" else []
+    return f"{row['action']} ({', '.join([*how, row['assignor']])})"
+
+
 def steps_table(picture: DeployPicture) -> list[dict[str, str]]:
     """The steps as the table shows them (numbers as in :func:`alternatives_table`; the start
-    and end as one time span, the protocol with the action)."""
+    and end as one time span, the protocol and assignor with the action)."""
     return [
         {
             "step": str(row["step"]),
-            "action": row["action"] + ("" if row["protocol"] == "-" else f" ({row['protocol']})"),
+            "action": _action(row),
             "members": row["members"],
             "what happens": row["what happens"],
             "time": f"{short_seconds(row['start (s)'])}–{short_seconds(row['end (s)'])}",

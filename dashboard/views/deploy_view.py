@@ -36,7 +36,7 @@ from assignors import (
     short_seconds,
 )
 from dashboard.charts import animation_chart, deploy_charts
-from dashboard.model import deploy_model, sources
+from dashboard.model import deploy_model, plain, sources
 from dashboard.panels import source_panel
 from dashboard.panels.layout import sync_address_bar
 from dashboard.runtime import budget, jobs
@@ -213,7 +213,9 @@ def _figure(key: object, name: str, build: Any) -> Any:
 
 def _show(picture: deploy_model.DeployPicture, key: object) -> None:
     """Step 4."""
-    st.markdown(f"**{picture.headline}**")
+    if not picture.keeps_up:  # capacity first: no restart plan helps a group that cannot keep up
+        st.warning(plain.escape_markdown(picture.capacity), icon=":material/speed:")
+    st.markdown(f"**{plain.escape_markdown(picture.headline)}**")
     back = None if picture.recovered_at_s is None else picture.recovered_at_s - picture.deploy_s
     cards = st.columns(4)
     cards[0].metric("Deploy takes", short_seconds(picture.deploy_s))
@@ -234,6 +236,8 @@ def _show(picture: deploy_model.DeployPicture, key: object) -> None:
         # st.table: every column shown whole, its text wrapped (a grid scrolled the last ones
         # out of sight at 1280 px); numbers formatted once, as the cards are.
         st.table(pd.DataFrame(deploy_model.alternatives_table(picture)).set_index("rank"))
+        with st.expander("Why each plan ranks where it does"):
+            st.text("\n".join(deploy_model.reasons(picture)))
         st.plotly_chart(
             _figure(key, "ranking", lambda: deploy_charts.alternatives_figure(picture)),
             width="stretch",
@@ -261,7 +265,7 @@ def page() -> None:
     """The whole Deploy page."""
     source = state.source()
     st.title("Assignment Explorer · Deploy")
-    st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
+    st.markdown(plain.headline(source.scenario.name or "Scenario", source.label))
     st.caption(
         "Before a deploy: what a rolling restart, a scale step or an upgrade costs, step by step,"
         " while records keep arriving, and how other ways of running it compare on every cost."

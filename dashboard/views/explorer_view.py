@@ -18,7 +18,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from assignors import Scenario
-from dashboard.model import aggregates, palette, sources, whatif
+from dashboard.model import aggregates, palette, plain, sources, whatif
 from dashboard.panels import (
     big_group,
     export_panel,
@@ -40,7 +40,7 @@ def page() -> None:
     with st.sidebar:
         picked = strategy_panel.render(source)
     st.title("Assignment Explorer")
-    st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
+    st.markdown(plain.headline(source.scenario.name or "Scenario", source.label))
     if source.scenario.description:
         st.caption(source.scenario.description)
     messages = st.container()

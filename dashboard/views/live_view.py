@@ -18,6 +18,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.model import aggregates, palette
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import cluster_source, reconciliation_panel, source_panel, watch
 from dashboard.panels.layout import show_messages, sync_address_bar
 from dashboard.session import state
@@ -36,7 +37,9 @@ def page() -> None:
             " seconds."
         )
         return
-    st.markdown(f"**{source.scenario.name or 'Group'}** · {source.label}")
+    st.markdown(
+        f"**{escape_markdown(source.scenario.name or 'Group')}** · {escape_markdown(source.label)}"
+    )
     if watch.is_on():
         watch.live()
     if source.streams is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import reconciliation_panel, source_panel, streams_panel, watch
 from dashboard.panels.layout import show_messages, sync_address_bar
 from dashboard.session import state
@@ -30,7 +31,10 @@ def page() -> None:
             " Source in the sidebar, or load a Streams group from a cluster."
         )
         return
-    st.markdown(f"**{source.streams.name or 'Kafka Streams application'}** · {source.label}")
+    st.markdown(
+        f"**{escape_markdown(source.streams.name or 'Kafka Streams application')}**"
+        f" · {escape_markdown(source.label)}"
+    )
     if source.streams.description:
         st.caption(source.streams.description)
     show_messages(source)

@@ -62,8 +62,9 @@ def test_the_ranking_lists_the_plans_in_rank_order_each_with_its_reason() -> Non
     assert any("(asked)" in row["plan"] for row in picture.alternatives)
     assert picture.alternatives[0]["why"].startswith("above ")
     assert all(row["why"].startswith("below ") for row in picture.alternatives[1:])
-    table = deploy_model.alternatives_table(picture)
-    assert any(row["why it ranks here"].endswith("on the Pareto front") for row in table)
+    lines = deploy_model.reasons(picture)
+    assert [line.split(".")[0] for line in lines] == [str(r["rank"]) for r in picture.alternatives]
+    assert any("(on the Pareto front): " in line for line in lines)
     figure = deploy_charts.alternatives_figure(picture)
     assert list(figure.data[0].y)[-1] == picture.alternatives[0]["plan"]  # the first on top
 
@@ -133,3 +134,13 @@ def test_the_view_works_on_every_sample(key: str) -> None:
         assert any("what happens" in table.value.columns for table in app.table)
     else:
         assert any("consumer groups" in info.value for info in app.info)
+
+
+def test_each_bounce_of_an_upgrade_names_its_protocol_and_assignor() -> None:
+    dynamic = DeploySettings(static_membership=False)
+    plan = DeployPlan(upgrade="eager-to-cooperative", batch_size=3, settings=dynamic)
+    picture = deploy_model.picture(three_members(), "range", plan, alternatives=False)
+    actions = [row["action"] for row in deploy_model.steps_table(picture)]
+    # Bounce 1 adds cooperative-sticky beside range: still eager; bounce 2 drops range.
+    assert actions[0].startswith("bounce 1 (eager, ")
+    assert actions[-1] == "bounce 2 (cooperative, cooperative-sticky)"
