@@ -143,6 +143,21 @@ class DeployRanking:
         """The plan asked for."""
         return next(a for a in self.alternatives if a.asked)
 
+    def cost_parts(self) -> tuple[dict[str, float] | None, ...]:
+        """Aligned with :attr:`alternatives`: each plan's score in parts, cost label -> weight
+        times the scaled cost (their sum orders the plans; None for a plan that cannot run)."""
+        running = [a.costs for a in self.alternatives if a.costs is not None]
+        levels = iter(costs_mod.scaled(running))
+        labels = {cost.key: cost.label for cost in costs_mod.COSTS}
+        parts: list[dict[str, float] | None] = []
+        for alternative in self.alternatives:
+            if alternative.costs is None:
+                parts.append(None)
+                continue
+            level = next(levels)
+            parts.append({labels[k]: self.weights[k] * level[k] for k in costs_mod.COST_KEYS})
+        return tuple(parts)
+
     def reordered(self, weights: Mapping[str, float] | None) -> DeployRanking:
         """The same plans ordered by ``weights`` (costs not named keep weight 1); raises
         :class:`~assignors.simulate.deploy_costs.WeightsError` for weights that cannot order."""

@@ -9,7 +9,8 @@
 2. :func:`lag_over_time`: the group's backlog through the deploy and after it, the same group
    without a deploy (dashed), each step a shaded span with its number, the peak, the deploy's
    end and the moment the backlog is back where it started.
-3. :func:`alternatives_figure`: the lag each alternative adds, the plan asked for highlighted.
+3. :func:`alternatives_figure`: each alternative's score in parts, one stacked segment per cost,
+   first on top.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ LAG_COLOUR = "#CC3311"
 RESTART_MARK = "↻"
 #: Pixels a step number of :func:`lag_over_time` needs to itself on the narrowest plot.
 STEP_LABEL_PX = 28
+#: One colour per cost of the ranking's stacked bars (Paul Tol's muted scheme: distinct, and
+#: none is the lag red of the other charts).
+COST_COLOURS = (
+    "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#AA4499",
+)  # fmt: skip
 #: The angle of the member names under a deploy panel when they do not fit side by side.
 TICK_ANGLE = -90
 
@@ -285,25 +291,39 @@ def lag_over_time(picture: DeployPicture) -> go.Figure:
 
 
 def alternatives_figure(picture: DeployPicture) -> go.Figure:
-    """The lag each alternative adds, in rank order, the first on top (see the module
-    docstring, 3)."""
-    rows = [row for row in picture.alternatives if row["lag added"] is not None]
+    """Each way of running the deploy, first on top: its score in parts, one stacked bar
+    segment per cost (weight times the cost scaled by the largest among the plans), so the
+    bar's length is what ranks it and its segments say which costs weigh (see the module
+    docstring, 3). A plan that cannot run has no bar; when every plan costs nothing, the title
+    says so rather than draw an empty axis."""
+    rows = [row for row in picture.alternatives if row["cost parts"] is not None]
     rows.reverse()
+    labels = list(rows[0]["cost parts"]) if rows else []
     figure = go.Figure(
-        go.Bar(
-            x=[row["lag added"] for row in rows],
-            y=[row["plan"] for row in rows],
-            orientation="h",
-            marker_color=[LAG_COLOUR if "(asked)" in row["plan"] else "#4477AA" for row in rows],
-            hovertemplate="%{y}<br>adds %{x:,.0f} records of lag<extra></extra>",
-            name="lag added",
-        )
+        [
+            go.Bar(
+                x=[row["cost parts"][label] for row in rows],
+                y=[row["plan"] for row in rows],
+                orientation="h",
+                name=label,
+                marker_color=COST_COLOURS[index % len(COST_COLOURS)],
+                hovertemplate=f"%{{y}}<br>{label}: %{{x:.2f}} of the score<extra></extra>",
+            )
+            for index, label in enumerate(labels)
+        ]
     )
+    empty = not any(sum(row["cost parts"].values()) > 0 for row in rows)
     figure.update_layout(
-        title="Lag each way of running the deploy adds (ranked on every cost, first on top)",
-        xaxis_title="records more than without a deploy, at the worst moment",
-        height=120 + 40 * len(rows),
+        title="Every plan costs the same: nothing to rank"
+        if empty
+        else "What each way of running the deploy costs (shorter is better; first on top)",
+        barmode="stack",
+        xaxis_title="score: each cost scaled by the largest among the plans, times its weight",
+        height=160 + 40 * len(rows),
         margin={"l": 20, "r": 20, "t": 50, "b": 50},
+        legend={"orientation": "h", "y": -0.35 if len(rows) < 4 else -0.2},
     )
     figure.update_yaxes(automargin=True)
+    if empty:
+        figure.update_xaxes(range=[0, 1])
     return figure

@@ -181,6 +181,7 @@ def _frame_counts(
 
 def _alternatives(ranking: DeployRanking) -> tuple[dict[str, Any], ...]:
     rows = []
+    parts = ranking.cost_parts()
     for rank, (alternative, reason) in enumerate(
         zip(ranking.alternatives, ranking.reasons, strict=True), 1
     ):
@@ -188,6 +189,7 @@ def _alternatives(ranking: DeployRanking) -> tuple[dict[str, Any], ...]:
         rows.append(
             {
                 "rank": rank,
+                "cost parts": parts[rank - 1],
                 "plan": alternative.label + (" (asked)" if alternative.asked else ""),
                 "why": reason,
                 "on the front": alternative.label in ranking.front,
