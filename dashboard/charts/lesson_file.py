@@ -27,8 +27,9 @@ How the file is laid out (:func:`lesson_html`):
 
 Invariants: every title, narration and note is HTML-escaped (a narration is plain text, its
 blank lines start paragraphs: nothing a user typed becomes markup); figure JSON cannot close its
-``<script>`` element (``<``, ``>`` and ``&`` are written as JSON escapes); the file names no
-address outside itself, so it loads nothing from the network.
+``<script>`` element (``<``, ``>`` and ``&`` are written as JSON escapes); no element or style
+of the page names an address (no ``src``, ``href`` or ``url()``), and the figures drawn here
+(tiles, bars) make Plotly fetch nothing, so the file loads nothing from the network.
 """
 
 from __future__ import annotations
