@@ -28,7 +28,7 @@ from typing import Literal
 import numpy as np
 import plotly.graph_objects as go
 
-from assignors import Scenario, TopicPartition, partition_lags
+from assignors import RebalanceSimulation, Scenario, TopicPartition, partition_lags
 from dashboard.charts.figure_build import label_px, trusted_figure
 from dashboard.model import palette
 
@@ -774,3 +774,39 @@ def _cell_layout(
             }
         ],
     )
+
+
+def rebalance_phases(before: Owners, simulation: RebalanceSimulation, strategy: str) -> list[Phase]:
+    """The frames of one strategy's rebalance: before, every intermediate phase of the
+    protocol, after, each with a caption saying what happens in it (the simulator's own reason).
+
+    ``before`` is who owns what before the change (the current assignment). The last frame is
+    the target, labelled ``after (strategy)``; labels are made unique (``name (2)``), so the
+    slider can tell every frame apart.
+    """
+    frames = [Phase("before", before, "Before the change: every member reads what it owns now.")]
+    for phase in simulation.phases:
+        paused = f" {len(phase.paused):,} partition(s) unread." if phase.paused else ""
+        reason = phase.reason[:1].upper() + phase.reason[1:]
+        frames.append(
+            Phase(phase.name, phase.owned, f"{phase.name}: {reason.rstrip('.')}.{paused}")
+        )
+    target = simulation.target.partitions
+    after = Phase(
+        f"after ({strategy})",
+        target,
+        f"After ({strategy}): {simulation.rounds} round(s), longest pause of a partition "
+        f"{simulation.pause_s:,.1f} s, whole group stopped {simulation.group_stop_s:,.1f} s.",
+    )
+    if dict(frames[-1].owners) != dict(target):
+        frames.append(after)
+    else:
+        frames[-1] = after
+    seen: Counter[str] = Counter()
+    unique = []
+    for frame in frames:
+        seen[frame.label] += 1
+        count = seen[frame.label]
+        label = frame.label if count == 1 else f"{frame.label} ({count})"
+        unique.append(Phase(label, frame.owners, frame.caption))
+    return unique

@@ -1,6 +1,7 @@
 """Share and export: the edited scenario, assignments and movement as CSV, charts as HTML and
 PNG (rendered on the server by :mod:`dashboard.charts.png_export` where kaleido and a Chromium are
-available; otherwise the page says why), a link that restores the view, and the consumer
+available; otherwise the page says why), a sample's walkthrough as one lesson file that opens
+offline (:mod:`dashboard.panels.lesson_export`), a link that restores the view, and the consumer
 configuration of each picked strategy. Every file is built only when its button is clicked.
 """
 
@@ -16,7 +17,7 @@ from dashboard.charts import assignment_charts, png_export
 from dashboard.charts.figure_build import Figure
 from dashboard.charts.figure_files import standalone_html, static_figure
 from dashboard.model import share, sources, whatif
-from dashboard.panels import results_panel, source_panel
+from dashboard.panels import lesson_export, results_panel, source_panel
 from dashboard.session import compute, state
 
 
@@ -102,8 +103,9 @@ def _contents(
 
     1. The data: the edited scenario, the assignments and the movement (:func:`_data_downloads`).
     2. Every chart as HTML, and as PNG where the server can render one (:func:`_chart_downloads`).
-    3. The link that restores the view (:func:`_share_link`).
-    4. Each strategy's consumer configuration.
+    3. A sample's walkthrough as one lesson file (:func:`_lesson_download`), when it has one.
+    4. The link that restores the view (:func:`_share_link`).
+    5. Each strategy's consumer configuration.
 
     Every file is built only when its button is clicked (the buttons get functions).
     """
@@ -112,6 +114,7 @@ def _contents(
     ran = [o for o in outcomes if o.target is not None and o.metrics is not None]
     _data_downloads(plan, current, ran, name)
     _chart_downloads(chart_builders(key, plan, current, outcomes, colours, order))
+    _lesson_download(source)
     _share_link(source)
     if ran:
         st.markdown("**Consumer configuration**")
@@ -194,8 +197,30 @@ def _chart_downloads(figures: Mapping[str, Callable[[], Figure]]) -> None:
         )
 
 
+#: The lesson file's button.
+LESSON_LABEL = "Lesson file (HTML, opens offline)"
+
+
+def _lesson_download(source: sources.Source) -> None:
+    """Step 3 of :func:`_contents`: the sample's whole walkthrough as one HTML file, every
+    step's title, narration and figures, that a teacher opens with no server or network."""
+    if source.sample is None or not source.walkthrough:
+        return
+    st.markdown("**Lesson**")
+    st.download_button(
+        LESSON_LABEL,
+        functools.partial(lesson_export.sample_lesson_html, source.sample),
+        file_name=lesson_export.file_name(source.sample),
+        mime="text/html",
+        key="export.lesson",
+        help=f"All {len(source.walkthrough)} walkthrough steps in one file (about 5 MB): "
+        "Plotly inside, arrow keys or the buttons to step through. Opens in any browser "
+        "without this server or a network.",
+    )
+
+
 def _share_link(source: sources.Source) -> None:
-    """Step 3 of :func:`_contents`: the link (none for a scenario too large to pack into one)."""
+    """Step 4 of :func:`_contents`: the link (none for a scenario too large to pack into one)."""
     st.markdown("**Share**")
     params = source_panel.link_params(source)
     if params is None:

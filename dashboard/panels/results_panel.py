@@ -186,41 +186,11 @@ def phases_for(
     current: compute.Current, outcome: compute.StrategyOutcome
 ) -> list[animation_chart.Phase]:
     """Before, every intermediate phase of the protocol, after: the animation's frames, each
-    with a caption saying what happens in it (the simulator's own reason)."""
+    with a caption saying what happens in it (:func:`animation_chart.rebalance_phases`)."""
     assert outcome.simulation is not None
-    simulation = outcome.simulation
-    frames = [
-        animation_chart.Phase(
-            "before",
-            current.assignment.partitions,
-            "Before the change: every member reads what it owns now.",
-        )
-    ]
-    for phase in simulation.phases:
-        paused = f" {len(phase.paused):,} partition(s) unread." if phase.paused else ""
-        reason = phase.reason[:1].upper() + phase.reason[1:]
-        frames.append(
-            animation_chart.Phase(
-                phase.name, phase.owned, f"{phase.name}: {reason.rstrip('.')}.{paused}"
-            )
-        )
-    target = simulation.target.partitions
-    after_caption = (
-        f"After ({outcome.name}): {simulation.rounds} round(s), longest pause of a partition "
-        f"{simulation.pause_s:,.1f} s, whole group stopped {simulation.group_stop_s:,.1f} s."
+    return animation_chart.rebalance_phases(
+        current.assignment.partitions, outcome.simulation, outcome.name
     )
-    if dict(frames[-1].owners) != dict(target):
-        frames.append(animation_chart.Phase(f"after ({outcome.name})", target, after_caption))
-    else:
-        frames[-1] = animation_chart.Phase(f"after ({outcome.name})", target, after_caption)
-    labels: dict[str, int] = {}
-    unique = []
-    for frame in frames:
-        count = labels.get(frame.label, 0)
-        labels[frame.label] = count + 1
-        label = frame.label if count == 0 else f"{frame.label} ({count + 1})"
-        unique.append(animation_chart.Phase(label, frame.owners, frame.caption))
-    return unique
 
 
 #: Past this many members the cell animation shows a chosen subset (a member filter).

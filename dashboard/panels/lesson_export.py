@@ -1,0 +1,82 @@
+"""A sample's walkthrough as a lesson file (:mod:`dashboard.charts.lesson_file`), built from the
+same data the walkthrough panel shows, for the export panel's button and
+``scripts/export_lesson.py``.
+
+How a sample's lesson is made (:func:`sample_lesson`):
+
+1. Step N's "before" is the sample as its walkthrough leaves it after the steps before it
+   (:func:`dashboard.session.samples.sample_source` with ``step``), and its change is the
+   what-if edits the walkthrough panel makes (:func:`dashboard.panels.teach_panel.step_edits`),
+   so the file shows what *Next* shows in the dashboard.
+2. The strategy of a step is the last one a step switched to so far, else the sample's own,
+   else Kafka's default (:data:`sample_data.DEFAULT_STRATEGY`).
+3. One member order and one colour per member for the whole lesson
+   (:func:`~dashboard.charts.lesson_file.lesson_order`): a member keeps its colour and column
+   from the first step to the last.
+4. A step that cannot be shown (its change no longer fits) keeps its title and narration and
+   says why in place of its figures.
+"""
+
+from __future__ import annotations
+
+import sample_data
+from assignors import AssignmentExplorerError
+from dashboard.charts import lesson_file
+from dashboard.charts.figure_build import Figure
+from dashboard.model import palette, whatif
+from dashboard.panels import teach_panel
+from dashboard.session import samples
+
+
+def _plans(key: str) -> list[whatif.WhatIf | str]:
+    """Step 1 of the module docstring: each step's what-if, or why it cannot be shown."""
+    source = samples.sample_source(key)
+    plans: list[whatif.WhatIf | str] = []
+    for index, step in enumerate(source.walkthrough):
+        try:
+            before = samples.sample_source(key, index).scenario
+            plans.append(whatif.plan(before, teach_panel.step_edits(step)))
+        except AssignmentExplorerError as error:
+            plans.append(f"Step {index + 1} cannot be shown: {error}")
+    return plans
+
+
+def sample_lesson(key: str) -> lesson_file.Lesson:
+    """Sample ``key``'s walkthrough as a lesson (module docstring, steps 1-4).
+
+    Raises the core's errors for an unknown sample, and
+    :class:`~assignors.AssignmentExplorerError` for a sample without a walkthrough.
+    """
+    source = samples.sample_source(key)
+    steps = source.walkthrough
+    if not steps:
+        raise AssignmentExplorerError(f"sample {key!r} has no walkthrough to export")
+    plans = _plans(key)
+    order = lesson_file.lesson_order(
+        [member.member_id for member in source.scenario.members],
+        [plan for plan in plans if isinstance(plan, whatif.WhatIf)],
+    )
+    colours = palette.member_colours(order)
+    default = source.scenario.assignor or sample_data.DEFAULT_STRATEGY
+    lesson_steps = []
+    for index, (step, plan) in enumerate(zip(steps, plans, strict=True)):
+        figures: tuple[Figure, ...] = ()
+        notes: tuple[str, ...] = ()
+        if isinstance(plan, str):
+            notes = (plan,)
+        else:
+            strategy = teach_panel.step_strategy(steps, index, default) or default
+            figures, notes = lesson_file.step_views(plan, strategy, order, colours)
+        lesson_steps.append(lesson_file.LessonStep(step.title, step.text, figures, notes))
+    title = source.scenario.name or key
+    return lesson_file.Lesson(title, source.scenario.description or "", tuple(lesson_steps))
+
+
+def sample_lesson_html(key: str) -> str:
+    """Sample ``key``'s walkthrough as one self-contained HTML file."""
+    return lesson_file.lesson_html(sample_lesson(key))
+
+
+def file_name(key: str) -> str:
+    """The lesson file's name: ``lesson-<sample key>.html``."""
+    return f"lesson-{key}.html"
