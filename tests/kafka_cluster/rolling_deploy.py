@@ -438,8 +438,8 @@ def predicted_pause_s(outcome: DeployOutcome) -> dict[TopicPartition, float]:
 #: the JoinGroup that asks for a member id, JoinGroup, SyncGroup; 0.1-1 s measured here), closing
 #: a consumer, and when members notice a rebalance (anywhere within a heartbeat interval; the
 #: planner takes one whole interval, so a real notice is up to HEARTBEAT_S sooner). Measured gaps
-#: are in docs/prediction-accuracy.md: up to ~1.7 s a step on a busy 2-core machine, up to ~3.4 s
-#: when its load average was 40.
+#: are in docs/prediction-accuracy.md: up to 1.5 s a step on the shared 2-core machine, 3.4 s
+#: once when its load average was 40.
 CLIENT_SLACK_S = 3.0
 
 
