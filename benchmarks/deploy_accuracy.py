@@ -39,6 +39,7 @@ PLANS = (
     ),
     RealPlan("cooperative-sticky, scale out by 2", "cooperative-sticky", scale=2),
     RealPlan("uniform (KIP-848, Java), dynamic, batches of 1", "uniform"),
+    RealPlan("uniform (KIP-848, Java), dynamic, batches of 2", "uniform", batch_size=2),
     RealPlan("uniform (KIP-848, Java), static, batches of 1", "uniform", static=True),
     RealPlan("uniform (KIP-848, Java), scale out by 2", "uniform", scale=2),
 )

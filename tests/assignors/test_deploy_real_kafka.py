@@ -113,3 +113,14 @@ def test_a_comparison_within_the_tolerance_has_no_problem() -> None:
 def test_each_disagreement_is_named(changes: dict[str, object], problem: str) -> None:
     problems = _comparison(**changes).problems()
     assert len(problems) == 1 and problems[0].startswith(problem), problems
+
+
+def test_kip_848_steps_of_several_members_bound_the_moves_from_above() -> None:
+    # Two KIP-848 members leaving or joining together: one epoch each, and a member may skip a
+    # target the next one replaced; fewer moves than predicted agree, more do not.
+    plan = RealPlan("u", "uniform", batch_size=2)
+    assert not plan.exact_moves and RealPlan("u", "uniform").exact_moves
+    assert _comparison(plan=plan, observed_moved=5).problems() == []
+    problems = _comparison(plan=plan, observed_moved=7).problems()
+    assert len(problems) == 1 and problems[0].startswith("moved: predicted 6, observed 7")
+    assert _comparison(observed_moved=5).problems() == ["moved: predicted 6, observed 5"]

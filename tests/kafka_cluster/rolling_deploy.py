@@ -103,6 +103,13 @@ class RealPlan:
             settings=self.settings(),
         )
 
+    @property
+    def exact_moves(self) -> bool:
+        """Whether the real moves are deterministic: not when KIP-848 members join or leave
+        together (each is its own epoch, and a member may skip a target the next one replaced
+        before it got there: the planner's figure is then an upper bound)."""
+        return not (self.consumer_protocol and (self.batch_size > 1 or self.scale > 1))
+
     def client_ids(self) -> list[str]:
         return [f"m{i}" for i in range(self.members)]
 
@@ -125,6 +132,7 @@ CI_PLANS = (
     ),
     RealPlan("range, scale out by 2", "range", scale=2),
     RealPlan("uniform (KIP-848, Java), dynamic, batches of 1", "uniform"),
+    RealPlan("uniform (KIP-848, Java), scale out by 2", "uniform", scale=2),
 )
 
 
@@ -492,7 +500,9 @@ class Comparison:
                 f"rebalances: predicted {self.predicted_rebalances},"
                 f" observed {self.observed_rebalances}"
             )
-        if self.observed_moved != self.predicted_moved:
+        if self.observed_moved != self.predicted_moved and (
+            self.plan.exact_moves or self.observed_moved > self.predicted_moved
+        ):
             found.append(f"moved: predicted {self.predicted_moved}, observed {self.observed_moved}")
         if abs(self.observed_duration_s - self.predicted_duration_s) > self.tolerance_s:
             found.append(
