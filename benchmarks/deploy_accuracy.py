@@ -1,6 +1,6 @@
 """How good are the deploy planner's predictions? Real rolling restarts against the planner.
 
-Not part of the test suite (tests/assignors/test_deploy_real_kafka.py runs five plans of these
+Not part of the test suite (tests/assignors/test_deploy_real_kafka.py runs seven plans of these
 once). Run from the repository root:
 
     .venv/bin/python benchmarks/deploy_accuracy.py                     # starts a cluster
