@@ -10,7 +10,11 @@ Steps:
    ``static_membership`` ``True``/``False`` gives every member a ``group.instance.id`` (its member
    id) or takes it away.
 2. The scale step, if any: ``+K`` members join (one rebalance), or the last K members leave (one
-   rebalance; a static member leaves silently and is noticed after the session timeout).
+   rebalance; a static member leaves silently and is noticed after the session timeout). Under
+   the consumer protocol (KIP-848) there is no join barrier: each member that joins or leaves is
+   a rebalance of its own (a group epoch), one after the other, here and in step 3c (measured on
+   Apache Kafka; docs/prediction-accuracy.md). Their moves are then an upper bound: a member
+   may skip a target that the next one replaced before it got there.
 3. Per bounce (two for ``eager-to-cooperative``, else one), per batch of members in the
    scenario's order, one step:
 

@@ -93,6 +93,26 @@ class Run:
         if self.upgrade.path == "classic-to-consumer" and strategy is self.upgrade.new:
             self.converted = True
 
+    def membership_to(self, after: Scenario) -> None:
+        """The group from its members now to ``after``'s: one rebalance (a classic join barrier
+        takes every member that leaves or joins together), or under the consumer protocol one
+        per member that leaves, then one per member that joins, in order: KIP-848 has no
+        barrier, so each leave or join bumps the group epoch and the broker computes a target
+        for it."""
+        if self.choice(m.member_id for m in after.members)[1] != "consumer":
+            self.rebalance_to(after)
+            return
+        wanted = {m.member_id for m in after.members}
+        present = set(self.present())
+        leaving = [m for m in self.present() if m not in wanted]
+        joining = [m for m in after.members if m.member_id not in present]
+        for member_id in leaving:
+            self.rebalance_to(self.without([member_id]))
+        for member in joining:
+            self.rebalance_to(replace(self.group, members=(*self.group.members, member)))
+        if not leaving and not joining:
+            self.rebalance_to(after)
+
     def steady(self, name: str, reason: str, duration_s: float, down: Sequence[str] = ()) -> None:
         """A phase in which nothing changes hands; ``down`` members read nothing."""
         if duration_s <= 0:
@@ -141,7 +161,8 @@ def fresh(member: Member) -> Member:
 
 def scale(run: Run, count: int, static: bool | None) -> tuple[str, tuple[str, ...], str]:
     """Step 2 of :mod:`assignors.simulate.deploy`: ``count`` members join (> 0) or the last
-    ``-count`` leave; one rebalance. Returns (action, members, description)."""
+    ``-count`` leave; one rebalance (one per member under the consumer protocol:
+    :meth:`Run.membership_to`). Returns (action, members, description)."""
     members = run.group.members
     if count > 0:
         first = members[0]
@@ -149,7 +170,7 @@ def scale(run: Run, count: int, static: bool | None) -> tuple[str, tuple[str, ..
         joined = grown.members[len(members) :]
         if static:
             joined = tuple(replace(m, group_instance_id=m.member_id) for m in joined)
-        run.rebalance_to(replace(grown, members=(*members, *joined)))
+        run.membership_to(replace(grown, members=(*members, *joined)))
         names = tuple(m.member_id for m in joined)
         return "scale out", names, f"{count} member(s) join: {', '.join(names)}"
     if -count >= len(members):
@@ -158,7 +179,7 @@ def scale(run: Run, count: int, static: bool | None) -> tuple[str, tuple[str, ..
         )
     leaving = tuple(m.member_id for m in members[len(members) + count :])
     silent = [m for m in leaving if _static(run, m)]
-    run.rebalance_to(run.without(leaving))
+    run.membership_to(run.without(leaving))
     how = " (static: noticed after the session timeout)" if silent else ""
     return "scale in", leaving, f"{-count} member(s) leave: {', '.join(leaving)}{how}"
 
@@ -236,7 +257,7 @@ def _leave_and_rejoin(
     went_down = run.clock
     remaining = run.without(ids)
     if remaining.members:
-        run.rebalance_to(remaining)
+        run.membership_to(remaining)
     else:
         if all_static:
             run.steady(
@@ -264,6 +285,6 @@ def _leave_and_rejoin(
             " more members before the first rebalance",
             settings.group_initial_rebalance_delay_s,
         )
-    run.rebalance_to(rejoined)
+    run.membership_to(rejoined)
     kind = "static, down past the session timeout" if all_static else "dynamic"
     return f"{', '.join(ids)} leave ({kind}), and rejoin after {restart_s:g} s"

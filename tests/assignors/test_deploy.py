@@ -296,3 +296,23 @@ def test_the_backlog_clears_when_consumers_outpace_producers(
     assert outcome.recovered_at_s is not None
     assert outcome.recovered_at_s >= outcome.deploy_s
     assert outcome.drain.group_clears_at_s is not None
+
+
+@settings(max_examples=20, deadline=None)
+@given(groups(), st.integers(1, 3), st.integers(1, 4))
+def test_kip_848_counts_one_rebalance_per_member_that_leaves_or_joins(
+    scenario: Scenario, grow: int, batch: int
+) -> None:
+    # The consumer protocol has no join barrier: each member that joins or leaves bumps the group
+    # epoch on its own (measured on Apache Kafka: docs/prediction-accuracy.md); a classic
+    # barrier takes a step's members together.
+    members = len(scenario.members)
+    grown = plan_deploy(scenario, "uniform", DeployPlan(members=(), scale=grow))
+    assert grown.rebalances == grow
+    assert plan_deploy(scenario, "range", DeployPlan(members=(), scale=grow)).rebalances == 1
+    restarted = plan_deploy(scenario, "uniform", DeployPlan(batch_size=batch, settings=DYNAMIC))
+    for step in restarted.steps:
+        leaves = len(step.members) if len(step.members) < members else 0  # none left to rebalance
+        assert step.rebalances == leaves + len(step.members)
+    classic = plan_deploy(scenario, "range", DeployPlan(batch_size=batch, settings=DYNAMIC))
+    assert all(s.rebalances == (2 if len(s.members) < members else 1) for s in classic.steps)
