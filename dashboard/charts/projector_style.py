@@ -1,0 +1,174 @@
+"""Any figure made readable from the back of a room: :func:`projected`, a pure function
+(figure in, new figure out) that every chart drawn in projector mode goes through.
+
+1. Every text grows by :data:`SCALE` and to at least :data:`TEXT_PX` (tick labels, legends,
+   annotations, tile labels, the slider and buttons; in every animation frame too); titles to at
+   least :data:`TITLE_PX`, wrapped at word boundaries so that none runs past the figure's width
+   (:data:`MIN_WIDTH_PX`: the chart's width in a 1280 px window).
+2. The figure paints its own background, the page's (:data:`dashboard.model.palette
+   .PAGE_BACKGROUNDS`), and its text in black or white, whichever contrasts more with it
+   (:func:`dashboard.model.palette.text_colour`): text reads at more than 15:1 whatever theme
+   the browser's template would have set.
+3. Labelled markers (the animation's tiles) grow with their labels, and the plot area with
+   them; margins grow by :data:`SCALE`; the trail of a moved tile is drawn in the text colour,
+   twice as wide.
+
+Invariants: the input figure is not changed; data, frames' names and hover texts are kept.
+"""
+
+from __future__ import annotations
+
+import copy
+import textwrap
+from collections.abc import Iterator, MutableMapping
+from typing import Any, Literal
+
+import plotly.graph_objects as go
+
+from dashboard.charts.figure_build import CHAR_PX
+from dashboard.model import palette
+
+#: The least size of any text in a projected figure, and of its titles (CSS pixels).
+TEXT_PX = 18
+TITLE_PX = 24
+#: How much every text and margin grows (a 12 px label becomes 18 px).
+SCALE = 1.5
+#: The narrowest a projected figure is drawn (a 1280 px window without the sidebar): titles are
+#: wrapped to fit it.
+MIN_WIDTH_PX = 1150
+#: The largest a labelled marker grows to (pixels).
+MAX_MARKER_PX = 96
+#: The keys under which Plotly keeps a font.
+FONT_KEYS = frozenset(
+    {"font", "textfont", "tickfont", "insidetextfont", "outsidetextfont", "titlefont"}
+)
+
+Theme = Literal["light", "dark"]
+
+
+def projected(figure: go.Figure, theme: Theme = "light") -> go.Figure:
+    """``figure`` for a projector on a ``theme`` page (module docstring, steps 1-3)."""
+    spec = copy.deepcopy(figure.to_plotly_json())
+    layout: dict[str, Any] = spec.setdefault("layout", {})
+    background = palette.PAGE_BACKGROUNDS[theme]
+    ink = palette.text_colour(background)
+    markers = _marker_scale(spec.get("data", []))
+    margin = _grown_margin(layout)
+    top = _wrap_titles(spec)
+    margin["t"] = margin["t"] + top
+    for part in _parts(spec):
+        _grow_fonts(part)
+        _restyle_traces(part, markers, ink)
+    if isinstance(layout.get("height"), int | float):
+        old = layout.get("margin", {})
+        plot = layout["height"] - old.get("t", 100) - old.get("b", 80)
+        layout["height"] = round(max(plot, 100) * markers + margin["t"] + margin["b"])
+    layout["margin"] = margin
+    layout["font"] = {**layout.get("font", {}), "size": TEXT_PX, "color": ink}
+    layout["paper_bgcolor"] = background
+    layout["plot_bgcolor"] = background
+    return go.Figure(spec, skip_invalid=False, _validate=False)
+
+
+def _parts(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The figure and each of its frames (each has data and may have a layout)."""
+    yield spec
+    yield from spec.get("frames", [])
+
+
+def _marker_scale(traces: list[dict[str, Any]]) -> float:
+    """How much labelled markers grow: as their labels do, up to :data:`MAX_MARKER_PX`."""
+    sizes = [
+        trace["marker"]["size"]
+        for trace in traces
+        if "text" in str(trace.get("mode", "")) and isinstance(_get(trace, "marker", "size"), int)
+    ]
+    if not sizes:
+        return 1.0
+    return float(max(1.0, min(SCALE * 1.1, MAX_MARKER_PX / max(sizes))))
+
+
+def _get(mapping: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(mapping, dict):
+            return None
+        mapping = mapping.get(key)  # type: ignore[assignment]
+    return mapping
+
+
+def _grown_margin(layout: dict[str, Any]) -> dict[str, float]:
+    """The layout's margins (Plotly's defaults where unset), each :data:`SCALE` times wider."""
+    margin = {"l": 80, "r": 80, "t": 100, "b": 80, **layout.get("margin", {})}
+    return {
+        side: value * SCALE if side in "lrtb" else value
+        for side, value in margin.items()
+        if isinstance(value, int | float)
+    }
+
+
+def _wrap_titles(spec: dict[str, Any]) -> float:
+    """Every title (the figure's and its frames') at :data:`TITLE_PX` or more, wrapped to fit
+    :data:`MIN_WIDTH_PX`; returns how much taller than one line the tallest one is (pixels)."""
+    extra = 0.0
+    for part in _parts(spec):
+        title = _get(part, "layout", "title")
+        if not isinstance(title, dict) or not title.get("text"):
+            continue
+        size = max(TITLE_PX, SCALE * float(_get(title, "font", "size") or 17))
+        title["font"] = {**title.get("font", {}), "size": size}
+        title["text"] = wrap(str(title["text"]), size)
+        extra = max(extra, title["text"].count("<br>") * size * 1.25)
+    return extra
+
+
+def wrap(text: str, font_px: float, width_px: float = MIN_WIDTH_PX) -> str:
+    """``text`` broken into lines (``<br>``) at word boundaries, each no wider than
+    ``width_px`` at ``font_px`` (upper estimate); an existing break is kept."""
+    chars = max(10, int(width_px / (CHAR_PX * font_px / 12)))
+    lines = [
+        line
+        for paragraph in text.split("<br>")
+        for line in textwrap.wrap(paragraph, chars, break_long_words=False) or [""]
+    ]
+    return "<br>".join(lines)
+
+
+def _grow_fonts(node: Any, key: str = "") -> None:
+    """Every font under ``node``: :data:`SCALE` times larger, never under :data:`TEXT_PX`."""
+    if isinstance(node, list):
+        for item in node:
+            _grow_fonts(item, key)
+        return
+    if not isinstance(node, dict):
+        return
+    if key in FONT_KEYS:
+        size = node.get("size")
+        node["size"] = max(TEXT_PX, SCALE * size) if isinstance(size, int | float) else TEXT_PX
+    for child_key, child in node.items():
+        if child_key != "title" or key != "layout":  # titles: _wrap_titles
+            _grow_fonts(child, child_key)
+    if key == "layout":
+        for menu in (*node.get("sliders", []), *node.get("updatemenus", [])):
+            menu["font"] = {**menu.get("font", {}), "size": TEXT_PX}
+    if key == "layout":  # notes placed a fixed distance off the plot: further, as they grew
+        for note in node.get("annotations", []):
+            if isinstance(note.get("yshift"), int | float):
+                note["yshift"] = note["yshift"] * SCALE
+    if key == "layout" and isinstance(node.get("legend"), dict):
+        node["legend"]["font"] = {**node["legend"].get("font", {}), "size": TEXT_PX}
+
+
+def _restyle_traces(part: MutableMapping[str, Any], markers: float, ink: str) -> None:
+    """Labelled markers ``markers`` times larger, their outlines too; trails in ``ink``."""
+    for trace in part.get("data", []):
+        marker = trace.get("marker")
+        if "text" in str(trace.get("mode", "")) and isinstance(_get(trace, "marker", "size"), int):
+            marker["size"] = round(marker["size"] * markers)
+            line = marker.get("line")
+            if isinstance(line, dict) and isinstance(line.get("width"), int | float):
+                line["width"] = line["width"] * SCALE
+        line = trace.get("line")
+        if isinstance(line, dict) and line.get("color") == palette.TRAIL_COLOUR:
+            trace["line"] = {**line, "color": ink, "width": 2 * float(line.get("width", 2))}
+        if trace.get("textfont") is None and "text" in str(trace.get("mode", "")):
+            trace["textfont"] = {"size": TEXT_PX}
