@@ -60,14 +60,47 @@ def projected(figure: go.Figure, theme: Theme = "light") -> go.Figure:
         _grow_fonts(part)
         _restyle_traces(part, markers, ink)
     if isinstance(layout.get("height"), int | float):
-        old = layout.get("margin", {})
-        plot = layout["height"] - old.get("t", 100) - old.get("b", 80)
-        layout["height"] = round(max(plot, 100) * markers + margin["t"] + margin["b"])
+        layout["height"] = round(_plot_height(spec, markers) + margin["t"] + margin["b"])
     layout["margin"] = margin
     layout["font"] = {**layout.get("font", {}), "size": TEXT_PX, "color": ink}
+    _ink_everywhere(layout, ink)
     layout["paper_bgcolor"] = background
     layout["plot_bgcolor"] = background
     return go.Figure(spec, skip_invalid=False, _validate=False)
+
+
+def _plot_height(spec: dict[str, Any], markers: float) -> float:
+    """The plot area's new height: rows of labelled markers (one y unit apart, as the
+    animation's tiles) as tall as the grown markers need; any other plot as it was."""
+    layout = spec["layout"]
+    margin = layout.get("margin", {})
+    plot = float(layout["height"] - margin.get("t", 100) - margin.get("b", 80))
+    span = _get(layout, "yaxis", "range")
+    sizes = _labelled_sizes(spec.get("data", []))
+    if markers == 1.0 or not sizes or not isinstance(span, list | tuple) or len(span) != 2:
+        return max(plot, 100.0)
+    rows = abs(float(span[1]) - float(span[0]))
+    return max(120.0, rows * (max(sizes) * markers + 16))
+
+
+def _ink_everywhere(layout: dict[str, Any], ink: str) -> None:
+    """``ink`` for the texts a theme's template colours on its own (axes, legend, slider,
+    buttons, colour bars), which the layout's font colour does not reach."""
+    for key, value in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(value, dict):
+            value["tickfont"] = {**value.get("tickfont", {}), "color": ink}
+            if isinstance(value.get("title"), dict):
+                title = value["title"]
+                title["font"] = {**title.get("font", {}), "color": ink}
+    for menu in (*layout.get("sliders", []), *layout.get("updatemenus", [])):
+        menu["font"] = {**menu.get("font", {}), "color": ink}
+        if "currentvalue" in menu:
+            current = menu["currentvalue"]
+            current["font"] = {**current.get("font", {}), "color": ink}
+    if isinstance(layout.get("legend"), dict):
+        layout["legend"]["font"] = {**layout["legend"].get("font", {}), "color": ink}
+    for note in layout.get("annotations", []):
+        note["font"] = {"color": ink, **note.get("font", {})}
 
 
 def _parts(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -78,14 +111,19 @@ def _parts(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 def _marker_scale(traces: list[dict[str, Any]]) -> float:
     """How much labelled markers grow: as their labels do, up to :data:`MAX_MARKER_PX`."""
-    sizes = [
-        trace["marker"]["size"]
+    sizes = _labelled_sizes(traces)
+    if not sizes:
+        return 1.0
+    return max(1.0, min(SCALE * 1.1, MAX_MARKER_PX / max(sizes)))
+
+
+def _labelled_sizes(traces: list[dict[str, Any]]) -> list[float]:
+    """The marker size of every trace that writes text on its markers (one size each)."""
+    return [
+        float(trace["marker"]["size"])
         for trace in traces
         if "text" in str(trace.get("mode", "")) and isinstance(_get(trace, "marker", "size"), int)
     ]
-    if not sizes:
-        return 1.0
-    return float(max(1.0, min(SCALE * 1.1, MAX_MARKER_PX / max(sizes))))
 
 
 def _get(mapping: dict[str, Any], *keys: str) -> Any:

@@ -89,6 +89,8 @@ def page_css() -> str:
 [data-testid="stMain"] p, [data-testid="stMain"] li, [data-testid="stMain"] summary p {{
   font-size: 22px !important; line-height: 1.45 !important; }}
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p {{ font-size: 20px !important; }}
+.{panel} p:has(> strong:only-child) {{ font-size: 30px !important; }}
+.{panel} summary {{ pointer-events: none; }}
 [data-testid="stMain"] table, [data-testid="stMain"] th, [data-testid="stMain"] td {{
   font-size: 18px !important; }}
 .{arrow_keys.widget_class(PREVIOUS)} button p, .{arrow_keys.widget_class(NEXT)} button p {{

@@ -10,7 +10,6 @@ such use, and every one of the pipeline's and the cluster reader's, is listed in
 visibly when it no longer applies.
 
 May import: :mod:`streamlit`, :mod:`streamlit.runtime` (private: guarded here),
-:mod:`streamlit.components.v1` (public, but below Streamlit's top: the keys' script),
 :mod:`starlette` (the page head's middleware), :mod:`plotly` (the budget sizes figures), and
 :mod:`pipeline.internals` and :mod:`cluster.internals` (their registries of private uses,
 listed here with the dashboard's; pure data and probes, no Spark session, no connection).

@@ -1,8 +1,8 @@
 """Keys that press buttons: in projector mode Left and Right press the walkthrough's
 ◀ Previous and Next ▶, Escape leaves projector mode (:func:`bind_keys`).
 
-Streamlit has no keyboard shortcuts for buttons, so a zero-height component
-(:func:`streamlit.components.v1.html`, public API) runs a few lines of script that listen for
+Streamlit has no keyboard shortcuts for buttons, so a one-pixel frame (:func:`streamlit.iframe`
+with an HTML string, public API) runs a few lines of script that listen for
 keys in the page around it (its parent document: same origin, as Streamlit serves both) and
 click the button whose element carries the key's class (``st-key-<widget key>``, which Streamlit
 gives every keyed widget). The whole script is guarded: if the parent document cannot be
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-import streamlit.components.v1 as components
+import streamlit as st
 
 #: The script; ``KEYS`` becomes ``{"ArrowLeft": "st-key-teach-back", ...}``.
 _SCRIPT = """
@@ -63,4 +63,4 @@ def script(keys: Mapping[str, str]) -> str:
 def bind_keys(keys: Mapping[str, str]) -> None:
     """Press the button keyed ``keys[name]`` when key ``name`` is pressed on the page (drawn on
     every run that wants the keys: the same component, kept by the browser between runs)."""
-    components.html(script(keys), height=0)
+    st.iframe(script(keys), height=1)
