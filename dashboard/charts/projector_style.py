@@ -10,8 +10,8 @@
    (:func:`dashboard.model.palette.text_colour`): text reads at more than 15:1 whatever theme
    the browser's template would have set.
 3. Labelled markers (the animation's tiles) grow with their labels, and the plot area with
-   them; margins grow by :data:`SCALE`; the trail of a moved tile is drawn in the text colour,
-   twice as wide.
+   them; margins grow by :data:`MARGIN_SCALE`; the trail of a moved tile is drawn in the text
+   colour, twice as wide.
 
 Invariants: the input figure is not changed; data, frames' names and hover texts are kept.
 """
@@ -36,8 +36,14 @@ SCALE = 1.5
 #: The narrowest a projected figure is drawn (a 1280 px window without the sidebar): titles are
 #: wrapped to fit it.
 MIN_WIDTH_PX = 1150
-#: The largest a labelled marker grows to (pixels).
+#: How much labelled markers grow (an 11 px label on a 54 px tile is 18 px on a 78 px one),
+#: and the largest they grow to (pixels).
+MARKER_SCALE = 1.45
 MAX_MARKER_PX = 96
+#: How much the margins grow, side by side: the sides hold labels (as their text grows); the
+#: top holds one title line and the notes over the plot, the bottom the slider and buttons
+#: (tighter: a chart of three rows of tiles fits a 720 px high window with its controls).
+MARGIN_SCALE = {"l": SCALE, "r": SCALE, "t": 1.2, "b": 1.3}
 #: The keys under which Plotly keeps a font.
 FONT_KEYS = frozenset(
     {"font", "textfont", "tickfont", "insidetextfont", "outsidetextfont", "titlefont"}
@@ -57,10 +63,11 @@ def projected(figure: go.Figure, theme: Theme = "light") -> go.Figure:
     top = _wrap_titles(spec)
     margin["t"] = margin["t"] + top
     for part in _parts(spec):
-        _grow_fonts(part)
+        _grow_fonts({key: value for key, value in part.items() if key != "frames"})  # once each
         _restyle_traces(part, markers, ink)
     if isinstance(layout.get("height"), int | float):
         layout["height"] = round(_plot_height(spec, markers) + margin["t"] + margin["b"])
+        _lower_long_titles(spec, layout["height"])
     layout["margin"] = margin
     layout["font"] = {**layout.get("font", {}), "size": TEXT_PX, "color": ink}
     _ink_everywhere(layout, ink)
@@ -114,7 +121,7 @@ def _marker_scale(traces: list[dict[str, Any]]) -> float:
     sizes = _labelled_sizes(traces)
     if not sizes:
         return 1.0
-    return max(1.0, min(SCALE * 1.1, MAX_MARKER_PX / max(sizes)))
+    return max(1.0, min(MARKER_SCALE, MAX_MARKER_PX / max(sizes)))
 
 
 def _labelled_sizes(traces: list[dict[str, Any]]) -> list[float]:
@@ -135,10 +142,10 @@ def _get(mapping: dict[str, Any], *keys: str) -> Any:
 
 
 def _grown_margin(layout: dict[str, Any]) -> dict[str, float]:
-    """The layout's margins (Plotly's defaults where unset), each :data:`SCALE` times wider."""
+    """The layout's margins (Plotly's defaults where unset), grown by :data:`MARGIN_SCALE`."""
     margin = {"l": 80, "r": 80, "t": 100, "b": 80, **layout.get("margin", {})}
     return {
-        side: value * SCALE if side in "lrtb" else value
+        side: value * MARGIN_SCALE.get(side, 1.0)
         for side, value in margin.items()
         if isinstance(value, int | float)
     }
@@ -157,6 +164,20 @@ def _wrap_titles(spec: dict[str, Any]) -> float:
         title["text"] = wrap(str(title["text"]), size)
         extra = max(extra, title["text"].count("<br>") * size * 1.25)
     return extra
+
+
+def _lower_long_titles(spec: dict[str, Any], height: float) -> None:
+    """Plotly centres a title of several lines on its anchor, so a title pinned to the top of
+    the figure (``yref="container"``, ``yanchor="top"``) would lose half its first lines
+    above the figure: each such title moves down by that much."""
+    for part in _parts(spec):
+        title = _get(part, "layout", "title")
+        if not isinstance(title, dict) or title.get("yref") != "container":
+            continue
+        breaks = str(title.get("text", "")).count("<br>")
+        if breaks and title.get("yanchor") == "top":
+            drop = (breaks * 1.3 / 2 + 0.4) * float(title["font"]["size"])
+            title["y"] = min(float(title.get("y", 1.0)), 1.0 - drop / height)
 
 
 def wrap(text: str, font_px: float, width_px: float = MIN_WIDTH_PX) -> str:
@@ -191,7 +212,7 @@ def _grow_fonts(node: Any, key: str = "") -> None:
     if key == "layout":  # notes placed a fixed distance off the plot: further, as they grew
         for note in node.get("annotations", []):
             if isinstance(note.get("yshift"), int | float):
-                note["yshift"] = note["yshift"] * SCALE
+                note["yshift"] = note["yshift"] * MARGIN_SCALE["t"] * 1.1
     if key == "layout" and isinstance(node.get("legend"), dict):
         node["legend"]["font"] = {**node["legend"].get("font", {}), "size": TEXT_PX}
 

@@ -28,8 +28,9 @@ _MEASURE = """() => {
       const r = t.getBoundingClientRect();
       const style = getComputedStyle(t);
       return {text: t.textContent, size: parseFloat(style.fontSize), fill: style.fill,
-              inside: r.left >= box.left - 1 && r.right <= box.right + 1,
-              onTile: !!t.closest('.textpoint')};
+              inside: r.left >= box.left - 1 && r.right <= box.right + 1
+                && r.top >= box.top - 1 && r.bottom <= box.bottom + 1,
+              onTile: !!t.closest(".textpoint"), dy: r.top - box.top, h: r.height};
     });
   const background = getComputedStyle(chart.querySelector('.main-svg rect.bg')
     || chart.querySelector('.main-svg')).fill;
@@ -88,7 +89,9 @@ def test_projector_mode_shows_the_lesson_large_and_steps_with_the_arrow_keys(
     assert len(texts) > 10
     small = [(t["text"], t["size"]) for t in texts if t["size"] < 18]
     assert not small, small
-    assert all(t["inside"] for t in texts), [t["text"] for t in texts if not t["inside"]]
+    assert all(t["inside"] for t in texts), [
+        (t["text"], t["dy"], t["h"]) for t in texts if not t["inside"]
+    ]
     background = _hex(measured["paper"] or measured["background"])
     faint = [
         (t["text"], t["fill"])

@@ -67,6 +67,9 @@ def test_every_text_is_18_px_or_more_in_every_frame(theme: str, tiles: int) -> N
         title = part.get("layout", {}).get("title")
         if title:
             assert title["font"]["size"] >= projector_style.TITLE_PX
+        # Each frame's labels as large as the first's: grown once, not once more per frame.
+        font = part["data"][-1].get("textfont")
+        assert font is None or font["size"] == spec["data"][-1]["textfont"]["size"]
 
 
 def test_titles_wrap_within_the_width_at_1280_px() -> None:
@@ -79,7 +82,8 @@ def test_titles_wrap_within_the_width_at_1280_px() -> None:
     px_per_char = CHAR_PX * wrapped["font"]["size"] / 12
     assert all(len(line) * px_per_char <= projector_style.MIN_WIDTH_PX for line in lines)
     assert " ".join(lines) == LONG_CAPTION
-    assert spec["layout"]["margin"]["t"] >= 100 * projector_style.SCALE + (len(lines) - 1) * 24
+    grown = 100 * projector_style.MARGIN_SCALE["t"]
+    assert spec["layout"]["margin"]["t"] >= grown + (len(lines) - 1) * 24
 
 
 @given(st.lists(st.text("abcdefghij", min_size=1, max_size=30), min_size=1, max_size=60))
