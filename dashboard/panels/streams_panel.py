@@ -183,8 +183,8 @@ def render(key: str, streams: StreamsScenario) -> None:
     )
     st.subheader("Tasks per client, rebalance by rebalance")
     st.caption(
-        "Dark: active; light: standby; hatched: warm-up (a standby restoring state on the client "
-        "that should own the task). Press ▶ Play or drag the slider."
+        "Blue: active; teal: standby; orange, hatched: warm-up (a standby restoring state on the "
+        "client that should own the task). Press ▶ Play or drag the slider."
     )
     projector_panel.plotly_chart(
         assignment_charts.streams_tasks_figure(phases(streams, result)),
