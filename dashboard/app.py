@@ -34,7 +34,7 @@ _CHECKOUT = str(Path(__file__).resolve().parent.parent)
 if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
-from dashboard.panels import source_panel  # noqa: E402
+from dashboard.panels import projector_panel, source_panel  # noqa: E402
 from dashboard.runtime import internals, server_socket  # noqa: E402
 from dashboard.session import compute, state  # noqa: E402
 from dashboard.views import fleet_view, pages  # noqa: E402
@@ -68,12 +68,14 @@ def main() -> None:
     current = st.navigation(list(built.values()), position="top")
     spec = next(spec for spec, page in built.items() if page is current)
     state.restore_carried_widgets()  # a page switch made in code kept the sidebar's values
+    projector_panel.apply()  # projector mode's look, keys and open walkthrough (when on)
     if spec.uses_source:
         # The shared sidebar: drawn here, so its controls keep their values on every page.
         with st.sidebar:
             source_panel.render()
         pages.follow_source(spec)
     current.run()
+    projector_panel.switch()  # last in the sidebar, on every page
 
 
 main()

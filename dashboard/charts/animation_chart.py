@@ -445,7 +445,7 @@ def _tile_frame(
         x=trail_x or [None],
         y=trail_y or [None],
         mode="lines",
-        line={"color": "#777777", "width": 2, "dash": "dot"},
+        line={"color": palette.TRAIL_COLOUR, "width": 3, "dash": "dot"},
         hoverinfo="skip",
         name="trail",
         showlegend=False,
@@ -501,6 +501,12 @@ def _tile_layout(
             },
         ],
     }
+
+
+def _inks(fills: Sequence[str]) -> list[str]:
+    """The label colour (:func:`dashboard.model.palette.text_colour`) for each fill."""
+    ink = {fill: palette.text_colour(fill) for fill in set(fills)}
+    return [ink[fill] for fill in fills]
 
 
 def _topic_label(topic: str) -> str:
@@ -709,7 +715,9 @@ def _cell_trace(
             "ids": grid.ids,
             "mode": "markers+text",
             "text": text,
-            "textfont": {"size": 11, "color": "#000000"},
+            # Black or white by the cell's colour (drawn opaque: a see-through cell's colour
+            # would depend on the page under it).
+            "textfont": {"size": 11, "color": _inks(grid.colours.tolist())},
             "customdata": customdata,
             "hovertemplate": (
                 "<b>%{x}</b> · %{y}<br>%{customdata[0]:,} partitions"
@@ -720,7 +728,6 @@ def _cell_trace(
                 "size": sizes,
                 "sizemode": "diameter",
                 "color": grid.colours,
-                "opacity": 0.85,
                 "line": {"color": palette.MOVED_OUTLINE, "width": outlines},
             },
             "name": "partitions",

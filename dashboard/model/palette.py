@@ -6,75 +6,106 @@ Invariants: :func:`member_colours` and :func:`topic_colours` give distinct colou
 number of names (palette first, then generated), never grey (grey means "nobody"), and a
 topic's colour is never a member palette colour. Among up to 30 members no two colours are
 closer than :data:`LEAST_DELTA_E` (CIEDE2000, :func:`delta_e`), nor any to a task role's
-(:data:`ROLE_COLOURS`). Every id is shortened one way: :func:`short_labels`.
+(:data:`ROLE_COLOURS`). Contrast (WCAG 2, :func:`contrast_ratio`): a label on any fill
+(:func:`text_colour`) reads at :data:`LEAST_TEXT_CONTRAST` or more; the first
+:data:`BOTH_THEMES_COUNT` member colours, the roles' and the trail's stand out at
+:data:`LEAST_MARK_CONTRAST` on both page backgrounds (:data:`PAGE_BACKGROUNDS`). A lesson's
+member keeps its colour at every step: colours are dealt over its :func:`walkthrough_roster`.
+Every id is shortened one way: :func:`short_labels`.
 """
 
 from __future__ import annotations
 
 import colorsys
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from assignors import AddMember
+
 if TYPE_CHECKING:
-    from assignors import Scenario
+    from assignors import Scenario, WalkthroughStep
 
 #: Member colours: no two of the first 30 closer than :data:`LEAST_DELTA_E` (CIEDE2000), none
-#: that close to a task role's colour, to grey, black or white. Paul Tol's "muted" and the
-#: Okabe-Ito colours that keep that distance first (colour-blind safe), then the sRGB colours
-#: (lightness 35-82, chroma 30 and up: they read on a light and a dark page, and are no grey)
-#: farthest from every colour already taken, one at a time.
+#: that close to a task role's colour, to grey, black or white. The first
+#: :data:`BOTH_THEMES_COUNT` stand out on either page (contrast at least
+#: :data:`LEAST_MARK_CONTRAST` against the light and the dark background: a tile's border, a
+#: swatch, a bar never fades into the page): Paul Tol's "muted" colours that do, then the sRGB
+#: colours that do, farthest from every colour already taken, one at a time. Then the rest of
+#: Tol's and the Okabe-Ito colours that keep the distance, then colours picked the same way
+#: (lightness 35-82, chroma 30 and up). A lesson's members (a handful) all get colours of the
+#: first kind.
 MEMBER_PALETTE: tuple[str, ...] = (
-    "#44AA99",
     "#117733",
     "#999933",
     "#CC6677",
-    "#882255",
     "#AA4499",
-    "#E69F00",
-    "#0072B2",
-    "#D55E00",
-    "#FF99FF",
-    "#665500",
-    "#00DD44",
-    "#AA0011",
-    "#FFAA88",
-    "#8877FF",
     "#7722FF",
-    "#884400",
+    "#EE22FF",
+    "#FF0022",
+    "#AA88BB",
+    "#449900",
+    "#885533",
+    "#666600",
+    "#559988",
+    "#556655",
+    "#886677",
+    "#0088EE",
+    "#BB2244",
+    "#BB8877",
+    "#007777",
+    "#882255",
+    "#FF99FF",
+    "#00DD44",
     "#BBBBFF",
     "#FFAABB",
-    "#666699",
-    "#EE22FF",
-    "#008899",
-    "#FF0022",
     "#99BB88",
-    "#997744",
-    "#AA88BB",
-    "#4499FF",
-    "#449900",
     "#44DDAA",
     "#55DDDD",
+    "#FFBB00",
+    "#77CCFF",
+    "#FFBB88",
+    "#AA1100",
 )
+#: How many of :data:`MEMBER_PALETTE`'s colours, from the first, read on both pages.
+BOTH_THEMES_COUNT = 18
 #: The least colour difference (CIEDE2000) between two member colours on one screen, and
 #: between a member's colour and a task role's.
 LEAST_DELTA_E = 15.0
 #: A Kafka Streams task's role: one scheme everywhere, no member colour near any of them.
-ROLE_COLOURS: dict[str, str] = {"active": "#332288", "standby": "#88CCEE", "warm-up": "#DDCC77"}
-#: Topics' own palette (Paul Tol's "bright"), disjoint from the members'.
+#: Each reads on either page (contrast at least :data:`LEAST_MARK_CONTRAST` against both
+#: backgrounds; the indigo active tasks had once all but vanished on the dark one).
+ROLE_COLOURS: dict[str, str] = {"active": "#5566CC", "standby": "#0099BB", "warm-up": "#CC7711"}
+#: Topics' own palette, disjoint from the members': light colours (black labels read on each at
+#: 11:1 or more) that a member's border around a tile stands out from (CIEDE2000 at least
+#: :data:`LEAST_TOPIC_DELTA_E` from the first :data:`BOTH_THEMES_COUNT` member colours, and
+#: between topics).
 TOPIC_PALETTE: tuple[str, ...] = (
-    "#4477AA",
-    "#EE6677",
-    "#228833",
-    "#CCBB44",
-    "#66CCEE",
-    "#AA3377",
-    "#1B5E20",
-    "#7E57C2",
+    "#99DDFF",
+    "#EEDD88",
+    "#FFAACC",
+    "#BBCC33",
+    "#CCBBFF",
+    "#EEBB99",
+    "#77DDCC",
+    "#88FF99",
 )
+#: The least colour difference between two topics' colours, and between a topic's colour and
+#: one of the first :data:`BOTH_THEMES_COUNT` member colours (a tile's fill and its border).
+LEAST_TOPIC_DELTA_E = 12.0
 #: Tiles nobody owns (before a fresh group's first assignment, or revoked mid-rebalance).
 NOBODY_COLOUR = "#BBBBBB"
 MOVED_OUTLINE = "#000000"
+#: The dashed trail from where a moved tile was to where it is: mid grey, which keeps
+#: :data:`LEAST_MARK_CONTRAST` against both page backgrounds.
+TRAIL_COLOUR = "#808080"
+#: The page backgrounds of the light and the dark theme (``.streamlit/config.toml``; a test
+#: keeps the two in step): every figure draws on one of them.
+PAGE_BACKGROUNDS: dict[str, str] = {"light": "#FFFFFF", "dark": "#0F1319"}
+#: WCAG 2 level AA: the least contrast of text with its background, and of a mark (a border,
+#: a swatch, a line) with what it is drawn on.
+LEAST_TEXT_CONTRAST = 4.5
+LEAST_MARK_CONTRAST = 3.0
 #: Colours never handed to a member or topic: grey means "nobody"; the roles keep theirs.
 RESERVED_COLOURS = frozenset({"#BBBBBB", "#000000", "#FFFFFF", *ROLE_COLOURS.values()})
 
@@ -104,7 +135,9 @@ def distinct_colours(count: int, palette: Sequence[str]) -> list[str]:
 
 def member_colours(member_ids: Sequence[str]) -> dict[str, str]:
     """One colour per member, by position in ``member_ids``; no colour repeats in one view
-    (the palette first, then generated colours), and none is a topic's or grey."""
+    (the palette first, then generated colours), and none is a topic's or grey. Pass a
+    :func:`roster` (a lesson's: :func:`walkthrough_roster`) rather than the members on screen
+    to keep a member's colour when others join or leave."""
     return dict(zip(member_ids, distinct_colours(len(member_ids), MEMBER_PALETTE), strict=True))
 
 
@@ -167,11 +200,46 @@ def delta_e_lab(first: tuple[float, float, float], second: tuple[float, float, f
     return math.sqrt(dl**2 + dc**2 + dh**2 + r_t * dc * dh)
 
 
+def relative_luminance(colour: str) -> float:
+    """WCAG 2's relative luminance of ``#RRGGBB`` (0: black, 1: white)."""
+    red, green, blue = (_linear(int(colour[i : i + 2], 16) / 255) for i in (1, 3, 5))
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def contrast_ratio(first: str, second: str) -> float:
+    """WCAG 2's contrast ratio of two ``#RRGGBB`` colours, from 1 (the same) to 21."""
+    lighter, darker = sorted((relative_luminance(first), relative_luminance(second)))[::-1]
+    return (lighter + 0.05) / (darker + 0.05)
+
+
 def text_colour(background: str) -> str:
-    """Black or white, whichever reads better on ``background`` (``#RRGGBB``)."""
-    red, green, blue = (int(background[i : i + 2], 16) / 255 for i in (1, 3, 5))
-    luminance = 0.2126 * red + 0.7152 * green + 0.0722 * blue
-    return "#000000" if luminance > 0.5 else "#FFFFFF"
+    """Black or white, whichever contrasts more with ``background`` (``#RRGGBB``): at least
+    4.58:1 on any colour (the two ratios multiply to 21), so above :data:`LEAST_TEXT_CONTRAST`."""
+    on_black = contrast_ratio(background, "#000000")
+    return "#000000" if on_black >= contrast_ratio(background, "#FFFFFF") else "#FFFFFF"
+
+
+def roster(*groups: Iterable[str]) -> list[str]:
+    """Every member id of ``groups``, once, in the order first met: the list colours are dealt
+    over, so that adding a later group never changes an earlier id's colour."""
+    return list(dict.fromkeys(member for group in groups for member in group))
+
+
+def walkthrough_roster(members: Sequence[str], steps: Sequence[WalkthroughStep]) -> list[str]:
+    """Every member a walkthrough (a lesson) ever shows: the group's ``members`` as shipped,
+    then each member a step adds, in step order.
+
+    Colours dealt over it (:func:`member_colours`) are the same at every step, in every view
+    and export of the walkthrough, whoever leaves or comes back: a member's colour depends on
+    where it first appears in the lesson, never on the members on screen.
+    """
+    joining = (
+        change.member_id
+        for step in steps
+        for change in step.changes
+        if isinstance(change, AddMember)
+    )
+    return roster(members, joining)
 
 
 def short_label(text: str, limit: int = 18) -> str:

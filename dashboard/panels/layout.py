@@ -10,26 +10,41 @@ import streamlit as st
 from assignors import AssignmentExplorerError, Scenario
 from dashboard.model import palette, sources, whatif
 from dashboard.panels import source_panel
-from dashboard.session import compute, state
+from dashboard.session import compute, projector, samples, state
 
 T = TypeVar("T")
 
 
-def member_layout(source: Scenario, plan: whatif.WhatIf) -> tuple[list[str], dict[str, str]]:
+def member_layout(
+    source: Scenario, plan: whatif.WhatIf, roster: Sequence[str] = ()
+) -> tuple[list[str], dict[str, str]]:
     """Member columns and colours: the source's members in order, then added ones.
 
     Keyed on the source rather than the edited scenario so that a member keeps its colour and
-    column whatever is filtered, removed or added.
+    column whatever is filtered, removed or added. Colours are dealt over ``roster`` first (a
+    walkthrough's: :func:`colour_roster`), so that a lesson's member keeps its colour at
+    every step, whoever left or joined before.
     """
-    order = [member.member_id for member in source.members]
-    seen = set(order)
-    for member in plan.after.members:
-        if member.member_id not in seen:
-            order.append(member.member_id)
-            seen.add(member.member_id)
-    colours = palette.member_colours(order)
+    order = palette.roster(
+        [member.member_id for member in source.members],
+        [member.member_id for member in plan.after.members],
+    )
+    colours = palette.member_colours(palette.roster(roster, order))
     shown = {m.member_id for m in plan.before.members} | {m.member_id for m in plan.after.members}
     return [member for member in order if member in shown], colours
+
+
+def colour_roster(source: sources.Source) -> list[str]:
+    """The member ids a source's colours are dealt over: for a sample with a walkthrough (a
+    lesson) every member it ever shows, as shipped then as they join
+    (:func:`dashboard.model.palette.walkthrough_roster`); none otherwise (its own members)."""
+    if not source.walkthrough or source.sample is None:
+        return []
+    try:
+        shipped = samples.sample_source(source.sample).scenario
+    except AssignmentExplorerError:
+        return []
+    return palette.walkthrough_roster([m.member_id for m in shipped.members], source.walkthrough)
 
 
 def show_messages(source: sources.Source) -> None:
@@ -79,7 +94,7 @@ def sync_address_bar(params: dict[str, str] | None) -> None:
     """Keep the address bar on what the page shows (opening it in a new tab shows the same
     page and scenario); a view that cannot travel in a link (a scenario over the size limit)
     clears it and says so, rather than leave the link of something else there."""
-    wanted = params or {}
+    wanted = {**(params or {}), **projector.link_params()}
     if dict(st.query_params) != wanted:
         st.query_params.from_dict(wanted)
     if params is None:

@@ -43,6 +43,7 @@ from dashboard.charts.reconciliation_charts import reconciliation_figure, target
 from dashboard.model import palette
 from dashboard.model.members_table import compress
 from dashboard.model.palette import member_names, short_labels
+from dashboard.panels import projector_panel
 
 
 def state_of(progress: MemberProgress) -> str:
@@ -161,7 +162,7 @@ def render(
         " target no longer holds (pending revocation), and gets a partition the target moves to"
         " it (pending assignment) once the member holding it has let it go."
     )
-    st.plotly_chart(
+    projector_panel.plotly_chart(
         reconciliation_figure(progress, colours, member_names(scenario)),
         width="stretch",
         key="reconcile.figure",
@@ -180,7 +181,7 @@ def render(
     )
     if animate and any(p.pending_revocation or p.pending_assignment for p in progress):
         with st.expander("Now → target, tile by tile", expanded=False):
-            st.plotly_chart(
+            projector_panel.plotly_chart(
                 target_animation(scenario, order, colours), width="stretch", key="reconcile.moves"
             )
             st.caption("Press ▶ Play or drag the slider: each tile moves to its target member.")

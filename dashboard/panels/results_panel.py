@@ -18,7 +18,7 @@ from assignors import AssignmentMetrics, describe_change
 from dashboard.charts import animation_chart, assignment_charts
 from dashboard.charts.figure_build import Figure
 from dashboard.model import members_table, summary, whatif
-from dashboard.panels import explain_panel, member_picker, tables
+from dashboard.panels import explain_panel, member_picker, projector_panel, tables
 from dashboard.session import compute, state
 
 #: Horizons offered for the drain projection, in seconds; "fit the backlog" (the default) ends
@@ -259,7 +259,7 @@ def animation(
     if not tiles and len(order) > MAX_ANIMATED_MEMBERS:
         shown = _members_shown(key, current, chosen, order)
     figure = animation_figure(key, plan, current, chosen, colours, order, colour_by, shown)
-    st.plotly_chart(figure, width="stretch", key=f"view.animation.{name}")
+    projector_panel.plotly_chart(figure, width="stretch", key=f"view.animation.{name}")
     st.caption(
         f"{chosen.strategy.protocol} protocol, {chosen.simulation.rounds} round(s). Press ▶ Play "
         "or drag the slider under the chart: one frame per phase, its caption above the chart."
@@ -358,7 +358,7 @@ def _lag(
             "caught up). Give partitions some lag in the what-if panel above to compare it."
         )
     figure = lag_figure(key, current, outcomes, colours, order)
-    st.plotly_chart(figure, width="stretch", key="view.lag")
+    projector_panel.plotly_chart(figure, width="stretch", key="view.lag")
     for name, sentence in sentences:
         st.markdown(f"**{name}**: {sentence}.")
 
@@ -404,7 +404,7 @@ def _matrix(
     name = st.selectbox("Assignment", options, key="view.matrix")
     target = None if name == "current" else next(o for o in outcomes if o.name == name).target
     assignment = current.assignment.partitions if target is None else target.partitions
-    st.plotly_chart(
+    projector_panel.plotly_chart(
         compute.memo(
             key,
             f"matrix:{name}",
@@ -527,7 +527,9 @@ def drain_view(key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.Strateg
         "Horizon", list(DRAIN_HORIZONS), index=0, horizontal=True, key="view.drain_horizon"
     )
     horizon = DRAIN_HORIZONS[horizon_name] or fitted_horizon(key, plan, outcomes)
-    st.plotly_chart(drain_figure(key, plan, outcomes, horizon), width="stretch", key="view.drain")
+    projector_panel.plotly_chart(
+        drain_figure(key, plan, outcomes, horizon), width="stretch", key="view.drain"
+    )
     for note in _drain_parts(key, plan, outcomes, horizon)[2]:
         st.markdown(note)
 
@@ -568,7 +570,9 @@ def protocols_view(
     )
     chosen = next(o for o in outcomes if o.name == name)
     runs = compute.protocol_runs(key, name, plan, chosen)
-    st.plotly_chart(timeline_figure(key, plan, chosen), width="stretch", key="view.timeline")
+    projector_panel.plotly_chart(
+        timeline_figure(key, plan, chosen), width="stretch", key="view.timeline"
+    )
     st.caption("Hatched steps: some partitions are not being consumed.")
     table = pd.DataFrame(
         [

@@ -33,6 +33,7 @@ from assignors import (
 )
 from dashboard.charts import assignment_charts
 from dashboard.model import palette
+from dashboard.panels import projector_panel
 from dashboard.panels.strategy_panel import kafka_version_picker
 from dashboard.session import compute
 
@@ -108,7 +109,7 @@ def render(key: str, streams: StreamsScenario) -> None:
         "The same clients, tasks and lags under each of Kafka's task assignors. Drag the slider "
         "to switch assignor; 'before' is what the clients held."
     )
-    st.plotly_chart(
+    projector_panel.plotly_chart(
         assignment_charts.streams_tasks_figure(phases(streams, results), slider_prefix="Assignor"),
         width="stretch",
         key="streams.compare_figure",

@@ -30,7 +30,7 @@ from assignors import (
 )
 from dashboard.charts import assignment_charts
 from dashboard.model import palette
-from dashboard.panels import streams_compare
+from dashboard.panels import projector_panel, streams_compare
 from dashboard.session import compute
 
 #: Records/s one warm-up or standby restores, before the user changes it.
@@ -183,10 +183,10 @@ def render(key: str, streams: StreamsScenario) -> None:
     )
     st.subheader("Tasks per client, rebalance by rebalance")
     st.caption(
-        "Dark: active; light: standby; hatched: warm-up (a standby restoring state on the client "
-        "that should own the task). Press ▶ Play or drag the slider."
+        "Blue: active; teal: standby; orange, hatched: warm-up (a standby restoring state on the "
+        "client that should own the task). Press ▶ Play or drag the slider."
     )
-    st.plotly_chart(
+    projector_panel.plotly_chart(
         assignment_charts.streams_tasks_figure(phases(streams, result)),
         width="stretch",
         key="streams.figure",

@@ -30,6 +30,7 @@ from assignors import (
     describe_change,
 )
 from dashboard.model import sources, whatif
+from dashboard.panels import projector_panel
 from dashboard.session import samples, state
 
 _STEP = "ae.walkthrough_step"
@@ -92,7 +93,7 @@ def render(source: sources.Source) -> None:
     steps = source.walkthrough
     if not steps:
         return
-    if not st.session_state.get(_STARTED):
+    if not st.session_state.get(_STARTED) and projector_panel.walkthrough_offer():
         left, right = st.columns([4, 1], vertical_alignment="center")
         left.info(
             f"New here? This sample has a {len(steps)}-step walkthrough: each step is one "

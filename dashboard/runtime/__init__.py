@@ -1,7 +1,8 @@
 """The server's machinery: cancellable worker jobs (:mod:`.jobs`), the byte-budgeted result cache
 (:mod:`.budget`), shared threads for live readings (:mod:`.background`), closed tabs' sessions
 freed on time (:mod:`.sessions`), small writes sent at once (:mod:`.server_socket`) and the
-first page's early chunks (:mod:`.page_head`).
+first page's early chunks (:mod:`.page_head`), keys that press buttons in projector mode
+(:mod:`.arrow_keys`).
 
 This is the one package allowed to touch Streamlit's private parts (and the server's): every
 such use, and every one of the pipeline's and the cluster reader's, is listed in

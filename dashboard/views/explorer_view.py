@@ -30,7 +30,13 @@ from dashboard.panels import (
     teach_panel,
     watch,
 )
-from dashboard.panels.layout import member_layout, resolve_plan, show_messages, sync_address_bar
+from dashboard.panels.layout import (
+    colour_roster,
+    member_layout,
+    resolve_plan,
+    show_messages,
+    sync_address_bar,
+)
 from dashboard.session import compute, state
 
 
@@ -107,7 +113,7 @@ def comparison(source: sources.Source, picked: list[str], messages: DeltaGenerat
     headline = results_panel.headline_slot()
     teach_panel.render(source)
     shape_panel.panel(source.scenario, plan.before, plan.after)
-    order, colours = member_layout(source.scenario, plan)
+    order, colours = member_layout(source.scenario, plan, colour_roster(source))
     outcomes = results_panel.render(key, plan, current, picked, colours, order, headline)
 
     export_panel.render(plan, current, outcomes, key, colours, order)
