@@ -1,6 +1,7 @@
 """Paths through the other sources that the generated UI runs (``test_generated_ui.py``) found
-broken, each as a worked example: a group without members read from a file or a listing, and
-a sidebar action (a refused file, an unreachable cluster) taken on the Deploy page."""
+broken, each as a worked example: a group without members read from a file or a listing; a
+sidebar action (a refused file, an unreachable cluster) taken on the Deploy page; a file's and a
+scenario's names with Markdown in them."""
 
 from __future__ import annotations
 
@@ -67,3 +68,16 @@ def test_the_deploy_page_says_why_nothing_answered() -> None:
     assert_no_exception(app)
     (message,) = [box.value for box in app.error]
     assert message.startswith(f"Could not connect: nothing listens at {address}"), message
+
+
+def test_the_names_in_a_file_show_as_typed_not_as_markdown() -> None:
+    """A scenario named like a link from a file named like bold text: the headline and the
+    sidebar's note show both as typed (escaped), as a refused file's name in its message."""
+    named = dict(EMPTY_GROUP, name="[a](http://x)")
+    app = _upload(start_app(), "**bold**.json", json.dumps(named).encode())
+    assert app.markdown[0].value == r"**\[a\](http://x)** · upload \*\*bold\*\*.json"
+    notes = [box.value for box in app.caption if box.value.startswith("**On the page:**")]
+    assert [note.split(";")[0] for note in notes] == [r"**On the page:** upload \*\*bold\*\*.json"]
+    _upload(app, "<b>x</b>.json", b"{")
+    (message,) = [box.value for box in app.error]
+    assert message.startswith(r"\<b\>x\</b\>.json was not loaded: \<b\>x\</b\>.json: not valid")
