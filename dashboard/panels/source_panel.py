@@ -133,7 +133,7 @@ def _upload() -> None:
         st.rerun()
     state.set_source(loaded)
     kind = " (a Kafka Streams application)" if loaded.streams is not None else ""
-    state.report_notice(f"Loaded {uploaded.name}{kind}.")
+    state.report_notice(tables.plain(f"Loaded {uploaded.name}{kind}."))
 
 
 def _cluster() -> None:

@@ -203,8 +203,9 @@ def as_text(markdown: str) -> str:
 
 def shown_as_typed(app: AppTest, text: str) -> bool:
     """Whether user ``text`` (a file's name in its source's label) shows as typed wherever
-    the last run wrote it in Markdown (headlines, captions): never raw when it holds markup."""
-    written = [str(e.value) for e in (*app.markdown, *app.caption)]
+    the last run wrote it in Markdown (headlines, captions, notices): never raw when it holds
+    markup."""
+    written = [str(e.value) for e in (*app.markdown, *app.caption, *app.success)]
     return tables.plain(text) == text or not any(text in value for value in written)
 
 
