@@ -125,7 +125,9 @@ def _upload() -> None:
     try:
         loaded = sources.upload_source(uploaded.name, uploaded.getvalue())
     except AssignmentExplorerError as error:
-        state.report_error(plain.escape_markdown(f"{uploaded.name} was not loaded: {error}"))
+        # The file's name as typed, also where the core's reason repeats it.
+        name = plain.escape_markdown(uploaded.name)
+        state.report_error(f"{name} was not loaded: {str(error).replace(uploaded.name, name)}")
         # The widget must not keep showing a file the page does not show: draw it anew,
         # empty; the error waits in the session for that run.
         st.session_state[_UPLOAD_REJECTED] = int(st.session_state.get(_UPLOAD_REJECTED, 0)) + 1
@@ -133,7 +135,7 @@ def _upload() -> None:
         st.rerun()
     state.set_source(loaded)
     kind = " (a Kafka Streams application)" if loaded.streams is not None else ""
-    state.report_notice(tables.plain(f"Loaded {uploaded.name}{kind}."))
+    state.report_notice(plain.escape_markdown(f"Loaded {uploaded.name}{kind}."))
 
 
 def _cluster() -> None:
