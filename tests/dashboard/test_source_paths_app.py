@@ -75,7 +75,7 @@ def test_the_names_in_a_file_show_as_typed_not_as_markdown() -> None:
     sidebar's note show both as typed (escaped), as a refused file's name in its message."""
     named = dict(EMPTY_GROUP, name="[a](http://x)")
     app = _upload(start_app(), "**bold**.json", json.dumps(named).encode())
-    assert app.markdown[0].value == r"**\[a\](http://x)** · upload \*\*bold\*\*.json"
+    assert app.markdown[0].value == r"**\[a\](http\://x)** · upload \*\*bold\*\*.json"
     assert [box.value for box in app.success] == [r"Loaded \*\*bold\*\*.json."]
     notes = [box.value for box in app.caption if box.value.startswith("**On the page:**")]
     assert [note.split(";")[0] for note in notes] == [r"**On the page:** upload \*\*bold\*\*.json"]
