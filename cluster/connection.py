@@ -143,6 +143,7 @@ class ConnectionSettings:
         servers = [s.strip() for s in self.bootstrap_servers.split(",") if s.strip()]
         if not servers:
             problems.append("no bootstrap servers given (host:port, comma-separated)")
+        problems.extend(filter(None, map(server_problem, servers)))
         if self.security_protocol not in SECURITY_PROTOCOLS:
             problems.append(
                 f"unknown security protocol {self.security_protocol!r};"
@@ -236,6 +237,34 @@ class _RedactSecrets(logging.Filter):
                     message = message.replace(secret, REDACTED)
                 record.msg, record.args = message, None
         return True
+
+
+def server_problem(server: str) -> str | None:
+    """What is wrong with one bootstrap server's ``host:port`` text (``None`` when nothing
+    is): a host name must be there, a port (Kafka's 9092 when none is written) must be a
+    number from 1 to 65535, and the name must be one the resolver takes (IDNA: no empty part
+    between dots, none over 63 characters), so that the message names the mistake rather
+    than a failed connection (or, for the name, a crash in the resolver)."""
+    host, colon, port = server.rpartition(":")
+    if not colon:
+        host, port = server, "9092"
+    host = host.strip("[]")
+    write = "write host:port, e.g. broker1:9092"
+    if not host:
+        return f"bootstrap server {server!r} has no host name; {write}"
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        return (
+            f"bootstrap server {server!r}: the port after the last ':' must be a number from 1"
+            f" to 65535, got {port!r}; {write}"
+        )
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        return (
+            f"bootstrap server {server!r}: {host!r} is not a host name (a part between dots is"
+            f" empty or over 63 characters); {write}"
+        )
+    return None
 
 
 def _secret_forms(secrets: list[str]) -> list[str]:

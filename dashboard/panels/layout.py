@@ -49,16 +49,22 @@ def colour_roster(source: sources.Source) -> list[str]:
 
 def show_messages(source: sources.Source) -> None:
     """The pending error or notice, and the loader's warnings about the source."""
+    show_pending()
+    if source.warnings:
+        with st.expander(f"{len(source.warnings)} warning(s) about this scenario"):
+            for warning in source.warnings:
+                st.markdown(f"- {warning}")
+
+
+def show_pending() -> None:
+    """The pending error or notice (a refused file, listing or connection; a loaded source):
+    every page with the shared sidebar shows them, as a sidebar action may start on any."""
     error = state.take_error()
     if error:
         st.error(error)
     notice = state.take_notice()
     if notice:
         st.success(notice)
-    if source.warnings:
-        with st.expander(f"{len(source.warnings)} warning(s) about this scenario"):
-            for warning in source.warnings:
-                st.markdown(f"- {warning}")
 
 
 def undoing_misfits(build: Callable[[], T]) -> T | None:

@@ -243,6 +243,12 @@ def animation(
     if not names:
         st.info("Pick a strategy in the sidebar to see the rebalance.")
         return
+    if not order:  # a group without members (an empty group read from a listing or a file)
+        st.info(
+            "The group has no members: add one under “Shape the what-if” to see its"
+            " partitions move."
+        )
+        return
     left, right = st.columns([3, 2])
     name = left.radio("Animate", names, horizontal=True, key="view.animate")
     chosen = compute.outcome(key, name, plan)

@@ -24,7 +24,7 @@ from assignors import (
     Scenario,
     parse_kafka_version,
 )
-from dashboard.model import sources
+from dashboard.model import plain, sources
 from dashboard.panels import cluster_source, describe_source, watch
 from dashboard.session import samples, state
 
@@ -125,7 +125,9 @@ def _upload() -> None:
     try:
         loaded = sources.upload_source(uploaded.name, uploaded.getvalue())
     except AssignmentExplorerError as error:
-        state.report_error(f"{uploaded.name} was not loaded: {error}")
+        # The file's name as typed, also where the core's reason repeats it.
+        name = plain.escape_markdown(uploaded.name)
+        state.report_error(f"{name} was not loaded: {str(error).replace(uploaded.name, name)}")
         # The widget must not keep showing a file the page does not show: draw it anew,
         # empty; the error waits in the session for that run.
         st.session_state[_UPLOAD_REJECTED] = int(st.session_state.get(_UPLOAD_REJECTED, 0)) + 1
@@ -133,7 +135,7 @@ def _upload() -> None:
         st.rerun()
     state.set_source(loaded)
     kind = " (a Kafka Streams application)" if loaded.streams is not None else ""
-    state.report_notice(f"Loaded {uploaded.name}{kind}.")
+    state.report_notice(plain.escape_markdown(f"Loaded {uploaded.name}{kind}."))
 
 
 def _cluster() -> None:
@@ -246,7 +248,7 @@ def _encoded(scenario: Scenario) -> str | None:
 
 def showing(source: sources.Source, picked: list[str]) -> None:
     """The sidebar's note of what the page shows, whatever the controls above say."""
-    parts = [source.label]
+    parts = [plain.escape_markdown(source.label)]
     if source.walkthrough and source.walkthrough_step:
         parts.append(f"walkthrough step {source.walkthrough_step + 1} of {len(source.walkthrough)}")
     count = len(state.edits())

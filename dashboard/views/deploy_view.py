@@ -38,7 +38,7 @@ from assignors import (
 from dashboard.charts import animation_chart, deploy_charts
 from dashboard.model import deploy_model, plain, sources
 from dashboard.panels import source_panel
-from dashboard.panels.layout import sync_address_bar
+from dashboard.panels.layout import show_pending, sync_address_bar
 from dashboard.runtime import budget, jobs
 from dashboard.session import state
 
@@ -265,6 +265,7 @@ def page() -> None:
     """The whole Deploy page."""
     source = state.source()
     st.title("Assignment Explorer · Deploy")
+    show_pending()
     st.markdown(plain.headline(source.scenario.name or "Scenario", source.label))
     st.caption(
         "Before a deploy: what a rolling restart, a scale step or an upgrade costs, step by step,"

@@ -64,6 +64,12 @@ def test_secrets_never_show_in_repr_or_description() -> None:
     ("settings", "message"),
     [
         (ConnectionSettings(""), "no bootstrap servers given"),
+        # Found by the generated UI runs: a port out of range read as "nothing listens", and a
+        # name with an empty part crashed in the resolver (UnicodeError) with a traceback.
+        (ConnectionSettings("b:99999"), "bootstrap server 'b:99999': the port after the last"),
+        (ConnectionSettings("b:abc"), "must be a number from 1 to 65535, got 'abc'"),
+        (ConnectionSettings(":9092"), "bootstrap server ':9092' has no host name"),
+        (ConnectionSettings("a:1,.61"), "bootstrap server '.61': '.61' is not a host name"),
         (
             ConnectionSettings("b:1", security_protocol="SASL_SSL"),
             "SASL_SSL needs a SASL mechanism: one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512",

@@ -6,14 +6,26 @@ compare one to every strategy the picker offers; pick a Kafka version; add a mem
 of 1 to 255 characters (unicode, spaces, HTML-like and Markdown-like text); remove members;
 restart static members; grow a topic; start, step through and close a sample's walkthrough;
 undo or reset the edits; change a deploy plan (batch size, membership, scale) and simulate it;
-open the link of the page in a fresh session and carry on there.
+open the link of the page in a fresh session and carry on there. The other sources
+(:mod:`tests.dashboard.ui_inputs` generates what users bring): upload a scenario file, valid or
+malformed; paste or upload a ``kafka-consumer-groups.sh --describe`` listing, well-formed or
+not; connect to a bootstrap address nothing answers at. The History and Fleet pages, with the
+pipeline's tables or without (each sequence opens on one of :data:`PIPELINE_OUTPUTS`): pick their
+groups, filters and order, open a group in the Explorer, open a Fleet row's link.
 
 Invariants, after every rule:
 
 1. no exception (``app.exception`` is empty: no traceback on the page);
 2. no error box but the deliberate ones (:data:`DELIBERATE`: a refusal with its reason);
 3. the page's link (its address bar: ``app.query_params`` on the page it shows) opened in a fresh
-   session shows the same page with the same source, strategies, edits and Kafka version.
+   session shows the same page with the same scenario, strategies, edits and Kafka version (and
+   History's and Fleet's own picks); a scenario that cannot travel in a link (an uploaded Streams
+   application, one over the size limit) leaves the address empty and the page says so.
+
+A rule checks what its own action promises: an upload or a listing the core takes becomes the
+scenario on the page; one it refuses leaves the scenario and the edits as they were, shows the
+core's reason in an error box (and clears the rejected file from the widget; the pasted text
+stays); an address nothing answers at is refused with a message within the form's time-out.
 
 How many sequences and steps: :func:`ui_settings`, from ``AE_UI_SEQUENCES`` and ``AE_UI_STEPS``
 (CI: :data:`CI_SEQUENCES` sequences of up to :data:`CI_STEPS` steps); ``scripts/ui_sequences.py``
@@ -25,10 +37,14 @@ was never generated.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
+import pytest
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -40,11 +56,22 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import FileUploader
 
 import sample_data
-from assignors import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION, registry
-from dashboard.panels import shape_panel, strategy_panel, teach_panel
+from assignors import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION, AssignmentExplorerError, registry
+from cluster.connection import ConnectionSettings
+from cluster.reader import ClusterReader
+from dashboard.model import plain, sources
+from dashboard.panels import (
+    describe_source,
+    layout,
+    shape_panel,
+    strategy_panel,
+    teach_panel,
+)
 from dashboard.views import pages
+from tests.dashboard import ui_inputs
 from tests.dashboard.app_session import add_form, open_page, start_app
 
 #: Sequences and steps per sequence in CI: 300 sequences of up to 6 rules each (short ones, to
@@ -69,7 +96,17 @@ DELIBERATE = (
     "Edit “",
     # A deploy plan the core refuses (deploy_view._form), e.g. a scale step below one member.
     "This plan cannot run: ",
+    # A listing the core cannot read, with every unreadable line (describe_source.read_listing).
+    "The listing was not read: ",
+    # A cluster nothing answers at, refused settings (cluster_source.render).
+    "Could not connect: ",
 )
+#: History's and Fleet's own picks (their links carry them).
+PAGE_PICKS = ("history.group", "fleet.change", "fleet.strategy", "fleet.sort", "fleet.group")
+#: Where the History and Fleet pages read the pipeline's tables (``AE_PIPELINE_OUTPUT``), one
+#: per sequence: set by the test (and the script) to a directory without tables and, where
+#: PySpark is installed, to the tables ``python -m pipeline`` wrote for the sample history.
+PIPELINE_OUTPUTS: list[Path] = []
 
 #: Member ids a user may type: printable text of 1 to 255 characters, and markup-like ids.
 MEMBER_IDS = st.one_of(
@@ -137,16 +174,57 @@ def restored(app: AppTest) -> dict[str, Any]:
         picked = strategy_panel.default_strategies(source.scenario, source.walkthrough)
     version = state.get("ae.kafka_version")
     return {
-        "source": source.key,
+        # A sample by its key; any other scenario by itself (an upload comes back from its
+        # link as the scenario the link carries, under another key).
+        "source": source.key if source.sample is not None else (source.scenario, source.streams),
         "strategies": picked,
         "edits": list(state["ae.edits"]) if "ae.edits" in state else [],
         "kafka": version or NEWEST_KAFKA_VERSION,
     }
 
 
-def unexpected_errors(app: AppTest) -> list[str]:
-    """The error boxes of the last run that are not deliberate messages."""
-    return [str(box.value) for box in app.error if not str(box.value).startswith(DELIBERATE)]
+def unexpected_errors(app: AppTest, also: tuple[str, ...] = ()) -> list[str]:
+    """The error boxes of the last run that are not deliberate messages (:data:`DELIBERATE`, or
+    opening with one of ``also``: what the last rule was told to expect)."""
+    allowed = DELIBERATE + also
+    return [str(box.value) for box in app.error if not str(box.value).startswith(allowed)]
+
+
+def uploaders(app: AppTest, prefix: str) -> list[FileUploader]:
+    """The upload widgets whose key starts with ``prefix`` (a rejection renames the scenario
+    upload's key: :func:`dashboard.panels.source_panel.upload_key`)."""
+    found = [w for w in app.get("file_uploader") if isinstance(w, FileUploader)]
+    return [w for w in found if w.key is not None and w.key.startswith(prefix)]
+
+
+def answered_within(address: str, timeout: float) -> bool:
+    """Whether the reader the Connect button opens refuses ``address`` within ``timeout``
+    seconds (timed apart from the page's rerun, which a loaded machine stretches)."""
+    started = time.monotonic()
+    try:
+        with ClusterReader(ConnectionSettings(address, timeout_s=timeout)) as reader:
+            reader.list_groups()
+    except AssignmentExplorerError:
+        return time.monotonic() - started < timeout
+    raise AssertionError(f"a cluster answered at {address!r}")
+
+
+def as_text(markdown: str) -> str:
+    """What Markdown shows of a string whose markup characters are escaped."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def shown_as_typed(app: AppTest, text: str) -> bool:
+    """Whether user ``text`` (a file's name in its source's label) shows as typed wherever
+    the last run wrote it in Markdown (headlines, captions, notices): never raw when it holds
+    markup."""
+    written = [str(e.value) for e in (*app.markdown, *app.caption, *app.success)]
+    return plain.escape_markdown(text) == text or not any(text in value for value in written)
+
+
+def page_picks(app: AppTest) -> dict[str, Any]:
+    """History's and Fleet's own picks as the last run drew them."""
+    return {box.key: box.value for box in app.selectbox if box.key in PAGE_PICKS}
 
 
 def stay_on_shown_page(app: AppTest) -> None:
@@ -160,11 +238,22 @@ def stay_on_shown_page(app: AppTest) -> None:
 def open_link(app: AppTest) -> AppTest:
     """The page's link (its address bar) opened in a fresh session, on the page it names."""
     spec = shown_page(app)
-    fresh = start_app(**{name: str(value) for name, value in app.query_params.items()})
+    params = {name: str(value) for name, value in app.query_params.items()}
+    fresh = start_app(**params)
     if shown_page(fresh) != spec:
+        # AppTest's first run is the default page, which wrote its own address; the page the
+        # link names reads the link's (as the browser's one run of that page would).
+        fresh.query_params.clear()
+        for name, value in params.items():
+            fresh.query_params[name] = value
         open_page(fresh, spec)
     stay_on_shown_page(fresh)
     return fresh
+
+
+def cannot_travel(app: AppTest) -> bool:
+    """The page says its scenario cannot travel in a link (and its address is empty)."""
+    return layout.NO_LINK in [str(caption.value) for caption in app.caption]
 
 
 def link_mismatch(app: AppTest, fresh: AppTest) -> str | None:
@@ -175,8 +264,12 @@ def link_mismatch(app: AppTest, fresh: AppTest) -> str | None:
         return f"the link opens {shown_page(fresh).title}, not {spec.title}"
     if fresh.error:  # even a deliberate one: the page it came from had been through it
         return f"the link shows errors: {[box.value for box in fresh.error]}"
+    if cannot_travel(app):
+        return None if not app.query_params else f"no link, but the address {app.query_params}"
     if spec.uses_source and restored(fresh) != restored(app):
         return f"the link restores {restored(fresh)}, the page showed {restored(app)}"
+    if page_picks(fresh) != page_picks(app):
+        return f"the link picks {page_picks(fresh)}, the page showed {page_picks(app)}"
     return None
 
 
@@ -188,6 +281,8 @@ class UserSession(RuleBasedStateMachine):
         self.app: AppTest | None = None
         #: The page's link opened in a fresh session (by the link invariant, after every rule).
         self.linked: AppTest | None = None
+        #: Error boxes the last rule was told to expect (by their opening words).
+        self.expected: tuple[str, ...] = ()
         REACHED["totals"]["sequences"] += 1
 
     # -- helpers --------------------------------------------------------------------------
@@ -219,15 +314,33 @@ class UserSession(RuleBasedStateMachine):
             self.app.run()
         return self.app
 
+    def _source_kind(self, kind: str) -> AppTest:
+        """Pick ``kind`` (``"Upload"``, ``"Describe"``, ``"Cluster"``) under *Source*."""
+        assert self.app is not None
+        if self.app.radio(key="source.kind").value != kind:
+            self.app.radio(key="source.kind").set_value(kind).run()
+        return self.app
+
+    def _shown(self) -> tuple[object, list[Any]]:
+        """The scenario on the page and the user's edits (what a refused input must keep)."""
+        assert self.app is not None
+        state = self.app.session_state
+        edits = list(state["ae.edits"]) if "ae.edits" in state else []
+        return state["ae.source"].key, edits
+
     # -- rules ----------------------------------------------------------------------------
 
     @initialize(
         sample=st.none() | st.sampled_from(SAMPLES),
         spec=st.just(pages.EXPLORER) | st.sampled_from(pages.PAGES),
+        pipeline=st.integers(0, 10),
     )
-    def open_the_dashboard(self, sample: str | None, spec: pages.PageSpec) -> None:
+    def open_the_dashboard(self, sample: str | None, spec: pages.PageSpec, pipeline: int) -> None:
         """Open a page at its address (``/`` about half the time), with a sample's link or
-        without (the default sample)."""
+        without (the default sample), on a server with the pipeline's tables or without."""
+        if PIPELINE_OUTPUTS:
+            output = PIPELINE_OUTPUTS[pipeline % len(PIPELINE_OUTPUTS)]
+            os.environ["AE_PIPELINE_OUTPUT"] = str(output)
         self.app = start_app() if sample is None else start_app(sample=sample)
         if shown_page(self.app) != spec:
             open_page(self.app, spec)
@@ -406,6 +519,130 @@ class UserSession(RuleBasedStateMachine):
         app.run()
         self._did("change the deploy plan")
 
+    @precondition(lambda self: "source.kind" in self._keys())
+    @rule(upload=ui_inputs.UPLOADS)
+    def upload_scenario(self, upload: tuple[str, bytes]) -> None:
+        """Pick *Upload* and a file: a file the core takes is the scenario on the page; one
+        it refuses leaves scenario and edits as they were, says why, and leaves the widget."""
+        name, data = upload
+        app = self._source_kind("Upload")
+        before = self._shown()
+        try:
+            expected: sources.Source | None = sources.upload_source(name, data)
+            reason = ""
+        except AssignmentExplorerError as error:
+            expected, reason = None, str(error)
+        (uploader,) = uploaders(app, "source.upload")
+        uploader.set_value((name, data, "application/json")).run()
+        self._did("upload a scenario" if expected else "upload a malformed file")
+        source = app.session_state["ae.source"]
+        if expected is not None:
+            assert (source.scenario, source.streams) == (expected.scenario, expected.streams)
+            assert shown_as_typed(app, source.label), f"{source.label!r} shows as Markdown"
+            return
+        # The file's name as typed (escaped), then the core's reason; a box strips its text.
+        typed = plain.escape_markdown(name)
+        message = f"{typed} was not loaded: {reason.replace(name, typed)}".strip()
+        self.expected = (message,)
+        assert message in [str(box.value) for box in app.error], (message, app.error)
+        assert self._shown() == before, "a refused file changed the scenario or the edits"
+        shown = [w.value for w in uploaders(app, "source.upload")]
+        assert shown == [None], "the widget still shows the refused file"
+
+    @precondition(lambda self: "source.kind" in self._keys())
+    @rule(
+        text=ui_inputs.WELL_FORMED_LISTINGS | ui_inputs.MALFORMED_LISTINGS,
+        partitions=ui_inputs.PARTITION_COUNTS,
+        as_file=st.booleans(),
+    )
+    def read_a_listing(self, text: str, partitions: str, as_file: bool) -> None:
+        """Paste (or upload) ``kafka-consumer-groups.sh --describe`` output and press *Read
+        the listing*: a listing the core reads is the scenario; one it cannot keeps scenario,
+        edits and what was typed, and says which line is wrong."""
+        app = self._source_kind("Describe")
+        before = self._shown()
+        named = ("listing.txt" if as_file else describe_source.PASTED, text)
+        texts = [named] if text.strip() else []
+        try:
+            expected: sources.Source | None = describe_source.describe_source(texts, "", partitions)
+        except AssignmentExplorerError:
+            expected = None
+        app.text_area(key="source.describe_text").input("" if as_file else text)
+        app.text_input(key="source.describe_group").input("")
+        app.text_input(key="source.describe_partitions").input(partitions)
+        (uploader,) = uploaders(app, "source.describe_files")
+        uploader.set_value([(named[0], text.encode(), "text/plain")] if as_file else None)
+        app.button(key="source.describe_read").click().run()
+        self._did("read a listing" if expected else "read a malformed listing")
+        if expected is not None:
+            assert app.session_state["ae.source"].scenario == expected.scenario
+        else:
+            assert any(str(b.value).startswith(DELIBERATE[-2]) for b in app.error), app.error
+            assert self._shown() == before, "a refused listing changed the scenario or edits"
+        if not as_file:
+            assert app.text_area(key="source.describe_text").value == text, "the text is lost"
+
+    @precondition(lambda self: "source.kind" in self._keys())
+    @rule(address=ui_inputs.BAD_ADDRESSES)
+    def connect_to_nothing(self, address: str) -> None:
+        """Type a bootstrap address no broker answers at and press *Connect*: the page says
+        why, naming the server; the reader behind the button refuses it within the form's
+        time-out."""
+        app = self._source_kind("Cluster")
+        before = self._shown()
+        app.text_input(key="cluster.bootstrap").input(address)
+        app.button(key="cluster.connect").click().run()
+        self._did("connect to nothing")
+        refusals = [str(b.value) for b in app.error if str(b.value).startswith("Could not connect")]
+        assert refusals, (address, app.error)
+        # Clear: it names the server it could not use (or says none was given).
+        servers = [part.strip() for part in address.split(",") if part.strip()]
+        named = any(server in refusals[0] for server in servers)
+        assert named or (not servers and "no bootstrap servers given" in refusals[0]), refusals
+        timeout = float(app.number_input(key="cluster.timeout").value or 0)
+        assert answered_within(address, timeout), f"{address!r}: no answer within {timeout} s"
+        assert self._shown() == before
+
+    @precondition(lambda self: bool(set(PAGE_PICKS) & self._keys()))
+    @rule(data=st.data())
+    def pick_on_pipeline_page(self, data: st.DataObject) -> None:
+        """Pick History's group, or Fleet's filters, order and group, in any combination."""
+        assert self.app is not None
+        for key in PAGE_PICKS:
+            box = _widget(self.app, "selectbox", key)
+            if box is not None and box.key == key and data.draw(st.booleans(), label=key):
+                box.set_value(data.draw(st.sampled_from(box.options), label="value"))
+        self.app.run()
+        self._did("pick on a pipeline page")
+
+    @precondition(lambda self: "fleet.open" in self._keys())
+    @rule()
+    def open_fleet_group(self) -> None:
+        """Fleet's *Open in explorer*: the Explorer shows the picked group."""
+        assert self.app is not None
+        picked = self.app.selectbox(key="fleet.group").value
+        self.app.button(key="fleet.open").click().run()
+        self._did("open a Fleet group")
+        assert self._page() == pages.EXPLORER
+        assert self.app.session_state["ae.source"].label.startswith(
+            f"pipeline snapshot of {picked} "
+        )
+
+    @precondition(lambda self: "fleet.open" in self._keys())
+    @rule(data=st.data())
+    def open_fleet_row_link(self, data: st.DataObject) -> None:
+        """Open a Fleet row's *open* link in a fresh session and carry on there."""
+        assert self.app is not None
+        links = list(self.app.dataframe[0].value["explorer"])
+        link = data.draw(st.sampled_from(links), label="row")
+        params = dict(parse_qsl(link.removeprefix("?")))
+        fresh = start_app(**params)
+        self._did("open a Fleet row's link")
+        assert shown_page(fresh) == pages.EXPLORER
+        label = fresh.session_state["ae.source"].label
+        assert label.startswith(f"pipeline snapshot of {params['group']} "), label
+        self.app = fresh
+
     @rule()
     def continue_from_the_link(self) -> None:
         """Open the page's link in a fresh session and carry on there (the session the link
@@ -423,7 +660,9 @@ class UserSession(RuleBasedStateMachine):
         app = self.app
         assert not app.exception, [box.message for box in app.exception]
         stay_on_shown_page(app)
-        assert not unexpected_errors(app), unexpected_errors(app)
+        unexpected = unexpected_errors(app, self.expected)
+        self.expected = ()
+        assert not unexpected, unexpected
         spec = self._page()
         REACHED["pages"][spec.title] += 1
         event(f"page: {spec.title}")
@@ -473,7 +712,19 @@ RULES = [
     "leave a walkthrough",
     "change the deploy plan",
     "open the link",
+    "upload a scenario",
+    "upload a malformed file",
+    "read a listing",
+    "read a malformed listing",
+    "connect to nothing",
 ]
+#: The rules that need the pipeline's tables (checked when :data:`PIPELINE_OUTPUTS` has them).
+PIPELINE_RULES = ["pick on a pipeline page", "open a Fleet group", "open a Fleet row's link"]
+
+
+def has_tables(output: Path) -> bool:
+    """Whether ``output`` holds the pipeline's what-if and lag tables."""
+    return (output / "whatif" / "whatif").is_dir() and (output / "lag" / "group_health").is_dir()
 
 
 def missing(reached: dict[str, Counter[str]]) -> dict[str, list[str]]:
@@ -483,15 +734,22 @@ def missing(reached: dict[str, Counter[str]]) -> dict[str, list[str]]:
         "samples": SAMPLES,
         "strategies": STRATEGIES,
         "kafka": list(KAFKA_VERSIONS),
-        "actions": RULES,
+        "actions": RULES + (PIPELINE_RULES if any(has_tables(p) for p in PIPELINE_OUTPUTS) else []),
     }
     gaps = {name: [k for k in keys if not reached[name][k]] for name, keys in wanted.items()}
     return {name: keys for name, keys in gaps.items() if keys}
 
 
-def test_no_generated_path_breaks_the_dashboard() -> None:
+def test_no_generated_path_breaks_the_dashboard(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, pipeline_tables: Path | None
+) -> None:
     for counter in REACHED.values():
         counter.clear()
+    monkeypatch.setenv("AE_PIPELINE_OUTPUT", str(tmp_path / "no-pipeline-output"))
+    monkeypatch.setattr(
+        "tests.dashboard.test_generated_ui.PIPELINE_OUTPUTS",
+        [tmp_path / "no-pipeline-output", *([pipeline_tables] if pipeline_tables else [])],
+    )
     started = time.monotonic()
     run_state_machine_as_test(UserSession, settings=ui_settings())
     elapsed = time.monotonic() - started

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,30 +29,13 @@ from tests.dashboard.app_session import (
 HISTORY = Path(__file__).resolve().parents[2] / "sample_data" / "history"
 
 
-@pytest.fixture(scope="module")
-def pipeline_output(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """``lag/`` and ``whatif/whatif`` of the sample history, as ``python -m pipeline`` writes."""
-    pytest.importorskip("pyspark", reason="the pipeline views need the spark extra")
-    from pipeline.session import get_session
-    from tests.pipeline.sample_outputs import write_sample_outputs
-
-    spark = get_session(
-        "local[2]",
-        app_name="dashboard-pipeline-views-test",
-        conf={
-            "spark.sql.shuffle.partitions": "2",
-            "spark.default.parallelism": "2",
-            "spark.ui.enabled": "false",
-            "spark.ui.showConsoleProgress": "false",
-        },
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    root = tmp_path_factory.mktemp("pipeline-output")
-    try:
-        write_sample_outputs(spark, root)
-    finally:
-        spark.stop()
-    yield root
+@pytest.fixture
+def pipeline_output(pipeline_tables: Path | None) -> Path:
+    """``lag/`` and ``whatif/whatif`` of the sample history, as ``python -m pipeline`` writes
+    (written once per test session: ``tests/dashboard/conftest.py``)."""
+    if pipeline_tables is None:
+        pytest.skip("the pipeline views need the spark extra")
+    return pipeline_tables
 
 
 def _start(monkeypatch: pytest.MonkeyPatch, output: Path, **query: str) -> AppTest:
