@@ -6,7 +6,8 @@ version's cases are asked of us with that version's release line as the scenario
 ``kafka_version`` (``uniform`` and ``streams-sticky`` reproduce Kafka 3.9 then). Writes
 ``benchmarks/results/STEM.md`` (per strategy, per Kafka version: cases, differences, Kafka
 errors) and ``STEM-examples.jsonl`` (up to 20 differing cases per strategy and version, with both
-answers), refreshed after every chunk so a long run can be read while it goes.
+answers), refreshed after every chunk so a long run can be read while it goes. For
+``streams-ha`` the file also lists what the cases covered (``tests.differential.streams_ha_cases``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -22,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.differential.compare import Tally, our_answers, tally
 from tests.differential.core import ABSENT_IN, KAFKA_STRATEGIES, for_version, in_kafka
 from tests.differential.generate import case
+from tests.differential.streams_ha_cases import coverage_table, features
 from tests.oracle import NEWEST, PREVIOUS, Oracle
 
 RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
@@ -40,6 +43,7 @@ def main() -> None:
     versions = args.versions.split(",")
     oracles = {version: Oracle(version) for version in versions}
     tallies: dict[str, dict[str, Tally]] = {version: {} for version in versions}
+    covered: Counter[str] = Counter()
     started = time.monotonic()
     try:
         # Chunk by chunk over every strategy, so a run stopped early still covers them all.
@@ -47,18 +51,26 @@ def main() -> None:
         for first in range(start, end, CHUNK):
             for strategy in args.strategies.split(","):
                 cases = [case(strategy, s) for s in range(first, min(first + CHUNK, end))]
+                if strategy == "streams-ha":
+                    covered.update(f for c in cases for f in features(c["scenario"]))
+                    covered["cases"] += len(cases)
                 for version, oracle in oracles.items():
                     if in_kafka(strategy, version):
                         requests = [for_version(request, version) for request in cases]
                         answers = our_answers(requests)
                         tally(requests, answers, oracle.answer_all(requests), tallies[version])
-                write(tallies, args, time.monotonic() - started)
+                write(tallies, args, time.monotonic() - started, covered)
     finally:
         for oracle in oracles.values():
             oracle.close()
 
 
-def write(tallies: dict[str, dict[str, Tally]], args: argparse.Namespace, elapsed: float) -> None:
+def write(
+    tallies: dict[str, dict[str, Tally]],
+    args: argparse.Namespace,
+    elapsed: float,
+    covered: Counter[str],
+) -> None:
     stem = args.output
     command = f"scripts/differential.py --cases {args.cases} --versions {args.versions}"
     if args.strategies != ",".join(KAFKA_STRATEGIES):
@@ -111,6 +123,8 @@ def write(tallies: dict[str, dict[str, Tally]], args: argparse.Namespace, elapse
     for version, absent in ABSENT_IN.items():
         if version in tallies and absent:
             lines += ["", f"Kafka {version} has no {', '.join(sorted(absent))} (not compared)."]
+    if covered["cases"]:
+        lines += ["", "```", coverage_table(covered, covered["cases"]), "```"]
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     with (RESULTS / f"{stem}-examples.jsonl").open("w", encoding="utf-8") as out:

@@ -12,13 +12,18 @@ signed numbers). A client's *load* is its assigned tasks (active + standby) divi
 capacity (threads); its *active load* counts active tasks only. A client is *caught up* on a
 stateful task when its lag is ``-2`` (it ran the task as active) or between ``0`` and
 ``acceptable_recovery_lag``. *Lag order* of a task: clients by lag (``-3`` < ``-2`` < 0 < ...),
-then by UUID. A *least-loaded set* is a Java ``PriorityQueue`` of clients ordered by (load,
-UUID) whose loads change while clients sit in it: polling may pass over clients that do not
-satisfy a constraint; those are offered back afterwards; re-offering a client already queued
-removes and re-inserts it. Every client whose load changes is offered again before the next
-poll, so a poll always answers the least-loaded client (by current load, then UUID) that
-satisfies the constraints, and the heap's layout never decides anything (see
-:class:`_LeastLoadedSet`).
+then by UUID. A *least-loaded set* is Kafka's ``ConstrainedPrioritySet``: a Java
+``PriorityQueue`` of clients ordered by (load, UUID), reading each client's load at every
+comparison. Polling takes clients out until one satisfies the constraints, then offers the
+rejected ones back in ``HashSet`` order (by ``UUID.hashCode`` bucket); offering a client already
+queued removes and re-inserts it. In steps 2 and 5 no queued client's load changes, the heap
+stays in order, and a poll answers the least-loaded client (by load, then UUID) that satisfies
+the constraints (:class:`_LeastLoadedSet`). In steps 3 and 4 the destination of a move (and a
+most-caught-up source that was never polled) changes load while it sits in the queue, and the
+``offerAll(source, destination)`` that follows sifts other clients past its new load before
+re-placing it: the heap can end out of order, and a later poll then answers the client Java's
+exact layout puts first, not always the least loaded. Those steps keep Java's heap array
+(:class:`_JavaLeastLoadedQueue`).
 
 Steps:
 
@@ -63,11 +68,20 @@ spent on them (steps 3 and 4); they are also listed in ``standby``.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import partial
-from operator import itemgetter
+from heapq import heappop, heappush
+from itertools import repeat
+from operator import itemgetter, le
+from struct import Struct
 
-from assignors.java_order import JavaPriorityQueue, java_uuid_halves
+from assignors.java_order import (
+    JavaPriorityQueue,
+    java_util_uuid_hash,
+    java_uuid_halves,
+    spread,
+)
 from assignors.strategy import TaskStrategy
 from assignors.streams.model import (
     LATEST_OFFSET,
@@ -84,6 +98,8 @@ _JAVA_LONG_MAX = 2**63 - 1
 #: A poll looks at a task's candidate clients one by one when they are at most this many, else
 #: walks the queued clients from the least loaded (about clients / candidates of them).
 _SCAN_CANDIDATES = 64
+_DOUBLE = Struct("<d")
+_DOUBLE_BITS = Struct("<q").unpack
 
 
 class _ClientStates:
@@ -128,20 +144,16 @@ class _ClientStates:
 
 
 class _LeastLoadedSet:
-    """Kafka's ``ConstrainedPrioritySet``: clients by (load, UUID order), polled under constraints.
+    """Kafka's ``ConstrainedPrioritySet`` where no queued client's load changes (steps 2, 5).
 
-    Kafka keeps a ``PriorityQueue`` whose keys (loads) change while clients sit in it; ``poll``
-    takes clients out until one satisfies the constraints, then offers the rejected ones back;
-    ``offer`` of a queued client removes it first. The assignor re-offers every client whose
-    load changed before it polls again (the movement steps offer both ends of each move, the
-    others offer back the client they polled), so at every poll the queue is ordered by current
-    loads: its head is the least-loaded client, the poll answers the least-loaded client that
-    satisfies the constraints, and the rejected ones go back with the keys they had. The heap's
-    own moves then decide nothing, and this class keeps the queued clients as a sorted list of
-    their (load, client) keys instead: a poll walks it from the least loaded, or, when
-    ``candidates`` (the clients that can satisfy the constraint for a task, e.g. its caught-up
-    clients) are few, takes the least key among those; Java's poll costs a heap removal and
-    re-insertion per rejected client.
+    There the assignor offers back every client it polled before it polls again and changes no
+    other client's load, so Java's heap stays in order: a poll answers the least-loaded client
+    (by current load, then UUID) that satisfies the constraints, and the heap's layout decides
+    nothing. This class keeps the queued clients as a sorted list of their (load, client) keys:
+    a poll walks it from the least loaded, or, when ``candidates`` (the clients that can satisfy
+    the constraint for a task) are few, takes the least key among those. (Commit 3b1cecb used
+    it in the movement steps too, where loads of queued clients do change: it then differed
+    from Kafka on groups whose heap went out of order; see :class:`_JavaLeastLoadedQueue`.)
     """
 
     __slots__ = ("_candidates", "_capacities", "_constraint", "_counts", "_key_of", "_keys")
@@ -195,6 +207,233 @@ class _LeastLoadedSet:
     def offer_all(self, clients: Iterable[int]) -> None:
         for client in clients:
             self.offer(client)
+
+
+class _JavaLeastLoadedQueue:
+    """Kafka's ``ConstrainedPrioritySet`` as the movement steps (3 and 4) use it: Java's heap.
+
+    Kafka keeps a ``java.util.PriorityQueue`` of clients ordered by (load, UUID) and reads each
+    client's load at every comparison. In the movement steps a client's load changes while it
+    sits in the queue (the destination of a move, and a most-caught-up source that was not
+    polled); the next ``offerAll(source, destination)`` then sifts clients past a key that is no
+    longer where the heap put it, and can leave the heap out of order, so that a later poll
+    answers a client that is not the least loaded. Which one depends on the heap's exact layout,
+    so this class keeps Java's array: ``_heap`` holds each queued client's current key at its
+    Java index, and every operation moves entries as ``PriorityQueue.offer`` / ``poll`` /
+    ``removeAt`` do. A poll takes clients out until one satisfies the constraints and offers the
+    rejected ones back in ``java.util.HashSet`` order (by ``UUID.hashCode`` bucket).
+
+    A key is one integer ordered as Java's comparator orders clients: the bits of the load (a
+    non-negative double, whose IEEE bits order as the numbers do), then the client (UUID order).
+    While the heap is in order (``_ordered``, checked after every change), Java's sift moves are
+    those of :mod:`heapq` (the path of smaller children only grows, so sifting to the bottom and
+    back up ends where Java's sift stops), and the polled client is the least key that satisfies
+    the constraints, found in ``_keys`` (the queued keys, sorted) or among the task's few
+    candidates: the clients before it are polled out and offered back in C. Out of order, every
+    move is made step by step.
+    """
+
+    __slots__ = (
+        "_buckets",
+        "_candidates",
+        "_capacities",
+        "_client_of",
+        "_constraint",
+        "_counts",
+        "_heap",
+        "_key_of",
+        "_keys",
+        "_ordered",
+        "_shift",
+        "_spread",
+    )
+
+    def __init__(
+        self,
+        constraint: Callable[[int, TaskId], bool],
+        load_counts: list[int],
+        capacities: list[int],
+        spread_hashes: Sequence[int],
+        candidates: Callable[[TaskId], Collection[int]] | None = None,
+    ) -> None:
+        self._constraint = constraint
+        self._counts = load_counts
+        self._capacities = capacities
+        self._spread = spread_hashes  # HashMap.hash(UUID.hashCode()) per client
+        self._candidates = candidates
+        self._shift = max(1, len(capacities).bit_length())
+        self._buckets: dict[int, list[int]] = {}  # per HashSet capacity: each client's bucket
+        self._heap: list[int] = []  # Java's array: the key of the client at each index
+        self._keys: list[int] = []  # the same keys, sorted
+        self._key_of: dict[int, int] = {}
+        self._client_of: dict[int, int] = {}  # key -> client, for the queued clients
+        self._ordered = True
+
+    def _current_key(self, client: int) -> int:
+        load = self._counts[client] / self._capacities[client]
+        bits: int = _DOUBLE_BITS(_DOUBLE.pack(load))[0]
+        return (bits << self._shift) | client
+
+    def poll(self, task: TaskId, extra: Callable[[int], bool] | None = None) -> int | None:
+        """``ConstrainedPrioritySet.poll(task, extra)``: the client Java's heap answers."""
+        if not self._ordered:
+            return self._poll_step_by_step(task, extra)
+        found = self._least_satisfying(task, extra)
+        heap = self._heap
+        if found is None:
+            rejected = self._keys[:]
+            heap.clear()
+        else:
+            rejected = list(map(heappop, repeat(heap, bisect_left(self._keys, found) + 1)))
+            rejected.pop()  # found itself
+        self._offer_back(rejected)
+        return None if found is None else self._taken(found)
+
+    def _taken(self, key: int) -> int:
+        del self._keys[bisect_left(self._keys, key)]
+        client = self._client_of.pop(key)
+        del self._key_of[client]
+        return client
+
+    def _least_satisfying(self, task: TaskId, extra: Callable[[int], bool] | None) -> int | None:
+        constraint, key_of, client_of = self._constraint, self._key_of, self._client_of
+        candidates = None if self._candidates is None else self._candidates(task)
+        found: int | None = None
+        if candidates is not None and len(candidates) <= _SCAN_CANDIDATES:
+            for client in candidates:
+                key = key_of.get(client)
+                if key is None or (found is not None and found < key):
+                    continue
+                if constraint(client, task) and (extra is None or extra(client)):
+                    found = key
+            return found
+        for key in self._keys:
+            client = client_of[key]
+            if constraint(client, task) and (extra is None or extra(client)):
+                return key
+        return None
+
+    def _offer_back(self, rejected: list[int]) -> None:
+        """Offer polled clients back (none is queued) in the order of a new ``HashSet`` of
+        them: by bucket, then in the order they were added (a stable sort)."""
+        if not rejected:
+            return
+        capacity = 16
+        while len(rejected) > capacity * 3 // 4:
+            capacity <<= 1
+        bucket_of = self._buckets.get(capacity)
+        if bucket_of is None:
+            bucket_of = self._buckets[capacity] = [h & (capacity - 1) for h in self._spread]
+        buckets = list(map(bucket_of.__getitem__, map(self._client_of.__getitem__, rejected)))
+        order = sorted(range(len(rejected)), key=buckets.__getitem__)
+        deque(map(heappush, repeat(self._heap), map(rejected.__getitem__, order)), maxlen=0)
+
+    def _poll_step_by_step(self, task: TaskId, extra: Callable[[int], bool] | None) -> int | None:
+        heap, constraint, client_of = self._heap, self._constraint, self._client_of
+        rejected: list[int] = []
+        found: int | None = None
+        while heap:
+            key = heap[0]
+            last = heap.pop()
+            if heap:
+                _java_sift_down(heap, 0, last)
+            client = client_of[key]
+            if constraint(client, task) and (extra is None or extra(client)):
+                found = key
+                break
+            rejected.append(key)
+        self._offer_back(rejected)
+        self._ordered = _in_heap_order(heap)
+        return None if found is None else self._taken(found)
+
+    def offer(self, client: int) -> None:
+        """``ConstrainedPrioritySet.offer``: a queued client is removed first, then offered."""
+        self.offer_all((client,))
+
+    def offer_all(self, clients: Iterable[int]) -> None:
+        """``offerAll`` after the loads of ``clients`` changed: the new loads are in the heap
+        before its first comparison, as Java reads them there."""
+        clients = tuple(clients)
+        heap, key_of, keys, client_of = self._heap, self._key_of, self._keys, self._client_of
+        changed = []
+        for client in clients:
+            old, new = key_of.get(client), self._current_key(client)
+            if old is not None and old != new:
+                index = heap.index(old)
+                heap[index] = new
+                changed.append(index)
+                del keys[bisect_left(keys, old)]
+                insort(keys, new)
+                key_of[client] = new
+                del client_of[old]
+                client_of[new] = client
+        if self._ordered and changed:
+            self._ordered = all(_in_order_at(heap, index) for index in changed)
+        for client in clients:
+            key = key_of.get(client)
+            if key is not None:
+                _java_remove_at(heap, heap.index(key))
+                del keys[bisect_left(keys, key)]
+                del client_of[key]
+            key = self._current_key(client)
+            heappush(heap, key)  # Java's siftUp, step for step, in or out of order
+            insort(keys, key)
+            key_of[client] = key
+            client_of[key] = client
+        if not self._ordered:
+            self._ordered = _in_heap_order(heap)
+
+
+def _java_sift_down(heap: list[int], index: int, key: int) -> None:
+    """``PriorityQueue.siftDownUsingComparator``: ``key`` into ``index``, towards the leaves."""
+    size = len(heap)
+    half = size >> 1
+    while index < half:
+        child = 2 * index + 1
+        smaller = heap[child]
+        right = child + 1
+        if right < size and heap[right] < smaller:
+            child, smaller = right, heap[right]
+        if key <= smaller:
+            break
+        heap[index] = smaller
+        index = child
+    heap[index] = key
+
+
+def _java_sift_up(heap: list[int], index: int, key: int) -> None:
+    while index > 0:
+        parent = (index - 1) >> 1
+        above = heap[parent]
+        if key >= above:
+            break
+        heap[index] = above
+        index = parent
+    heap[index] = key
+
+
+def _java_remove_at(heap: list[int], index: int) -> None:
+    """``PriorityQueue.removeAt``: the last entry fills the hole, sifted down, else up."""
+    moved = heap.pop()
+    if index == len(heap):
+        return
+    _java_sift_down(heap, index, moved)
+    if heap[index] is moved:
+        _java_sift_up(heap, index, moved)
+
+
+def _in_order_at(heap: list[int], index: int) -> bool:
+    """Whether the entry at ``index`` is ordered against its parent and children."""
+    key, size = heap[index], len(heap)
+    if index > 0 and heap[(index - 1) >> 1] > key:
+        return False
+    child = 2 * index + 1
+    return all(key <= heap[c] for c in (child, child + 1) if c < size)
+
+
+def _in_heap_order(heap: list[int]) -> bool:
+    """Whether every entry is ordered against its children (in C: a few slices and maps)."""
+    return all(map(le, heap, heap[1::2])) and all(map(le, heap, heap[2::2]))
 
 
 class _Movement:
@@ -259,6 +498,9 @@ class _Assignor:
         config = scenario.config
         ordered = sorted(scenario.clients, key=lambda c: java_uuid_halves(c.process_id))
         self.clients = ordered
+        self.spread = [
+            spread(java_util_uuid_hash(*java_uuid_halves(c.process_id))) for c in ordered
+        ]
         self.states = _ClientStates([c.capacity for c in ordered])
         self.stateful = sorted(scenario.stateful_tasks)
         self.stateless = sorted(scenario.stateless_tasks)
@@ -276,12 +518,13 @@ class _Assignor:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _caught_up_set(self) -> _LeastLoadedSet:
+    def _caught_up_set(self) -> _JavaLeastLoadedQueue:
         caught_up = self.caught_up
-        return _LeastLoadedSet(
+        return _JavaLeastLoadedQueue(
             lambda client, task: client in caught_up[task],
             self.states.count,
             self.states.capacity,
+            self.spread,
             caught_up.__getitem__,
         )
 

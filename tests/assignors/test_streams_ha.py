@@ -18,9 +18,20 @@ from hypothesis import strategies as st
 
 from assignors import registry
 from assignors.errors import ScenarioError
-from assignors.java_order import JavaPriorityQueue, hash_order, hash_set_order, java_uuid_halves
+from assignors.java_order import (
+    JavaPriorityQueue,
+    hash_order,
+    hash_set_order,
+    java_util_uuid_hash,
+    java_uuid_halves,
+    spread,
+)
 from assignors.strategy import TaskStrategy
-from assignors.streams.high_availability import _LeastLoadedSet, assign_streams_ha
+from assignors.streams.high_availability import (
+    _JavaLeastLoadedQueue,
+    _LeastLoadedSet,
+    assign_streams_ha,
+)
 from assignors.streams.model import (
     MAX_TASKS,
     TaskId,
@@ -386,8 +397,9 @@ def applications(draw: st.DrawFn) -> dict[str, Any]:
 @settings(max_examples=300, deadline=None)
 @given(applications())
 def test_every_poll_sees_the_current_load_of_every_queued_client(raw: dict[str, Any]) -> None:
-    """Why a sorted list answers like Kafka's heap (``_LeastLoadedSet``): no client's load has
-    changed since it was last offered, whenever the assignor polls."""
+    """Why a sorted list answers like Kafka's heap in steps 2 and 5 (``_LeastLoadedSet``): no
+    queued client's load changes there, so Java's heap stays in order. (The movement steps
+    change queued loads, and there the heap's layout decides: ``_JavaLeastLoadedQueue``.)"""
     original = _LeastLoadedSet.poll
 
     def checked(
@@ -529,3 +541,74 @@ def test_key_ordered_heap_moves_like_a_comparator_heap(
         else:
             counts[client_index] += 1  # a load changes while the client sits in the heap
         assert list(heap) == list(model)
+
+
+class _KafkaConstrainedPrioritySet:
+    """Kafka's ``ConstrainedPrioritySet`` written out over the step-for-step Java heap: the
+    model :class:`_JavaLeastLoadedQueue` must move exactly like."""
+
+    def __init__(self, counts: list[int], capacities: list[int], hashes: list[int]) -> None:
+        def less(a: int, b: int) -> bool:
+            return (counts[a] / capacities[a], a) < (counts[b] / capacities[b], b)
+
+        self.queue: JavaPriorityQueue[int] = JavaPriorityQueue(less)
+        self.unique: set[int] = set()
+        self.hashes = hashes
+
+    def poll(self, satisfies: Callable[[int], bool]) -> int | None:
+        invalid: list[int] = []
+        found = None
+        while len(self.queue):
+            candidate = self.queue.poll()
+            assert candidate is not None
+            self.unique.discard(candidate)
+            if satisfies(candidate):
+                found = candidate
+                break
+            invalid.append(candidate)
+        for client in hash_set_order(invalid, [self.hashes[c] for c in invalid]):
+            self.offer(client)
+        return found
+
+    def offer(self, client: int) -> None:
+        if client in self.unique:
+            self.queue.remove(client)
+        else:
+            self.unique.add(client)
+        self.queue.offer(client)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 20), st.randoms(use_true_random=False))
+def test_the_movement_queue_moves_like_kafkas_heap(size: int, rng: Any) -> None:
+    """Sixty movements as steps 3 and 4 make them: a poll under a constraint (``None`` when no
+    queued client satisfies it: then a queued client is the source, as the most caught-up one
+    is), the source's load grows and often the queued destination's falls, then
+    ``offerAll(source, destination)``. The same answers and the same heap array as Java's."""
+    capacities = [rng.randint(1, 4) for _ in range(size)]
+    counts = [rng.randrange(6) for _ in capacities]
+    hashes = [java_util_uuid_hash(rng.getrandbits(64), rng.getrandbits(64)) for _ in capacities]
+    model = _KafkaConstrainedPrioritySet(counts, capacities, hashes)
+    satisfying: set[int] = set()  # the clients the next poll accepts
+    ours = _JavaLeastLoadedQueue(
+        lambda client, task: client in satisfying, counts, capacities, [spread(h) for h in hashes]
+    )
+    for client in range(size):
+        model.offer(client)
+        ours.offer(client)
+    for _ in range(60):
+        satisfying.clear()
+        satisfying.update(rng.sample(range(size), rng.randint(0, min(size, 3))))
+        source = ours.poll(TaskId(0, 0))
+        assert source == model.poll(satisfying.__contains__)
+        if source is None:
+            source = rng.randrange(size)
+        destination = rng.randrange(size)
+        if source != destination:
+            counts[source] += 1
+            if counts[destination] > 0 and rng.random() < 0.8:
+                counts[destination] -= 1
+            model.offer(source)
+            model.offer(destination)
+            ours.offer_all((source, destination))
+        assert [ours._client_of[key] for key in ours._heap] == list(model.queue)

@@ -12,10 +12,11 @@ doubly claimed partitions (same or different generations), claims on topics a me
 subscribes to, or (except for the sticky assignors, where Kafka then hands out the missing
 partition or throws while ours drops the claim: a known gap) on partitions that do not exist.
 
-Streams groups: tasks over one to four subtopologies, stateful or stateless, clients with
-capacities and UUIDs at the signed extremes, lags (``-2`` ran as active, ``-3`` unknown, around
-``acceptable_recovery_lag``, large), previous active / standby tasks, standby replicas, warm-up
-limits.
+Streams groups for ``streams-ha``: :mod:`tests.differential.streams_ha_cases` (which also says
+what they cover). For ``streams-sticky``: tasks over one to four subtopologies, stateful or
+stateless, clients with capacities and UUIDs at the signed extremes, lags (``-2`` ran as
+active, ``-3`` unknown, around ``acceptable_recovery_lag``, large), previous active / standby
+tasks, standby replicas, warm-up limits.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import uuid
 from typing import Any
 
 from tests.differential.core import STREAMS_GROUP_STRATEGIES, STREAMS_STRATEGIES
+from tests.differential.streams_ha_cases import streams_ha_scenario
 
 TOPIC_NAMES = ("t0", "t1", "t2", "orders", "payments", "clicks", "a", "B", "audit", "logs_raw")
 RACKS = ("r0", "r1", "r2")
@@ -39,7 +41,9 @@ MAX_SAME_HASH = 8
 def case(strategy: str, seed: int) -> dict[str, Any]:
     """The request for ``strategy`` built from ``seed`` (same seed, same request)."""
     rng = random.Random(f"{strategy}:{seed}")
-    if strategy in STREAMS_STRATEGIES:
+    if strategy == "streams-ha":
+        scenario = streams_ha_scenario(rng)
+    elif strategy in STREAMS_STRATEGIES:
         scenario = streams_scenario(rng)
     elif strategy in STREAMS_GROUP_STRATEGIES:
         scenario = streams_group_scenario(rng)
