@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -93,3 +94,9 @@ def open_address(spec: pages.PageSpec, **query: str) -> AppTest:
     for name, value in query.items():
         app.query_params[name] = value
     return open_page(app, spec)
+
+
+def shown_text(markdown: str) -> str:
+    """What Markdown text shows once its backslash escapes are read (user text reaches the page
+    escaped: :func:`dashboard.model.plain.escape_markdown`)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)

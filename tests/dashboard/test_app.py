@@ -23,6 +23,7 @@ from tests.dashboard.app_session import (
     has_add_form,
     open_panel,
     open_tab,
+    shown_text,
     start_app,
 )
 
@@ -40,7 +41,7 @@ def _texts(app: AppTest) -> str:
 
 
 def _headline(app: AppTest) -> str:
-    return app.markdown[0].value
+    return shown_text(app.markdown[0].value)
 
 
 def test_opens_on_the_default_sample_with_two_strategies() -> None:
