@@ -246,9 +246,7 @@ def _encoded(scenario: Scenario) -> str | None:
 
 def showing(source: sources.Source, picked: list[str]) -> None:
     """The sidebar's note of what the page shows, whatever the controls above say."""
-    parts = [source.label]
-    if source.walkthrough and source.walkthrough_step:
-        parts.append(f"walkthrough step {source.walkthrough_step + 1} of {len(source.walkthrough)}")
+    parts = [source.label]  # a walkthrough step's label names it (walkthrough step 2 of 5)
     count = len(state.edits())
     if count:
         parts.append(f"{count} edit{'s' if count != 1 else ''}")

@@ -63,6 +63,14 @@ def _start(source: sources.Source) -> None:
     st.rerun()
 
 
+def open_at(source: sources.Source, index: int) -> None:
+    """Open the walkthrough of ``source`` (a sample) on step ``index`` (0-based), as a link to
+    that step or the Classroom's *Open* does: started, panel open, the step shown."""
+    st.session_state[_STARTED] = True
+    st.session_state[PANEL] = True
+    show_step(source, index)
+
+
 def _edit(change: Change) -> dict[str, Any]:
     """The what-if edit (:mod:`dashboard.model.whatif`) that makes one walkthrough change: the
     core's one JSON change form (:func:`assignors.change_to_json`), membership changes only; a
@@ -122,6 +130,7 @@ def render(source: sources.Source) -> None:
         return
     if source.walkthrough_step and PANEL not in st.session_state:
         st.session_state[PANEL] = True  # a link to a step opens the panel on it
+        st.session_state[_STARTED] = True
     if not st.session_state.get(_STARTED):
         left, right = st.columns([4, 1], vertical_alignment="center")
         left.info(

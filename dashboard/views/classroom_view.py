@@ -28,8 +28,7 @@ def open_lesson(key: str, index: int, kind: str) -> None:
     source = state.source()
     if kind == "streams":
         st.switch_page(pages.STREAMS.script, query_params=source_panel.link_params(source))
-    teach_panel.show_step(source, index)
-    st.session_state[teach_panel.PANEL] = True
+    teach_panel.open_at(source, index)
     shown = state.source()
     st.switch_page(pages.EXPLORER.script, query_params=source_panel.link_params(shown))
 
@@ -70,8 +69,10 @@ def page() -> None:
         " number a lesson states is computed from its scenario. *Open* shows a step in the"
         " Explorer, with the walkthrough panel to step through it."
     )
-    for row in catalogue:
-        _lesson(row)
+    columns = st.columns(2)  # two lessons side by side: the list stays short on a wide screen
+    for index, row in enumerate(catalogue):
+        with columns[index % 2]:
+            _lesson(row)
     layout.page_address({})  # the loaded source travels on, as on the History and Fleet pages
 
 
