@@ -52,7 +52,7 @@ def _lesson(row: tuple[str, str, str, str, int, str | None, str]) -> None:
                 left, right = st.columns([5, 1], vertical_alignment="top")
                 left.markdown(f"**{index + 1}. {steps[index].title}** {text}")
                 if kind != "streams" and right.button(
-                    f"Open step {index + 1}", key=f"classroom.step.{key}.{index}"
+                    "Open", key=f"classroom.step.{key}.{index}", help=f"Show step {index + 1}"
                 ):
                     open_lesson(key, index, kind)
 
