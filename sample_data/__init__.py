@@ -1,10 +1,12 @@
 """The sample scenarios shipped with the tool, and a small catalog to list and load them.
 
-Each ``*.json`` file beside this module is one sample: a consumer-group scenario (the format of
-``docs/scenario-format.md``, loaded by :mod:`assignors.io.scenario`) or a Kafka Streams
-application in the ``streams-ha`` shape (loaded by :mod:`assignors.streams.model`). Every sample
-has a ``name`` (a title) and a one-line ``description``; consumer-group samples may carry a
-``walkthrough`` of teaching steps.
+Each ``*.json`` file beside this module, or in its ``lessons/`` folder, is one sample: a
+consumer-group scenario (the format of ``docs/scenario-format.md``, loaded by
+:mod:`assignors.io.scenario`) or a Kafka Streams application in the ``streams-ha`` shape (loaded
+by :mod:`assignors.streams.model`). Every sample has a ``name`` (a title) and a one-line
+``description``, and may carry a ``walkthrough`` of teaching steps (a Streams sample's steps
+change nothing: they narrate). A sample whose walkthrough asks a ``question`` is a *lesson*
+(:func:`list_lessons`); its narration's figures are computed by :mod:`sample_data.narration`.
 
 A sample's *key* is its file name without ``.json`` (``range-vs-roundrobin``);
 :func:`load_sample` accepts the key or the title. :data:`DEFAULT_SAMPLE` is what the dashboard
@@ -15,9 +17,10 @@ How a sample is loaded:
 1. Find the file by key (or title); an unknown name raises :class:`UnknownSampleError` listing
    the known keys.
 2. Read it with the project's one JSON reader (size-limited, every failure a ScenarioError).
-3. A Streams sample (``tasks`` / ``clients``) goes through ``parse_streams_scenario``; anything
-   else through ``parse_scenario`` and then :func:`assignors.io.walkthrough.parse_walkthrough`
-   (the sample's warnings are both's).
+3. A Streams sample (``tasks`` / ``clients``) goes through ``parse_streams_scenario`` and its
+   walkthrough is read against an empty group (a step that changes something is an error);
+   anything else through ``parse_scenario`` and then
+   :func:`assignors.io.walkthrough.parse_walkthrough` (the sample's warnings are both's).
 
 May import: :mod:`assignors`.
 """
@@ -30,7 +33,7 @@ from pathlib import Path
 from typing import Literal
 
 from assignors import registry
-from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
+from assignors.errors import AssignmentExplorerError, ScenarioError, StrategyNotApplicableError
 from assignors.io.scenario import parse_scenario, read_json_file
 from assignors.io.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
 from assignors.model import Assignment, Scenario
@@ -44,6 +47,8 @@ DEFAULT_SAMPLE = "range-vs-roundrobin"
 #: The strategy a walkthrough starts with when the scenario names none (Kafka's default).
 DEFAULT_STRATEGY = "range"
 SAMPLE_DIRECTORY = Path(__file__).resolve().parent
+#: The folder of the lessons written for the Classroom (samples like any other).
+LESSON_DIRECTORY = SAMPLE_DIRECTORY / "lessons"
 
 
 class UnknownSampleError(AssignmentExplorerError, KeyError):
@@ -93,8 +98,9 @@ def _info(path: Path, raw: object) -> SampleInfo:
 
 
 def sample_paths() -> list[Path]:
-    """Every sample file, sorted by key."""
-    return sorted(SAMPLE_DIRECTORY.glob("*.json"))
+    """Every sample file (beside this module and in ``lessons/``), sorted by key."""
+    paths = [*SAMPLE_DIRECTORY.glob("*.json"), *LESSON_DIRECTORY.glob("*.json")]
+    return sorted(paths, key=lambda path: path.stem)
 
 
 def list_samples() -> list[SampleInfo]:
@@ -124,10 +130,40 @@ def load_sample(name: str = DEFAULT_SAMPLE) -> Sample:
     info = _info(path, raw)
     if info.kind == "streams":
         streams = parse_streams_scenario(raw, path="")
-        return Sample(info, None, streams, streams.warnings, ())
+        steps, step_warnings = parse_walkthrough(raw, Scenario(topics=(), members=()))
+        changing = [i for i, step in enumerate(steps) if step.rebalances]
+        if changing:
+            raise ScenarioError(
+                [
+                    f"walkthrough[{changing[0]}].change: a Kafka Streams walkthrough step narrates;"
+                    " it cannot change the application"
+                ]
+            )
+        return Sample(info, None, streams, (*streams.warnings, *step_warnings), steps)
     scenario, warnings = parse_scenario(raw, path="")
     steps, step_warnings = parse_walkthrough(raw, scenario)
     return Sample(info, scenario, None, (*warnings, *step_warnings), steps)
+
+
+def question(sample: Sample) -> tuple[int, str] | None:
+    """``(step index, question)`` of a lesson's question; ``None`` for a sample without one."""
+    for index, step in enumerate(sample.walkthrough):
+        if step.question is not None:
+            return index, step.question
+    return None
+
+
+def list_lessons() -> list[Sample]:
+    """Every lesson (a sample whose walkthrough asks a question), loaded, sorted by key."""
+    loaded = [load_sample(info.key) for info in list_samples()]
+    return [sample for sample in loaded if question(sample) is not None]
+
+
+def narrate_sample(sample: Sample) -> tuple[str, ...]:
+    """Each walkthrough step's text with its figures filled (:mod:`sample_data.narration`)."""
+    from sample_data.narration import narrate
+
+    return narrate(sample.walkthrough, sample.scenario, sample.streams)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,8 +221,11 @@ __all__ = [
     "SampleInfo",
     "StepState",
     "UnknownSampleError",
+    "list_lessons",
     "list_samples",
     "load_sample",
+    "narrate_sample",
+    "question",
     "replay_walkthrough",
     "sample_paths",
 ]

@@ -10,7 +10,9 @@ How a walkthrough is read (:func:`parse_walkthrough`), reporting every problem w
 path, like the loader:
 
 1. ``walkthrough`` is a list of at most :data:`MAX_WALKTHROUGH_STEPS` step objects, each with a
-   non-empty ``title`` and ``text``; unknown fields are warnings.
+   non-empty ``title`` and ``text`` and optionally a ``view`` (the view that shows the step) and
+   a ``question`` (one to ask the reader or a class); unknown fields are warnings. The text is
+   kept as written: its ``{name}`` placeholders are filled by :mod:`assignors.io.narration`.
 2. A step's ``change`` object becomes a tuple of changes in this order: ``remove_members`` ->
    :class:`~assignors.simulate.changes.RemoveMember`, ``partitions`` (topic -> new count) ->
    :class:`~assignors.simulate.changes.SetPartitions`, ``add_members`` (member objects, read like
@@ -64,7 +66,7 @@ from assignors.simulate import changes
 from assignors.simulate.changes import AddMember, Change, RemoveMember, SetPartitions
 
 MAX_WALKTHROUGH_STEPS = 200
-STEP_FIELDS = ("title", "text", "change")
+STEP_FIELDS = ("title", "text", "change", "view", "question")
 CHANGE_FIELDS = (
     "changes",
     "add_members",
@@ -92,6 +94,10 @@ class WalkthroughStep:
     changes: tuple[Change, ...] = ()
     assignor: str | None = None
     carry_assignment: bool = True
+    view: str | None = None
+    """The view that shows what this step is about (a name the shell knows, e.g. ``Protocols``)."""
+    question: str | None = None
+    """A question to ask at this step; the answer is in ``view``."""
 
     @property
     def rebalances(self) -> bool:
@@ -214,9 +220,13 @@ def _parse_step(
     problems.unknown_fields(raw, STEP_FIELDS, path)
     title = parse_string(raw.get("title"), f"{path}.title", problems)
     text = parse_string(raw.get("text"), f"{path}.text", problems)
+    view = parse_optional_string(raw, "view", path, problems)
+    question = parse_optional_string(raw, "question", path, problems)
     change = raw.get("change")
     if change is None:
-        return (None if title is None or text is None else WalkthroughStep(title, text)), scenario
+        if title is None or text is None:
+            return None, scenario
+        return WalkthroughStep(title, text, view=view, question=question), scenario
     here = f"{path}.change"
     if not isinstance(change, dict):
         problems.error(here, f"expected a change object, got {type_name(change)}")
@@ -252,7 +262,9 @@ def _parse_step(
         return None, scenario
     if title is None or text is None:
         return None, after
-    step = WalkthroughStep(title, text, tuple(c for _, c in located), assignor, carry)
+    step = WalkthroughStep(
+        title, text, tuple(c for _, c in located), assignor, carry, view, question
+    )
     return step, after
 
 
@@ -335,5 +347,8 @@ def walkthrough_to_json(steps: Iterable[WalkthroughStep]) -> list[dict[str, Any]
         entry = _change_to_json(step, f"walkthrough[{index}].change")
         if entry:
             item["change"] = entry
+        for name in ("view", "question"):
+            if getattr(step, name) is not None:
+                item[name] = getattr(step, name)
         result.append(item)
     return result

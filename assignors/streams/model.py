@@ -89,6 +89,7 @@ _TOP_FIELDS = (
     "description",
     "reconciliation",
     "kafka_version",
+    "walkthrough",  # teaching steps: read by sample_data, not here
 )
 _RECONCILIATION_FIELDS = ("group_epoch", "assignment_epoch", "members")
 _RECONCILING_FIELDS = ("member_id", "process_id", "member_epoch", "current", "target")

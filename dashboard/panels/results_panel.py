@@ -71,6 +71,8 @@ def render(
 
 #: The views below the animation and the lag chart; only the one picked is computed.
 MORE_VIEWS = ("Members", "Assignment matrix", "Movement", "Lag drain", "Protocols")
+#: The *More views* picker's key (a walkthrough step picks the view it names).
+MORE_VIEW = "view.more"
 
 
 @st.fragment
@@ -83,7 +85,7 @@ def more_views(
 ) -> None:
     """Matrix, movement, drain projection, protocol timeline: one at a time, rerun alone."""
     view = st.segmented_control(
-        "More views", MORE_VIEWS, default=MORE_VIEWS[0], key="view.more", required=True
+        "More views", MORE_VIEWS, default=MORE_VIEWS[0], key=MORE_VIEW, required=True
     )
     if view == "Members":
         _members(key, plan, current)

@@ -248,9 +248,8 @@ def _encoded(scenario: Scenario) -> str | None:
 
 def showing(source: sources.Source, picked: list[str]) -> None:
     """The sidebar's note of what the page shows, whatever the controls above say."""
+    # A walkthrough step's label names it (walkthrough step 2 of 5); labels hold user text.
     parts = [plain.escape_markdown(source.label)]
-    if source.walkthrough and source.walkthrough_step:
-        parts.append(f"walkthrough step {source.walkthrough_step + 1} of {len(source.walkthrough)}")
     count = len(state.edits())
     if count:
         parts.append(f"{count} edit{'s' if count != 1 else ''}")

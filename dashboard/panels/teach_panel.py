@@ -11,6 +11,13 @@ Each step is one rebalance, shown like any what-if:
 
 Showing step 1 starts from the sample as shipped. A member that leaves in one step and returns
 in a later one is two rebalances, as in Kafka (it rejoins with a new assignment).
+
+The step the panel shows is the source's (``Source.walkthrough_step``), so the page's subtitle,
+the sidebar's note, the share link and the panel always name the same step; a link to a step
+opens the panel on it. A step's text is shown with its figures filled from the scenario
+(:func:`dashboard.session.samples.narration`), with the step's question and the view that
+answers it; showing a step also picks that view under *More views*. *Show step N again* appears
+only when the page no longer shows the step (an edit or a strategy picked since).
 """
 
 from __future__ import annotations
@@ -30,13 +37,20 @@ from assignors import (
     describe_change,
 )
 from dashboard.model import sources, whatif
-from dashboard.panels import projector_panel
+from dashboard.panels import projector_panel, results_panel
 from dashboard.session import samples, state
 
-_STEP = "ae.walkthrough_step"
 _STARTED = "ae.walkthrough_started"
 #: The walkthrough panel's key: its open/closed state lives in the session under it.
 PANEL = "panel.teach"
+#: The views a step may name (``WalkthroughStep.view``) and where each is on the page.
+VIEWS = {
+    "Animation": "the animation at the top of the results (play it: outlined tiles change owner)",
+    "Comparison table": "the comparison table under the animation (one row per strategy)",
+    "Lag per consumer": "the lag per consumer chart",
+    **{name: f"*{name}* under *More views*" for name in results_panel.MORE_VIEWS},
+    "Kafka Streams": "the Kafka Streams page (tasks per client, rebalance by rebalance)",
+}
 
 
 def _start(source: sources.Source) -> None:
@@ -44,10 +58,17 @@ def _start(source: sources.Source) -> None:
     and strategies, so the whole page reruns (the button sits in the page's what-if fragment,
     whose own rerun would leave the title and the sidebar on the old ones)."""
     st.session_state[_STARTED] = True
-    st.session_state[_STEP] = 0
     st.session_state[PANEL] = True
     show_step(source, 0)
     st.rerun()
+
+
+def open_at(source: sources.Source, index: int) -> None:
+    """Open the walkthrough of ``source`` (a sample) on step ``index`` (0-based), as a link to
+    that step or the Classroom's *Open* does: started, panel open, the step shown."""
+    st.session_state[_STARTED] = True
+    st.session_state[PANEL] = True
+    show_step(source, index)
 
 
 def _edit(change: Change) -> dict[str, Any]:
@@ -80,12 +101,26 @@ def step_strategy(steps: Sequence[WalkthroughStep], upto: int, default: str | No
 
 
 def where_to_look(step: WalkthroughStep) -> str:
-    """Which view shows what this step is about."""
+    """Which view shows what this step is about: the step's own ``view``, else by its kind."""
+    if step.view is not None:
+        return f"Look at {VIEWS.get(step.view, step.view)}."
     if step.changes:
-        return "Play the animation: outlined tiles change owner; then compare the moved cards."
+        return (
+            "Play the animation: outlined tiles change owner; then compare the"
+            " “partitions moved” column of the comparison table."
+        )
     if step.assignor is not None:
         return f"Compare {step.assignor} with the current assignment in the animation."
     return "Look at the lag per consumer and the assignment matrix."
+
+
+def shows_step(steps: Sequence[WalkthroughStep], index: int, default: str | None) -> bool:
+    """Whether the page shows step ``index`` as *Next* or *Previous* left it: the step's edits
+    and, when the walkthrough names one, its strategy alone."""
+    strategy = step_strategy(steps, index, default)
+    if list(state.edits()) != step_edits(steps[index]):
+        return False
+    return strategy is None or state.selected_strategies() == [strategy]
 
 
 def render(source: sources.Source) -> None:
@@ -93,6 +128,9 @@ def render(source: sources.Source) -> None:
     steps = source.walkthrough
     if not steps:
         return
+    if source.walkthrough_step and PANEL not in st.session_state:
+        st.session_state[PANEL] = True  # a link to a step opens the panel on it
+        st.session_state[_STARTED] = True
     if not st.session_state.get(_STARTED) and projector_panel.walkthrough_offer():
         left, right = st.columns([4, 1], vertical_alignment="center")
         left.info(
@@ -116,24 +154,29 @@ def render(source: sources.Source) -> None:
 
 
 def _steps(source: sources.Source, steps: Sequence[WalkthroughStep]) -> None:
-    """The open walkthrough: the step shown, where to look, and the buttons that move."""
-    index = int(st.session_state.get(_STEP, 0))
-    index = min(index, len(steps) - 1)
+    """The open walkthrough: the step shown, its narration, question and where to look, and
+    the buttons that move."""
+    index = min(source.walkthrough_step, len(steps) - 1)
     step = steps[index]
     st.markdown(f"**Step {index + 1} of {len(steps)}: {step.title}**")
-    st.markdown(step.text)
+    texts = samples.narration(source.sample) if source.sample else None
+    st.markdown(texts[index] if texts else step.text)
+    if step.question is not None:
+        st.info(f"Question for the class: {step.question}", icon=":material/quiz:")
     st.caption(where_to_look(step))
-    back, apply, forward = st.columns(3)
+    back, again, forward = st.columns(3)
     if back.button("◀ Previous", key="teach.back", disabled=index == 0):
-        st.session_state[_STEP] = index - 1
         show_step(source, index - 1)
         st.rerun()
-    if apply.button("Show this step", key="teach.apply", type="primary"):
+    original = samples.sample_source(source.sample).scenario if source.sample else None
+    default = original.assignor if original is not None else None
+    if not shows_step(steps, index, default) and again.button(
+        f"Show step {index + 1} again", key="teach.apply", type="primary"
+    ):
         st.session_state[_STARTED] = True
         show_step(source, index)
         st.rerun()
     if forward.button("Next ▶", key="teach.next", disabled=index == len(steps) - 1):
-        st.session_state[_STEP] = index + 1
         show_step(source, index + 1)
         st.rerun()
 
@@ -154,3 +197,5 @@ def show_step(source: sources.Source, index: int) -> None:
     strategy = step_strategy(steps, index, original.assignor)
     if strategy is not None:
         state.set_strategies([strategy])
+    if steps[index].view in results_panel.MORE_VIEWS:
+        st.session_state[results_panel.MORE_VIEW] = steps[index].view

@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 import sample_data
-from assignors import AssignmentExplorerError, Scenario, with_current_ownership
+from assignors import AssignmentExplorerError, Scenario, WalkthroughStep, with_current_ownership
 from dashboard.model.sources import Source, streams_source
 from dashboard.session import state
 
@@ -41,6 +41,31 @@ def _walkthrough_before(key: str, step: int) -> Scenario:
     return with_current_ownership(last.scenario, last.assignment)
 
 
+def walkthrough(key: str) -> tuple[WalkthroughStep, ...]:
+    """Sample ``key``'s walkthrough steps (a Streams sample's too)."""
+    return _load_sample(key).walkthrough
+
+
+@st.cache_resource(show_spinner=False)
+def narration(key: str) -> tuple[str, ...]:
+    """Sample ``key``'s walkthrough texts with their figures filled from the scenario."""
+    return sample_data.narrate_sample(_load_sample(key))
+
+
+@st.cache_data(show_spinner=False)
+def lesson_catalogue() -> list[tuple[str, str, str, str, int, str | None, str]]:
+    """``(key, title, description, question, question step, view, kind)`` of every lesson."""
+    rows: list[tuple[str, str, str, str, int, str | None, str]] = []
+    for lesson in sample_data.list_lessons():
+        asked = sample_data.question(lesson)
+        assert asked is not None  # list_lessons lists samples that ask one
+        index, question = asked
+        view = lesson.walkthrough[index].view
+        info = lesson.info
+        rows.append((info.key, info.name, info.description, question, index, view, info.kind))
+    return rows
+
+
 def sample_source(key: str, step: int = 0) -> Source:
     """A sample as a :class:`~dashboard.session.Source` (raises the core's errors).
 
@@ -62,7 +87,8 @@ def sample_source(key: str, step: int = 0) -> Source:
     scenario = sample.scenario if step == 0 else _walkthrough_before(key, step)
     return Source(
         kind="sample",
-        label=f"sample “{sample.info.name}”" + (f", after walkthrough step {step}" if step else ""),
+        label=f"sample “{sample.info.name}”"
+        + (f", walkthrough step {step + 1} of {len(sample.walkthrough)}" if step else ""),
         key=f"sample:{key}" + (f"@{step}" if step else ""),
         scenario=scenario,
         sample=key,

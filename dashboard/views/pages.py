@@ -43,7 +43,10 @@ HISTORY = PageSpec(
     "views/history_view.py", "History", "history", ":material/timeline:", uses_source=False
 )
 FLEET = PageSpec("views/fleet_view.py", "Fleet", "fleet", ":material/dataset:", uses_source=False)
-PAGES = (EXPLORER, STREAMS, LIVE, DEPLOY, HISTORY, FLEET)
+CLASSROOM = PageSpec(
+    "views/classroom_view.py", "Classroom", "classroom", ":material/school:", uses_source=False
+)
+PAGES = (EXPLORER, STREAMS, LIVE, DEPLOY, HISTORY, FLEET, CLASSROOM)
 #: The pages whose content is the loaded source: the router sends a source to the one it fits.
 SOURCE_PAGES = (EXPLORER, STREAMS)
 

@@ -247,7 +247,8 @@ def test_unknown_fields_and_impossible_claims_are_warnings() -> None:
         "walkthrough[1].change.colour",
         "walkthrough[1].change.add_members[0].owned_partitions[0]",
     ]
-    assert "unknown field, ignored (known fields: title, text, change)" in warnings[0]
+    known = "title, text, change, view, question"
+    assert f"unknown field, ignored (known fields: {known})" in warnings[0]
 
 
 def test_a_joining_member_keeps_every_member_field() -> None:

@@ -140,7 +140,9 @@ def _monkey_actions(page: Any, rng: random.Random) -> list[tuple[str, Callable[[
         actions.append(("undo", lambda: ui.undo(page)))
     step = ui.walkthrough_step(page)
     if step is not None:
-        actions.append(("show step", lambda: ui.walkthrough_move(page, "Show this step")))
+        again = f"Show step {step[0]} again"
+        if ui.walkthrough_has(page, again):
+            actions.append(("show step", lambda: ui.walkthrough_move(page, again)))
         if step[0] < step[1]:
             actions.append(("next step", lambda: ui.walkthrough_move(page, "Next ▶")))
         if step[0] > 1:

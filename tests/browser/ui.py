@@ -158,14 +158,22 @@ def walkthrough_step(page: Any) -> tuple[int, int] | None:
     return None if found is None else (int(found[1]), int(found[2]))
 
 
+def walkthrough_has(page: Any, button: str) -> bool:
+    """Whether the walkthrough's panel shows ``button`` (*Show step N again* is there only
+    when the page no longer shows the step)."""
+    panel = open_expander(page, "Walkthrough:")
+    return bool(panel.get_by_role("button", name=button).count())
+
+
 def walkthrough_move(page: Any, button: str) -> None:
-    """Press ◀ Previous, Show this step or Next ▶; the step shown and the sidebar follow."""
+    """Press ◀ Previous, Show step N again or Next ▶; the step shown and the sidebar follow."""
     before = walkthrough_step(page)
     assert before is not None
     panel = open_expander(page, "Walkthrough:")
     panel.get_by_role("button", name=button).click()
     settle(page)
-    expected = before[0] + {"Next ▶": 1, "◀ Previous": -1, "Show this step": 0}[button]
+    moves = {"Next ▶": 1, "◀ Previous": -1}
+    expected = before[0] + (0 if button.startswith("Show step") else moves[button])
     assert eventually(page, lambda: (walkthrough_step(page) or (0, 0))[0] == expected), (
         button,
         before,

@@ -473,18 +473,21 @@ class UserSession(RuleBasedStateMachine):
     @precondition(lambda self: self._on_explorer() and teach_panel.PANEL in self._keys())
     @rule(button=st.sampled_from(["teach.next", "teach.back", "teach.apply"]))
     def step_walkthrough(self, button: str) -> None:
-        """Press *Next*, *Previous* or *Show this step* in the walkthrough's panel (opened
-        first when closed: a sample with a walkthrough always shows its panel's title)."""
+        """Press *Next*, *Previous* or *Show step N again* in the walkthrough's panel (opened
+        first when closed: a sample with a walkthrough always shows its panel's title; *Show
+        step N again* is there only when the page no longer shows the step)."""
         assert self.app is not None
         if button not in self._keys():
             self.app.session_state[teach_panel.PANEL] = True
             self.app.run()
+        if button not in self._keys():
+            return
         pressed = self.app.button(key=button)
         if not pressed.disabled:
             pressed.click().run()
         self._did("step a walkthrough")
 
-    @precondition(lambda self: self._on_explorer() and "teach.apply" in self._keys())
+    @precondition(lambda self: self._on_explorer() and "teach.next" in self._keys())
     @rule()
     def leave_walkthrough(self) -> None:
         """Close the walkthrough's panel."""

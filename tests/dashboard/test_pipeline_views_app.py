@@ -70,6 +70,7 @@ def test_without_pipeline_output_the_views_say_what_to_run(
         "Deploy",
         "History",
         "Fleet",
+        "Classroom",
     ]
     _view(app, "History")
     assert "python -m pipeline lag" in app.info[0].value
