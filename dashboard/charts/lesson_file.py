@@ -135,20 +135,6 @@ def _requested(plan: whatif.WhatIf) -> set[str]:
     return {item.name for item in plan.evaluation.strategies}
 
 
-def lesson_order(members_first: Sequence[str], plans: Sequence[whatif.WhatIf]) -> list[str]:
-    """Every member the lesson ever shows, once: ``members_first`` (the group as it starts),
-    then each member the steps add, in the order they first appear."""
-    order = list(dict.fromkeys(members_first))
-    seen = set(order)
-    for plan in plans:
-        for scenario in (plan.before, plan.after):
-            for member in scenario.members:
-                if member.member_id not in seen:
-                    seen.add(member.member_id)
-                    order.append(member.member_id)
-    return order
-
-
 @cache
 def plotly_script() -> str:
     """Plotly's JavaScript as the installed ``plotly`` package bundles it (~4.8 MB)."""

@@ -11,8 +11,8 @@ How a sample's lesson is made (:func:`sample_lesson`):
 2. The strategy of a step is the last one a step switched to so far, else the sample's own,
    else Kafka's default (:data:`sample_data.DEFAULT_STRATEGY`).
 3. One member order and one colour per member for the whole lesson
-   (:func:`~dashboard.charts.lesson_file.lesson_order`): a member keeps its colour and column
-   from the first step to the last.
+   (:func:`dashboard.panels.layout.colour_roster`, as every view of the walkthrough): a member
+   keeps its colour and column from the first step to the last.
 4. A step that cannot be shown (its change no longer fits) keeps its title and narration and
    says why in place of its figures.
 """
@@ -24,7 +24,7 @@ from assignors import AssignmentExplorerError
 from dashboard.charts import lesson_file
 from dashboard.charts.figure_build import Figure
 from dashboard.model import palette, whatif
-from dashboard.panels import teach_panel
+from dashboard.panels import layout, teach_panel
 from dashboard.session import samples
 
 
@@ -52,12 +52,10 @@ def sample_lesson(key: str) -> lesson_file.Lesson:
     if not steps:
         raise AssignmentExplorerError(f"sample {key!r} has no walkthrough to export")
     plans = _plans(key)
-    order = lesson_file.lesson_order(
-        [member.member_id for member in source.scenario.members],
-        [plan for plan in plans if isinstance(plan, whatif.WhatIf)],
-    )
+    order = layout.colour_roster(source) or [m.member_id for m in source.scenario.members]
     colours = palette.member_colours(order)
     default = source.scenario.assignor or sample_data.DEFAULT_STRATEGY
+    texts = samples.narration(key)
     lesson_steps = []
     for index, (step, plan) in enumerate(zip(steps, plans, strict=True)):
         figures: tuple[Figure, ...] = ()
@@ -67,7 +65,8 @@ def sample_lesson(key: str) -> lesson_file.Lesson:
         else:
             strategy = teach_panel.step_strategy(steps, index, default) or default
             figures, notes = lesson_file.step_views(plan, strategy, order, colours)
-        lesson_steps.append(lesson_file.LessonStep(step.title, step.text, figures, notes))
+        text = texts[index]  # the narration with its figures filled, as the panel shows it
+        lesson_steps.append(lesson_file.LessonStep(step.title, text, figures, notes))
     title = source.scenario.name or key
     return lesson_file.Lesson(title, source.scenario.description or "", tuple(lesson_steps))
 

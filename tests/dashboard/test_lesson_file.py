@@ -30,8 +30,12 @@ from dashboard.model import whatif
 from dashboard.panels import lesson_export, teach_panel
 from dashboard.session import samples
 
+#: Consumer-group samples with a walkthrough (a Kafka Streams lesson is not exported yet: the
+#: export panel offers no lesson file for it).
 WALKTHROUGHS = [
-    info.key for info in sample_data.list_samples() if sample_data.load_sample(info.key).walkthrough
+    info.key
+    for info in sample_data.list_samples()
+    if info.kind == "consumer-group" and sample_data.load_sample(info.key).walkthrough
 ]
 #: What a hostile or careless author might type: markup, script ends, Markdown, entities.
 HOSTILE = st.sampled_from(
@@ -286,12 +290,6 @@ def _scenario(members: list[str]) -> Scenario:
     )
 
 
-def test_lesson_order_keeps_the_first_members_then_adds_newcomers_in_order() -> None:
-    first = whatif.plan(_scenario(["C1", "C2"]), [{"op": "add_member", "member_id": "C9"}])
-    second = whatif.plan(_scenario(["C1", "C9"]), [{"op": "add_member", "member_id": "C0"}])
-    assert lesson_file.lesson_order(["C2", "C1"], [first, second]) == ["C2", "C1", "C9", "C0"]
-
-
 def test_a_strategy_that_is_not_a_group_strategy_gets_a_sentence_not_a_figure() -> None:
     plan = whatif.plan(_scenario(["C1", "C2"]), [])
     figures, notes = lesson_file.step_views(plan, "no-such-strategy", ["C1", "C2"], {})
@@ -321,9 +319,12 @@ def test_every_sample_lesson_has_its_walkthrough_and_a_figure_per_step(
     sample = sample_data.load_sample(key)
     assert sample.scenario is not None
     assert lesson.title == sample.scenario.name
+    # The narration as the panel shows it: a lesson's {placeholders} filled from the core.
+    narrated = sample_data.narrate_sample(sample)
     assert [(s.title, s.text) for s in lesson.steps] == [
-        (s.title, s.text) for s in sample.walkthrough
+        (s.title, text) for s, text in zip(sample.walkthrough, narrated, strict=True)
     ]
+    assert not any("{" in s.text for s in lesson.steps if "{" not in s.title)
     for step in lesson.steps:
         assert step.figures, step.notes
         assert step.figures[0].frames, "the first figure is the before/after animation"
