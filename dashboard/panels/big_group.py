@@ -38,6 +38,7 @@ from assignors import (
 )
 from dashboard.charts import aggregate_charts
 from dashboard.model import aggregates, whatif
+from dashboard.model.markup import literal
 from dashboard.panels import shape_panel
 from dashboard.runtime import budget, jobs, sessions
 from dashboard.session import state
@@ -60,7 +61,9 @@ def _outline(source: Scenario) -> tuple[Scenario, Scenario] | None:
             if dropped is None:
                 st.error(f"The scenario cannot be shown: {error}")
                 return None
-            st.error(f"Edit “{whatif.describe(dropped)}” was undone: {error}")
+            st.error(
+                f"Edit “{literal(whatif.describe(dropped))}” was undone: {literal(str(error))}"
+            )
     return None
 
 

@@ -15,6 +15,7 @@ import streamlit as st
 
 from assignors import Assignment, Explanation, PartitionTrace, TopicPartition
 from dashboard.model import whatif
+from dashboard.model.markup import literal
 from dashboard.session import compute
 
 COLUMNS = ["topic", "partition", "member"]
@@ -32,8 +33,8 @@ def partitions_frame(target: Assignment) -> pd.DataFrame:
 
 def trace_markdown(trace: PartitionTrace) -> str:
     """A partition's trace as Markdown: the notes as bullets, the decisions as numbered steps."""
-    lines = [f"**Why {_escape(str(trace.partition))}?** {_escape(trace.outcome())}.", ""]
-    lines.extend(f"- {_escape(note)}" for note in trace.notes)
+    lines = [f"**Why {literal(str(trace.partition))}?** {literal(trace.outcome())}.", ""]
+    lines.extend(f"- {literal(note)}" for note in trace.notes)
     if trace.notes:
         lines.append("")
     for number, decision in enumerate(trace.decisions, start=1):
@@ -44,20 +45,10 @@ def trace_markdown(trace: PartitionTrace) -> str:
         else:
             action = f"not {decision.released_by}"
         lines.append(
-            f"{number}. *step {_escape(decision.step)}*, {_escape(action)}: "
-            f"{_escape(decision.reason)}"
+            f"{number}. *step {literal(decision.step)}*, {literal(action)}: "
+            f"{literal(decision.reason)}"
         )
     return "\n".join(lines)
-
-
-def _escape(text: str) -> str:
-    """Member ids and topics are user text: no Markdown or HTML of theirs reaches the page.
-
-    Only the characters that act inside a line are escaped (no user text starts a line here).
-    """
-    for char in "\\`*_[]|<>~$":
-        text = text.replace(char, "\\" + char)
-    return text
 
 
 def explanation(key: str, plan: whatif.WhatIf, name: str) -> Explanation:

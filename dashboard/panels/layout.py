@@ -8,6 +8,7 @@ import streamlit as st
 
 from assignors import AssignmentExplorerError, Scenario
 from dashboard.model import palette, sources, whatif
+from dashboard.model.markup import literal
 from dashboard.panels import source_panel
 from dashboard.session import compute, state
 
@@ -53,7 +54,9 @@ def resolve_plan(key: str, source: Scenario) -> whatif.WhatIf | None:
             if dropped is None:
                 st.error(f"The scenario cannot be shown: {error}")
                 return None
-            st.error(f"Edit “{whatif.describe(dropped)}” was undone: {error}")
+            st.error(
+                f"Edit “{literal(whatif.describe(dropped))}” was undone: {literal(str(error))}"
+            )
     return None
 
 

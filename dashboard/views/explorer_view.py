@@ -19,6 +19,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from assignors import Scenario
 from dashboard.model import aggregates, palette, sources, whatif
+from dashboard.model.markup import literal
 from dashboard.panels import (
     big_group,
     export_panel,
@@ -40,7 +41,7 @@ def page() -> None:
     with st.sidebar:
         picked = strategy_panel.render(source)
     st.title("Assignment Explorer")
-    st.markdown(f"**{source.scenario.name or 'Scenario'}** · {source.label}")
+    st.markdown(f"**{literal(source.scenario.name or 'Scenario')}** · {literal(source.label)}")
     if source.scenario.description:
         st.caption(source.scenario.description)
     messages = st.container()
