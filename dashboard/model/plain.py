@@ -3,15 +3,17 @@ and Streamlit renders the text of ``st.markdown``, ``st.info``, ``st.warning`` a
 as Markdown (with some HTML), so such text goes through :func:`escape_markdown` first.
 
 Invariant: the escaped text renders as exactly the characters given (no emphasis, link, code,
-table, math, HTML tag or strike-through of its own); only characters that act inside a line are
-escaped, so a caller must not start a line with user text where a line start has a meaning
-(``#``, ``-``, ``1.``, ``>``): put a word of its own first.
+table, math, entity, HTML tag, icon or strike-through of its own; a URL-like text, ``http://x``,
+may still be drawn as a link of its own text, which reads as typed). Only characters that act
+inside a line are escaped, so a caller must not start a line with user text where a line start
+has a meaning (``#``, ``-``, ``1.``, ``>``): put a word of its own first.
 """
 
 from __future__ import annotations
 
-#: Characters with a meaning inside a line of Streamlit's Markdown.
-ACTIVE = "\\`*_[]|<>~$:"
+#: Characters with a meaning inside a line of Streamlit's Markdown (with GitHub's extensions and
+#: Streamlit's: ``$`` opens LaTeX, ``&`` an entity, ``:`` an icon, emoji or colour directive).
+ACTIVE = "\\`*_[]|<>~$&:"
 
 
 def escape_markdown(text: str) -> str:

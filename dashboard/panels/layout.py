@@ -9,6 +9,7 @@ import streamlit as st
 
 from assignors import AssignmentExplorerError, Scenario
 from dashboard.model import palette, sources, whatif
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import source_panel
 from dashboard.session import compute, projector, samples, state
 
@@ -76,10 +77,11 @@ def undoing_misfits(build: Callable[[], T]) -> T | None:
             return build()
         except AssignmentExplorerError as error:
             dropped = state.undo()
+            reason = escape_markdown(str(error))  # errors quote member ids and topics
             if dropped is None:
-                st.error(f"The scenario cannot be shown: {error}")
+                st.error(f"The scenario cannot be shown: {reason}")
                 return None
-            st.error(f"Edit “{whatif.describe(dropped)}” was undone: {error}")
+            st.error(f"Edit “{escape_markdown(whatif.describe(dropped))}” was undone: {reason}")
     return None
 
 

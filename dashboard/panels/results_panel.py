@@ -18,6 +18,7 @@ from assignors import AssignmentMetrics, describe_change
 from dashboard.charts import animation_chart, assignment_charts
 from dashboard.charts.figure_build import Figure
 from dashboard.model import members_table, summary, whatif
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import explain_panel, member_picker, projector_panel, tables
 from dashboard.session import compute, state
 
@@ -178,7 +179,10 @@ def headline(plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -
         for o in outcomes
         if o.metrics is not None and o.simulation is not None
     ]
-    change = summary.change_phrase([describe_change(change) for change in plan.changes])
+    # Member ids are user text: literal, never Markdown (the sentence's own words carry none).
+    change = summary.change_phrase(
+        [escape_markdown(describe_change(change)) for change in plan.changes]
+    )
     text = f"#### {summary.comparison_sentence(change, costs)}"
     st.session_state[_HEADLINE] = text
     st.markdown(text)
@@ -368,7 +372,7 @@ def _lag(
     figure = lag_figure(key, current, outcomes, colours, order)
     projector_panel.plotly_chart(figure, width="stretch", key="view.lag")
     for name, sentence in sentences:
-        st.markdown(f"**{name}**: {sentence}.")
+        st.markdown(f"**{name}**: {escape_markdown(sentence)}.")
 
 
 #: Up to this many members the Members view is a Markdown table (the browser needs no

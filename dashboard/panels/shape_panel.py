@@ -17,6 +17,7 @@ from streamlit.errors import StreamlitAPIException
 
 from assignors import Scenario, partition_lags
 from dashboard.model import sources, whatif
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import member_picker
 from dashboard.session import state
 
@@ -247,7 +248,9 @@ def _add_member(after: Scenario, scope: str) -> None:
 
     new_id = str(field("add_id", "")).strip() or whatif.next_member_id(after)
     if new_id in {member.member_id for member in after.members}:
-        state.report_error(f'a member "{new_id}" is already in the group; pick another id')
+        state.report_error(
+            f'a member "{escape_markdown(new_id)}" is already in the group; pick another id'
+        )
         return
     edit: dict[str, Any] = {"op": "add_member", "member_id": new_id}
     if add_form_key("add_topics", scope) in values:
@@ -366,7 +369,7 @@ def _edit_list() -> None:
     if not current:
         st.caption("No edits yet: the scenario is as the source gave it.")
     for number, edit in enumerate(current, start=1):
-        st.markdown(f"{number}. {whatif.describe(edit)}")
+        st.markdown(f"{number}. {escape_markdown(whatif.describe(edit))}")
     left, right = st.columns(2)
     if left.button("Undo last edit", key="shape.undo", disabled=not current):
         state.undo()

@@ -8,8 +8,10 @@ broker's assignor of a Streams group, ``group.protocol=streams``, KIP-1071). The
 
 1. A figure with a frame per assignor (and one for what the clients held before): tasks per
    client, active, standby and warm-up, the slider switching between assignors.
-2. A table: per assignor, the active tasks that change client, the warm-ups handed out, whether
-   a probing rebalance follows, and each client's active/standby counts; or why it cannot run.
+2. Two tables: per assignor, the active tasks that change client, the warm-ups handed out and
+   whether a probing rebalance follows (or why it cannot run); per client, its active/standby
+   counts under each assignor (a row per client: the table keeps its width however many
+   clients the application has).
 3. How an application selects each one (the registry's configuration text).
 
 A *Kafka version* selector (default: the one picked in the sidebar, else the application's
@@ -81,8 +83,8 @@ def phases(
     return frames
 
 
-def table(streams: StreamsScenario, results: Sequence[TaskComparison]) -> pd.DataFrame:
-    """One row per assignor: moves, warm-ups, probing, and active/standby per client."""
+def table(results: Sequence[TaskComparison]) -> pd.DataFrame:
+    """One row per assignor: moves, warm-ups, probing; or why it cannot run."""
     rows = []
     for result in results:
         row: dict[str, object] = {"assignor": result.strategy}
@@ -93,10 +95,22 @@ def table(streams: StreamsScenario, results: Sequence[TaskComparison]) -> pd.Dat
             row["active tasks moved"] = result.moved_active
             row["warm-ups"] = result.warmups
             row["probing rebalance follows"] = "yes" if result.probing_rebalance_needed else "no"
-            for client in streams.clients:
-                held = result.clients[client.process_id]
-                label = f"{palette.short_label(client.process_id, 14)} active/standby"
-                row[label] = f"{len(held.active)}/{len(held.standby)}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def clients_table(streams: StreamsScenario, results: Sequence[TaskComparison]) -> pd.DataFrame:
+    """One row per client: its active/standby counts before and under each assignor that ran."""
+    ran = [result for result in results if result.error is None]
+    rows = []
+    for client in streams.clients:
+        row: dict[str, object] = {
+            "client": palette.short_label(client.process_id, 14),
+            "before": f"{len(client.prev_active)}/{len(client.prev_standby)}",
+        }
+        for result in ran:
+            held = result.clients[client.process_id]
+            row[result.strategy] = f"{len(held.active)}/{len(held.standby)}"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -114,7 +128,9 @@ def render(key: str, streams: StreamsScenario) -> None:
         width="stretch",
         key="streams.compare_figure",
     )
-    st.dataframe(table(streams, results), hide_index=True, width="stretch")
+    st.dataframe(table(results), hide_index=True, width="stretch")
+    st.caption("Each client's tasks, active/standby, before and under each assignor.")
+    st.dataframe(clients_table(streams, results), hide_index=True, width="stretch")
     with st.expander("How an application chooses its assignor"):
         for name, strategy in registry.task_strategies().items():
             st.markdown(f"**`{name}`**: {strategy.summary}  \n{strategy.consumer_config}")

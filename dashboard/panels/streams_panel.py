@@ -118,7 +118,8 @@ def summary(result: Convergence, restore_speed: float, input_rate: float) -> str
 
 
 def step_table(result: Convergence) -> pd.DataFrame:
-    """One row per rebalance: when, warm-ups handed out, tasks per client."""
+    """One row per rebalance: when, warm-ups handed out, and a column per client (named
+    shortly, the header no wider than its cells) with its active/standby tasks."""
     rows = []
     for step in result.steps:
         row: dict[str, object] = {
@@ -128,9 +129,7 @@ def step_table(result: Convergence) -> pd.DataFrame:
             "probing needed": step.assignment.probing_rebalance_needed,
         }
         for client, held in step.assignment.clients.items():
-            row[f"{palette.short_label(client, 14)} active/standby"] = (
-                f"{len(held.active)}/{len(held.standby)}"
-            )
+            row[palette.short_label(client, 14)] = f"{len(held.active)}/{len(held.standby)}"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -191,5 +190,6 @@ def render(key: str, streams: StreamsScenario) -> None:
         width="stretch",
         key="streams.figure",
     )
+    st.caption("Rebalance by rebalance: each client's tasks, active/standby.")
     st.dataframe(step_table(result), hide_index=True, width="stretch")
     streams_compare.render(key, streams)

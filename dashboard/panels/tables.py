@@ -9,12 +9,13 @@ JavaScript loaded and run on the first visit).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from typing import Any
 
 import pandas as pd
 import streamlit as st
+
+from dashboard.model.plain import escape_markdown
 
 #: Headers said better than by splitting the name.
 HEADERS = {
@@ -65,13 +66,9 @@ def show(frame: pd.DataFrame, **options: Any) -> None:
     )
 
 
-#: Characters Markdown (and Streamlit's: ``$`` opens LaTeX) would read as markup in a cell.
-_MARKUP = re.compile(r"([\\|*_`$<>\[\]~#])")
-
-
 def _cell(value: Any) -> str:
     """A value as one Markdown table cell, read as text (a pipe would end the cell)."""
-    return _MARKUP.sub(r"\\\1", str(value)).replace("\n", " ")
+    return escape_markdown(str(value)).replace("\n", " ")
 
 
 def markdown_table(frame: pd.DataFrame, text: Collection[str] = ()) -> str:

@@ -180,10 +180,13 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> bool:
         "extra_members_note",
         "error",
     ]
+    # 18 columns are wider than any page: the link and the group stay pinned at the left while
+    # the rest scroll, so a scrolled row still says which group it is.
     tables.show(
         view[[c for c in shown if c in view.columns]],
         column_config={
-            "explorer": st.column_config.LinkColumn("explorer", display_text="open"),
+            "explorer": st.column_config.LinkColumn("explorer", display_text="open", pinned=True),
+            "group_id": st.column_config.Column("group", pinned=True),
         },
     )
     current = table[table["change"] == "current"]

@@ -5,7 +5,8 @@
 is behind ``st.cache_data`` keyed by the path and its modification time; figures come from
 :mod:`dashboard.charts.pipeline_charts`.
 
-1. Verdict counts and the verdict table, worst first (ERR, WARN, NOTFOUND, OK).
+1. Verdict counts, and under them the verdict table at full width, worst first (ERR, WARN,
+   NOTFOUND, OK).
 2. A group picker (worst first): that group's total and worst-member lag, lag per member, and
    its partitions' statuses with the rule that fired.
 3. With replay output: the worst member's lag under each strategy, and the summary rows.
@@ -67,11 +68,12 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> d
     verdicts = _table(root, "group_health")
     assert verdicts is not None
     st.subheader("Health")
-    left, right = st.columns([1, 2])
+    # The counts in a third of the width; the table under them at full width (beside them, in
+    # two thirds, its right-hand columns were scrolled out of sight at 1280 px).
+    left, _ = st.columns([1, 2])
     left.plotly_chart(pipeline_charts.verdict_counts_figure(verdicts), width="stretch")
     table = pipeline_charts.verdict_table(verdicts)
-    with right:
-        tables.show(table, height=260)
+    tables.show(table, height=260)
     if table.empty:
         return {}
     labels = {str(r.group_id): f"{r.group_id} · {r.status}" for r in table.itertuples(index=False)}
