@@ -163,9 +163,20 @@ def test_evaluate_equals_its_parts_called_by_hand(
     assert item.metrics == metrics.assignment_metrics(after, simulation.target, current)
     assert item.movement == item.metrics.movement
     assert item.drain() == drain.project_drain(after, simulation, horizon_s=600, step_s=20)
+    settled = rebalance.settle(scenario, after, name, restarted=restarted, previous=current)
+    facts = {
+        "restarted": restarted,
+        "rebalance": settled.rebalances,
+        "silent_departures": settled.silent_departures,
+        "epoch": settled.epoch,
+    }
     for protocol in ("eager", "cooperative", "consumer"):
         assert item.protocol_run(protocol) == rebalance.plan_rebalance(
-            protocol, current, simulation.target, restarted=restarted
+            protocol, current, simulation.target, **facts
+        )
+        slower = rebalance.Timings(revoke_s=2.5, rejoin_delay_s=4.0, heartbeat_interval_s=0.5)
+        assert item.protocol_run(protocol, slower) == rebalance.plan_rebalance(
+            protocol, current, simulation.target, timings=slower, **facts
         )
     assert ev.current_metrics == metrics.assignment_metrics(scenario, current, current)
     assert ev.current_drain() == drain.project_drain(
