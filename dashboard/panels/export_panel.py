@@ -16,7 +16,7 @@ from dashboard.charts import assignment_charts, png_export
 from dashboard.charts.figure_build import Figure
 from dashboard.charts.figure_files import standalone_html, static_figure
 from dashboard.model import share, sources, whatif
-from dashboard.panels import results_panel, source_panel
+from dashboard.panels import protocols_panel, results_panel, source_panel
 from dashboard.session import compute, state
 
 
@@ -55,7 +55,7 @@ def chart_builders(
     if ran:
         builders["Lag drain"] = functools.partial(results_panel.drain_figure, key, plan, ran)
         builders[f"Protocols ({ran[0].name})"] = functools.partial(
-            results_panel.timeline_figure, key, plan, ran[0]
+            protocols_panel.timeline_figure, key, plan, ran[0], colours, order
         )
     return builders
 
