@@ -193,3 +193,22 @@ def test_movement_alone_equals_the_metrics_movement(
     alone = evaluate(scenario, change, ["sticky"]).strategy("sticky").movement
     full = evaluate(scenario, change, ["sticky"]).strategy("sticky").metrics.movement
     assert alone == full
+
+
+def test_every_protocol_plays_a_static_restart_without_a_rebalance_and_notices_a_silent_leave() -> (
+    None
+):
+    """Static member ``a`` restarting triggers no rebalance under any protocol: every run is the
+    restart alone, nobody revokes (the Protocols view showed an eager stop-the-world for it).
+    Leaving without a LeaveGroup, ``a`` is noticed after the session timeout under each."""
+    scenario = Scenario(
+        (Topic("t", 4),), (Member("a", ("t",), group_instance_id="a-1"), Member("b", ("t",)))
+    )
+    restart = evaluate(scenario, [RemoveMember("a", static_restart=True)], ["range"])
+    for run in restart.strategy("range").protocol_runs().values():
+        assert [phase.name for phase in run.phases] == ["static restart"]
+        assert run.group_stop_s == 0 and run.rounds == 0
+    leave = evaluate(scenario, [RemoveMember("a")], ["range"])
+    for run in leave.strategy("range").protocol_runs().values():
+        assert run.phases[0].name == "detect departure"
+        assert run.phases[0].duration_s == run.timings.session_timeout_s
