@@ -76,7 +76,7 @@ STOP_LINE = "#888888"
 #: Rows up to this many members each get a name on the axis; past it every n-th does.
 NAMED_ROWS = 40
 #: Height of one member's row in pixels (fewer pixels for large groups, at least the minimum).
-ROW_PX, MIN_ROW_PX = 22, 4
+ROW_PX, MIN_ROW_PX = 30, 4
 #: The figure's height outside the rows: legend, titles, time axis.
 FRAME_PX = 150
 
@@ -142,7 +142,7 @@ def _state_trace(
         textposition="inside",
         insidetextanchor="middle",
         textangle=0,
-        textfont={"color": INK, "size": 13, "weight": "bold"},
+        textfont={"color": INK, "size": 12, "weight": "bold"},
         x=[i.length_s * scale for i in mine],
         base=[i.start_s * scale for i in mine],
         y=[rows[i.member] for i in mine],
@@ -230,6 +230,7 @@ def _lay_out(
         tickvals=positions,
         ticktext=ticks,
         range=[len(members) - 0.5, -0.5],
+        tickfont={"size": 13},
         showgrid=False,
         zeroline=False,
     )
