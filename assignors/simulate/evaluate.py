@@ -161,14 +161,29 @@ class StrategyEvaluation:
             lambda: rebalance.play(self.settlement, timings=ev.timings, restarted=ev.restarted),
         )
 
-    def protocol_run(self, protocol: RebalanceProtocol) -> rebalance.RebalanceSimulation:
-        """The same target played under ``protocol`` (step 3c), from the current assignment."""
+    def protocol_run(
+        self, protocol: RebalanceProtocol, timings: rebalance.Timings | None = None
+    ) -> rebalance.RebalanceSimulation:
+        """The same target played under ``protocol`` (step 3c), from the current assignment,
+        with the evaluation's timings or ``timings`` (to replay it with other durations; the
+        target does not depend on them). The change is the same whatever the protocol: static
+        members that left silently are noticed after the session timeout, and a change of
+        nothing but static restarts triggers no rebalance under any protocol."""
         ev = self.evaluation
+        chosen = ev.timings if timings is None else timings
+        settled = self.settlement
         return _memo(
             self._memo,
-            ("protocol", protocol),
+            ("protocol", protocol) if chosen == ev.timings else ("protocol", protocol, chosen),
             lambda: rebalance.plan_rebalance(
-                protocol, ev.current, self.target, timings=ev.timings, restarted=ev.restarted
+                protocol,
+                ev.current,
+                self.target,
+                timings=chosen,
+                restarted=ev.restarted,
+                rebalance=settled.rebalances,
+                silent_departures=settled.silent_departures,
+                epoch=settled.epoch,
             ),
         )
 

@@ -26,7 +26,7 @@ from operator import itemgetter
 import numpy as np
 import plotly.graph_objects as go
 
-from assignors import ClientAssignment, RebalanceSimulation, TopicPartition
+from assignors import ClientAssignment, TopicPartition
 from dashboard.charts.animation_chart import owner_map, play_controls
 from dashboard.charts.figure_build import label_px, trusted_figure
 from dashboard.model.palette import NOBODY_COLOUR, ROLE_COLOURS, member_colours, short_labels
@@ -444,56 +444,6 @@ def drain_projection_figure(
 
 
 @dataclass(frozen=True, slots=True)
-class TimelineBar:
-    """One bar of the protocol timeline: a row (protocol), a step name, start and end."""
-
-    row: str
-    step: str
-    start: float
-    end: float
-    consuming: bool
-
-
-def protocol_timeline_figure(bars: Sequence[TimelineBar], *, unit: str = "s") -> go.Figure:
-    """Gantt-like comparison of protocols for the same change: one row per protocol."""
-    rows = list(dict.fromkeys(bar.row for bar in bars))
-    steps = list(dict.fromkeys(bar.step for bar in bars))
-    palette = member_colours(steps)
-    figure = go.Figure()
-    shown: set[str] = set()
-    for bar in bars:
-        figure.add_trace(
-            go.Bar(
-                y=[bar.row],
-                x=[max(bar.end - bar.start, 0.0)],
-                base=[bar.start],
-                orientation="h",
-                name=bar.step,
-                legendgroup=bar.step,
-                showlegend=bar.step not in shown,
-                marker={
-                    "color": palette[bar.step],
-                    "pattern": {"shape": "" if bar.consuming else "x"},
-                },
-                hovertemplate=(
-                    f"{bar.row}: {bar.step} {bar.start:g}–{bar.end:g} {unit}"
-                    f"{'' if bar.consuming else ' (not consuming)'}<extra></extra>"
-                ),
-            )
-        )
-        shown.add(bar.step)
-    figure.update_layout(
-        barmode="overlay",
-        xaxis_title=f"time ({unit})",
-        yaxis={"categoryorder": "array", "categoryarray": list(reversed(rows))},
-        height=140 + 50 * len(rows),
-        margin={"l": 10, "r": 10, "t": 30, "b": 40},
-        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
-    )
-    return figure
-
-
-@dataclass(frozen=True, slots=True)
 class ClientTasks:
     """One Kafka Streams client in one phase: its active, standby and warm-up tasks."""
 
@@ -511,27 +461,6 @@ class ClientTasks:
             standby=tuple(str(task) for task in held.standby),
             warmup=tuple(str(task) for task in held.warmup),
         )
-
-
-def protocol_runs_figure(
-    runs: Mapping[str, RebalanceSimulation], labels: Mapping[str, str] | None = None
-) -> go.Figure:
-    """The same change played under each protocol (``runs``: protocol -> its rebalance), one
-    timeline row per protocol (named by ``labels``, else by the protocol), one bar per phase;
-    a phase where some partition is paused is drawn as not consuming."""
-    named = labels or {}
-    bars = [
-        TimelineBar(
-            row=named.get(protocol, protocol),
-            step=phase.name,
-            start=phase.start_s,
-            end=phase.start_s + phase.duration_s,
-            consuming=not phase.paused,
-        )
-        for protocol, simulation in runs.items()
-        for phase in simulation.phases
-    ]
-    return protocol_timeline_figure(bars)
 
 
 def streams_tasks_figure(

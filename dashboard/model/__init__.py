@@ -3,7 +3,8 @@
 Holds the what-if edits (:mod:`.whatif`), share links (:mod:`.share`), where a scenario came from
 (:mod:`.sources`), member colours and short labels (:mod:`.palette`), the comparison in words
 (:mod:`.summary`), the members table (:mod:`.members_table`), the deploy picture
-(:mod:`.deploy_model`), the numbers of groups too big to draw (:mod:`.aggregates`) and user
+(:mod:`.deploy_model`), each member's state over time under each rebalance protocol
+(:mod:`.protocol_timeline`), the numbers of groups too big to draw (:mod:`.aggregates`) and user
 text made literal for Markdown (:mod:`.plain`). Every
 function here is pure and testable without Streamlit.
 

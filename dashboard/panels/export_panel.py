@@ -17,7 +17,7 @@ from dashboard.charts import assignment_charts, png_export
 from dashboard.charts.figure_build import Figure
 from dashboard.charts.figure_files import standalone_html, static_figure
 from dashboard.model import share, sources, whatif
-from dashboard.panels import lesson_export, results_panel, source_panel
+from dashboard.panels import lesson_export, protocols_panel, results_panel, source_panel
 from dashboard.session import compute, state
 
 
@@ -56,7 +56,7 @@ def chart_builders(
     if ran:
         builders["Lag drain"] = functools.partial(results_panel.drain_figure, key, plan, ran)
         builders[f"Protocols ({ran[0].name})"] = functools.partial(
-            results_panel.timeline_figure, key, plan, ran[0]
+            protocols_panel.timeline_figure, key, plan, ran[0], colours, order
         )
     return builders
 

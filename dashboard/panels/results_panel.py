@@ -1,5 +1,5 @@
 """See it: metrics cards, the animated before/after, lag per consumer, the assignment matrix, the
-movement table, the lag-drain projection and the protocol timeline.
+movement table, the lag-drain projection and the protocol timeline (:mod:`.protocols_panel`).
 
 Everything drawn here is computed by :mod:`dashboard.session.compute` (which calls the core) and
 drawn by :mod:`dashboard.charts.assignment_charts`; this module only lays it out.
@@ -19,7 +19,7 @@ from dashboard.charts import animation_chart, assignment_charts
 from dashboard.charts.figure_build import Figure
 from dashboard.model import members_table, summary, whatif
 from dashboard.model.plain import escape_markdown
-from dashboard.panels import explain_panel, member_picker, projector_panel, tables
+from dashboard.panels import explain_panel, member_picker, projector_panel, protocols_panel, tables
 from dashboard.session import compute, state
 
 #: Horizons offered for the drain projection, in seconds; "fit the backlog" (the default) ends
@@ -28,11 +28,6 @@ FIT_HORIZON = "fit the backlog"
 DRAIN_HORIZONS = {FIT_HORIZON: 0.0, "10 minutes": 600.0, "1 hour": 3600.0, "6 hours": 21600.0}
 #: How far "fit the backlog" looks for the time the lag clears.
 FIT_SEARCH_S = 21600.0
-PROTOCOL_LABELS = {
-    "eager": "eager (classic)",
-    "cooperative": "cooperative (classic, incremental)",
-    "consumer": "KIP-848 consumer protocol",
-}
 
 
 def render(
@@ -66,7 +61,7 @@ def render(
     with cards:
         _cards(current, ran)
     _lag(key, current, ran, colours, order)
-    more_views(key, plan, current, ran, order)
+    more_views(key, plan, current, ran, colours, order)
     return outcomes
 
 
@@ -82,6 +77,7 @@ def more_views(
     plan: whatif.WhatIf,
     current: compute.Current,
     outcomes: Sequence[compute.StrategyOutcome],
+    colours: Mapping[str, str],
     order: Sequence[str],
 ) -> None:
     """Matrix, movement, drain projection, protocol timeline: one at a time, rerun alone."""
@@ -97,7 +93,7 @@ def more_views(
     elif view == "Lag drain":
         drain_view(key, plan, outcomes)
     elif view == "Protocols":
-        protocols_view(key, plan, outcomes)
+        protocols_panel.render(key, plan, outcomes, colours, order)
 
 
 def cards_frame(
@@ -562,41 +558,3 @@ def fitted_horizon(
     if not clears:
         return 3600.0
     return assignment_charts.fitted_horizon_s(clears)
-
-
-def timeline_figure(key: str, plan: whatif.WhatIf, chosen: compute.StrategyOutcome) -> Figure:
-    """The same change under eager, cooperative and KIP-848 rebalancing, on one time axis."""
-    runs = compute.protocol_runs(key, chosen.name, plan, chosen)
-    return assignment_charts.protocol_runs_figure(runs, PROTOCOL_LABELS)
-
-
-def protocols_view(
-    key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]
-) -> None:
-    """The same change under eager, cooperative and KIP-848 rebalancing, side by side in time."""
-    if not outcomes:
-        st.info("Pick a strategy to compare protocols.")
-        return
-    name = st.selectbox(
-        "Target assignment from", [o.name for o in outcomes], key="view.protocol_strategy"
-    )
-    chosen = next(o for o in outcomes if o.name == name)
-    runs = compute.protocol_runs(key, name, plan, chosen)
-    projector_panel.plotly_chart(
-        timeline_figure(key, plan, chosen), width="stretch", key="view.timeline"
-    )
-    st.caption("Hatched steps: some partitions are not being consumed.")
-    table = pd.DataFrame(
-        [
-            {
-                "protocol": PROTOCOL_LABELS.get(protocol, protocol),
-                "rounds": f"{simulation.rounds:,}",
-                "longest partition pause": f"{simulation.pause_s:,.1f} s",
-                "whole group stopped": f"{simulation.group_stop_s:,.1f} s",
-                "partition pauses": f"{simulation.partition_pauses:,}",
-                "done after": f"{simulation.duration_s:,.1f} s",
-            }
-            for protocol, simulation in runs.items()
-        ]
-    )
-    st.table(table.set_index("protocol"))

@@ -33,6 +33,7 @@ from assignors import (
     PartitionStrategy,
     RebalanceSimulation,
     Scenario,
+    Timings,
     default_step,
     registry,
 )
@@ -179,14 +180,20 @@ def drain_projection(
 
 
 def protocol_runs(
-    key: str, name: str, _plan: whatif.WhatIf, _outcome: StrategyOutcome
+    key: str,
+    name: str,
+    _plan: whatif.WhatIf,
+    _outcome: StrategyOutcome,
+    timings: Timings | None = None,
 ) -> dict[str, RebalanceSimulation]:
-    """The same change and target played out under each protocol (eager, cooperative, KIP-848)."""
+    """The same change and target played out under each protocol (eager, cooperative, KIP-848),
+    with the evaluation's timings or ``timings`` (the core's :class:`assignors.Timings`)."""
     if _outcome.simulation is None:
         return {}
     evaluated = _plan.evaluation.strategy(name)
+    entry = ("protocols", key, name) if timings is None else ("protocols", key, name, repr(timings))
     return _cached(
-        ("protocols", key, name),
-        lambda: {protocol: evaluated.protocol_run(protocol) for protocol in PROTOCOLS},
+        entry,
+        lambda: {protocol: evaluated.protocol_run(protocol, timings) for protocol in PROTOCOLS},
         plan_key=key,
     )

@@ -163,9 +163,20 @@ def test_evaluate_equals_its_parts_called_by_hand(
     assert item.metrics == metrics.assignment_metrics(after, simulation.target, current)
     assert item.movement == item.metrics.movement
     assert item.drain() == drain.project_drain(after, simulation, horizon_s=600, step_s=20)
+    settled = rebalance.settle(scenario, after, name, restarted=restarted, previous=current)
+    facts = {
+        "restarted": restarted,
+        "rebalance": settled.rebalances,
+        "silent_departures": settled.silent_departures,
+        "epoch": settled.epoch,
+    }
     for protocol in ("eager", "cooperative", "consumer"):
         assert item.protocol_run(protocol) == rebalance.plan_rebalance(
-            protocol, current, simulation.target, restarted=restarted
+            protocol, current, simulation.target, **facts
+        )
+        slower = rebalance.Timings(revoke_s=2.5, rejoin_delay_s=4.0, heartbeat_interval_s=0.5)
+        assert item.protocol_run(protocol, slower) == rebalance.plan_rebalance(
+            protocol, current, simulation.target, timings=slower, **facts
         )
     assert ev.current_metrics == metrics.assignment_metrics(scenario, current, current)
     assert ev.current_drain() == drain.project_drain(
@@ -182,3 +193,22 @@ def test_movement_alone_equals_the_metrics_movement(
     alone = evaluate(scenario, change, ["sticky"]).strategy("sticky").movement
     full = evaluate(scenario, change, ["sticky"]).strategy("sticky").metrics.movement
     assert alone == full
+
+
+def test_every_protocol_plays_a_static_restart_without_a_rebalance_and_notices_a_silent_leave() -> (
+    None
+):
+    """Static member ``a`` restarting triggers no rebalance under any protocol: every run is the
+    restart alone, nobody revokes (the Protocols view showed an eager stop-the-world for it).
+    Leaving without a LeaveGroup, ``a`` is noticed after the session timeout under each."""
+    scenario = Scenario(
+        (Topic("t", 4),), (Member("a", ("t",), group_instance_id="a-1"), Member("b", ("t",)))
+    )
+    restart = evaluate(scenario, [RemoveMember("a", static_restart=True)], ["range"])
+    for run in restart.strategy("range").protocol_runs().values():
+        assert [phase.name for phase in run.phases] == ["static restart"]
+        assert run.group_stop_s == 0 and run.rounds == 0
+    leave = evaluate(scenario, [RemoveMember("a")], ["range"])
+    for run in leave.strategy("range").protocol_runs().values():
+        assert run.phases[0].name == "detect departure"
+        assert run.phases[0].duration_s == run.timings.session_timeout_s

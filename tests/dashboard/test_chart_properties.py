@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from assignors import (
     KAFKA_VERSIONS,
     PROTOCOLS,
+    AddMember,
     DeployPlan,
     MemberProgress,
     TopicPartition,
@@ -36,9 +37,10 @@ from dashboard.charts import (
     deploy_charts,
     figure_files,
     pipeline_charts,
+    protocol_timeline_chart,
     reconciliation_charts,
 )
-from dashboard.model import deploy_model
+from dashboard.model import deploy_model, protocol_timeline
 
 #: Every strategy the explorer compares, and the panels of the lag chart: those plus "current".
 STRATEGIES = [name for name in registry.partition_strategies() if name != "share-simple"]
@@ -133,33 +135,22 @@ def test_drain_projection_figure(chosen: list[str], clears: float, pause: float)
     protocols=st.lists(st.sampled_from(PROTOCOLS), min_size=1, unique=True),
     strategy=st.sampled_from(STRATEGIES),
     version=st.sampled_from(KAFKA_VERSIONS),
-    members=member_ids(most=40, least=2),
+    members=member_ids(most=200, least=2),
+    most=st.none() | st.integers(1, 60),
 )
-def test_protocol_runs_figure(
-    protocols: list[str], strategy: str, version: str, members: list[str]
+def test_protocol_timeline_figure(
+    protocols: list[str], strategy: str, version: str, members: list[str], most: int | None
 ) -> None:
     scenario = Scenario(
         topics=(Topic("orders", 12),),
-        members=tuple(Member(m, ("orders",)) for m in members),
+        members=tuple(Member(m, ("orders",)) for m in members[1:]),
         kafka_version=version,
     )
-    evaluation = evaluate(scenario, [], [strategy], protocols=protocols)  # type: ignore[arg-type]
+    change = [AddMember(members[0])]
+    evaluation = evaluate(scenario, change, [strategy], protocols=protocols)  # type: ignore[arg-type]
     runs = evaluation.strategies[0].protocol_runs()
-    checked(assignment_charts.protocol_runs_figure(runs))
-
-
-@FAST
-@given(
-    rows=st.lists(ids, min_size=1, max_size=8, unique=True),
-    steps=st.lists(ids, min_size=1, max_size=8),
-)
-def test_protocol_timeline_figure(rows: list[str], steps: list[str]) -> None:
-    bars = [
-        assignment_charts.TimelineBar(row, step, float(i), float(i + 2), consuming=i % 2 == 0)
-        for row in rows
-        for i, step in enumerate(steps)
-    ]
-    checked(assignment_charts.protocol_timeline_figure(bars))
+    timelines = protocol_timeline.protocol_timelines(runs, members, most=most)
+    checked(protocol_timeline_chart.protocol_timeline_figure(timelines))
 
 
 @FAST

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assignors import AddMember, evaluate
 from assignors.model import Member, Scenario, Topic, TopicPartition
 from dashboard.charts import animation_chart, assignment_charts, figure_files
 from dashboard.model import members_table, palette, summary
@@ -289,18 +288,6 @@ def test_the_drain_horizon_fits_the_backlog(
     assert results_panel.fitted_horizon("key", None, outcomes) == horizon  # type: ignore[arg-type]
 
 
-def test_protocol_timeline_has_one_row_per_protocol() -> None:
-    bars = [
-        assignment_charts.TimelineBar("eager", "revoke", 0.0, 4.0, consuming=False),
-        assignment_charts.TimelineBar("eager", "assign", 4.0, 6.0, consuming=True),
-        assignment_charts.TimelineBar("KIP-848", "assign", 0.0, 3.0, consuming=True),
-    ]
-    figure = assignment_charts.protocol_timeline_figure(bars)
-    assert {trace.y[0] for trace in figure.data} == {"eager", "KIP-848"}
-    assert figure.data[0].base[0] == 0.0 and figure.data[0].x[0] == 4.0
-    assert figure.data[0].marker.pattern.shape == "x"
-
-
 def test_streams_figure_has_a_frame_per_phase_with_warmups() -> None:
     phases = [
         ("before", [assignment_charts.ClientTasks("c1", ("0_0", "0_1"), (), ())]),
@@ -487,25 +474,6 @@ def test_the_strategy_animation_shows_each_partitions_lag_in_its_tile(lags: list
     )
     hover = [row[4] for row in _tile_trace(figure, 0).customdata]
     assert sorted(hover) == sorted(f"{lag:,}" for lag in lags)
-
-
-def test_protocol_runs_figure_draws_each_protocols_phases_on_its_labelled_row() -> None:
-    scenario = Scenario(
-        topics=(Topic("t", 6),),
-        members=(
-            Member("a", ("t",), owned_partitions=tuple(TP("t", p) for p in range(3))),
-            Member("b", ("t",), owned_partitions=tuple(TP("t", p) for p in range(3, 6))),
-        ),
-    )
-    runs = evaluate(scenario, [AddMember("c")], ["range"]).strategy("range").protocol_runs()
-    labels = {"eager": "eager (classic)", "consumer": "KIP-848"}
-    figure = assignment_charts.protocol_runs_figure(runs, labels)
-    assert len(figure.data) == sum(len(run.phases) for run in runs.values())
-    rows = [trace.y[0] for trace in figure.data]
-    assert list(dict.fromkeys(rows)) == [labels.get(protocol, protocol) for protocol in runs]
-    paused = [bool(phase.paused) for run in runs.values() for phase in run.phases]
-    assert [trace.marker.pattern.shape == "x" for trace in figure.data] == paused
-    assert any(paused)  # range moves partitions: some phase pauses, drawn hatched
 
 
 def test_a_figure_as_a_file_html_that_opens_offline_and_a_still_without_controls() -> None:
