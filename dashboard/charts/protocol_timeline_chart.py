@@ -48,8 +48,9 @@ class StateStyle:
     outline_only: bool = False
 
 
-#: Reading's fill, idle's outline and the text: a dark slate grey (no member colour is near it).
-INK = "#2F4F4F"
+#: Reading's fill, idle's outline and the text: a near-black grey (no member colour is near it:
+#: the palette's dark greyish green is 24 units of colour difference away).
+INK = "#222222"
 #: The patterns' ink: a mid grey, light enough that a duration written over it reads.
 PATTERN_INK = "#8C8C8C"
 #: Each state's drawing. Neutral greys only: member colours are all chromatic.
