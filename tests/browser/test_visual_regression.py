@@ -48,14 +48,16 @@ def browser() -> Iterator[Any]:
 
 
 def test_the_set_covers_every_page_sample_and_width() -> None:
-    """28 shots: 4 pages showing the source x 3 samples + History and Fleet x 1, at 2 widths;
-    each has its committed reference (a new page without one fails here, saying how to add it)."""
+    """Each page showing the source x 3 samples, each other page (History, Fleet, Classroom) x 1,
+    at 2 widths; each has its committed reference (a new page without one fails here, saying
+    how to add it)."""
     from dashboard.views import pages
 
     assert {shot.page or "explorer" for shot in visual.SHOTS} == {
         spec.url_path for spec in pages.PAGES
     }
-    assert len(visual.SHOTS) == (4 * 3 + 2) * 2
+    sourced = sum(spec.uses_source for spec in pages.PAGES)
+    assert len(visual.SHOTS) == (sourced * 3 + len(pages.PAGES) - sourced) * 2
     missing = [shot.name for shot in visual.SHOTS if not shot.reference.exists()]
     assert not missing, f"no reference for {missing}: run {visual.RENEW}"
 
