@@ -55,7 +55,12 @@ from assignors.limits import MAX_MEMBERS
 from assignors.simulate.deploy import DeployOutcome
 from assignors.simulate.deploy_costs import COST_KEYS, check_weights
 from assignors.simulate.deploy_plan import MAX_SECONDS, UPGRADES, DeployPlan, DeploySettings
-from assignors.simulate.deploy_rank import DeployRanking, short_count, short_seconds
+from assignors.simulate.deploy_rank import (
+    DeployRanking,
+    checkpoints_text,
+    short_count,
+    short_seconds,
+)
 from assignors.simulate.drain import DEFAULT_CONSUME_RATE
 from assignors.simulate.evaluate import evaluate
 
@@ -300,10 +305,7 @@ def render_table(title: str | None, outcome: DeployOutcome, ranking: DeployRanki
 
 
 def _checkpoints_line(outcome: DeployOutcome) -> str:
-    marks = "; ".join(
-        f"at {short_seconds(at)} {short_count(with_)} ({short_count(without)} without the deploy)"
-        for at, with_, without in outcome.checkpoints
-    )
+    marks = checkpoints_text(outcome)
     gone = (
         "never gone"
         if outcome.drained_at_s is None

@@ -218,6 +218,31 @@ def _variants(plan: DeployPlan, scenario: Scenario) -> list[DeployPlan]:
     return plans
 
 
+def played(
+    scenario: Scenario,
+    strategy: str | PartitionStrategy,
+    plan: DeployPlan,
+    previous: Assignment | None,
+    default_consume_rate: float,
+) -> DeployOutcome | str:
+    """``plan`` played (:func:`assignors.simulate.deploy.plan_deploy`), or why it cannot run."""
+    try:
+        return plan_deploy(
+            scenario, strategy, plan, previous=previous, default_consume_rate=default_consume_rate
+        )
+    except AssignmentExplorerError as error:
+        return str(error)
+
+
+def checkpoints_text(outcome: DeployOutcome) -> str:
+    """``at 15.0 min 12.0M (18.1M without the deploy); at 60.0 min ...``: the backlog at each
+    checkpoint with the deploy and without it."""
+    return "; ".join(
+        f"at {short_seconds(at)} {short_count(with_)} ({short_count(without)} without the deploy)"
+        for at, with_, without in outcome.checkpoints
+    )
+
+
 def _play(
     scenario: Scenario,
     strategy: str | PartitionStrategy,
@@ -227,12 +252,9 @@ def _play(
     default_consume_rate: float,
 ) -> DeployAlternative:
     label = _label(plan, scenario)
-    try:
-        outcome = plan_deploy(
-            scenario, strategy, plan, previous=previous, default_consume_rate=default_consume_rate
-        )
-    except AssignmentExplorerError as error:
-        return DeployAlternative(label, plan, asked, None, str(error))
+    outcome = played(scenario, strategy, plan, previous, default_consume_rate)
+    if isinstance(outcome, str):
+        return DeployAlternative(label, plan, asked, None, outcome)
     return DeployAlternative(label, plan, asked, outcome)
 
 

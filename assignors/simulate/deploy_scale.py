@@ -21,13 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from assignors.errors import AssignmentExplorerError
 from assignors.model import Assignment, Scenario
 from assignors.simulate.capacity import Capacity, capacity
 from assignors.simulate.changes import current_assignment
-from assignors.simulate.deploy import DeployOutcome, plan_deploy
+from assignors.simulate.deploy import DeployOutcome
 from assignors.simulate.deploy_plan import DeployPlan
-from assignors.simulate.deploy_rank import short_count, short_seconds
+from assignors.simulate.deploy_rank import checkpoints_text, played, short_seconds
 from assignors.simulate.drain import DEFAULT_CONSUME_RATE
 from assignors.strategy import PartitionStrategy
 
@@ -47,15 +46,13 @@ class ScaleOption:
     error: str | None = None
 
     def sentence(self) -> str:
-        """``+4 members: backlog 12.0M in 15 min (18.1M without), gone after 40 min``."""
+        """``+4 member(s): backlog at 15.0 min 12.0M (18.1M without the deploy); ...; the
+        backlog is gone after 40.0 min; the group keeps up``."""
         label = f"{self.scale:+d} member(s)"
         outcome = self.outcome
         if outcome is None:
             return f"{label}: cannot run ({self.error})"
-        marks = "; ".join(
-            f"backlog {short_count(with_)} at {short_seconds(at)} ({short_count(without)} without)"
-            for at, with_, without in outcome.checkpoints
-        )
+        marks = f"backlog {checkpoints_text(outcome)}"
         gone = (
             "the backlog never clears"
             if outcome.drained_at_s is None
@@ -102,12 +99,9 @@ def _option(
     previous: Assignment | None,
     default_consume_rate: float,
 ) -> ScaleOption:
-    try:
-        outcome = plan_deploy(
-            scenario, strategy, plan, previous=previous, default_consume_rate=default_consume_rate
-        )
-    except AssignmentExplorerError as error:
-        return ScaleOption(plan.scale, asked, None, None, str(error))
+    outcome = played(scenario, strategy, plan, previous, default_consume_rate)
+    if isinstance(outcome, str):
+        return ScaleOption(plan.scale, asked, None, None, outcome)
     grown = _grown(scenario, outcome)
     keeps = capacity(grown, outcome.after, default_consume_rate).keeps_up
     return ScaleOption(plan.scale, asked, outcome, keeps)

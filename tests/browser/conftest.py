@@ -4,13 +4,13 @@ Chromium is not installed: ``apt-get install -y chromium``; CI installs it)."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from tests.browser.served_app import CHROMIUM, CHROMIUM_ARGS, serve
+from tests.browser import served_app
+from tests.browser.served_app import CHROMIUM, serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import ViewportSize
@@ -35,21 +35,14 @@ SCREENSHOT_VIEWPORT = {"width": 1440, "height": 1840}  # the page menu at the to
 
 @pytest.fixture()
 def page(app_url: str, request: pytest.FixtureRequest) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
     options = dict(getattr(request, "param", {"width": 1400, "height": 1000}))
     scheme = options.pop("color_scheme", "light")
     viewport = cast("ViewportSize", options)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport=viewport, color_scheme=scheme)
-            tab = context.new_page()
-            tab.set_default_timeout(60_000)
-            tab.goto(app_url)
-            tab.get_by_text("Assignment Explorer").first.wait_for()
-            tab.locator(".js-plotly-plot").first.wait_for()
-            yield tab
-        finally:
-            with contextlib.suppress(Exception):
-                browser.close()
+    with served_app.chromium() as browser:
+        context = browser.new_context(viewport=viewport, color_scheme=scheme)
+        tab = context.new_page()
+        tab.set_default_timeout(60_000)
+        tab.goto(app_url)
+        tab.get_by_text("Assignment Explorer").first.wait_for()
+        tab.locator(".js-plotly-plot").first.wait_for()
+        yield tab

@@ -150,6 +150,21 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 
 
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """Playwright with :func:`launch`'s browser for a ``with`` block (a module's ``browser``
+    fixture); the browser is closed after, even when the block failed."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            yield browser
+        finally:
+            with contextlib.suppress(Exception):
+                browser.close()
+
+
 def wait_idle(page: Any, timeout_ms: float = 600_000) -> None:
     """Until the page's script run has finished (no "Running..." widget for a moment)."""
     deadline = time.monotonic() + timeout_ms / 1000

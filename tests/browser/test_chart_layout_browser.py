@@ -24,7 +24,6 @@ to the test's tmp folder, or ``AE_LAYOUT_SCREENSHOTS`` when set, to look at.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 from collections.abc import Callable, Iterator
@@ -33,8 +32,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser import ui, visual
-from tests.browser.served_app import CHROMIUM, launch, serve
+from tests.browser import served_app, ui, visual
+from tests.browser.served_app import CHROMIUM, serve
 
 pytestmark = pytest.mark.browser
 
@@ -158,30 +157,11 @@ def pipeline_output(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
     """The pipeline's lag, what-if and replay tables of the sample history (``None`` without
     the ``spark`` extra: History and Fleet are then skipped)."""
     try:
-        from pipeline.__main__ import _parser, run_replay
-        from pipeline.session import get_session
-        from tests.pipeline.sample_outputs import write_sample_outputs
+        from tests.pipeline.sample_outputs import sample_tables
     except ImportError:
         return None
-    spark = get_session(
-        "local[2]",
-        app_name="chart-layout-browser-test",
-        conf={
-            "spark.sql.shuffle.partitions": "2",
-            "spark.default.parallelism": "2",
-            "spark.ui.enabled": "false",
-            "spark.ui.showConsoleProgress": "false",
-        },
-    )
-    spark.sparkContext.setLogLevel("ERROR")
     root = tmp_path_factory.mktemp("pipeline-output")
-    try:
-        write_sample_outputs(spark, root)
-        replay = ["replay", "--input", str(HISTORY), "--output", str(root / "replay")]
-        run_replay(spark, _parser().parse_args(replay))
-    finally:
-        spark.stop()
-    return root
+    return sample_tables(root, "chart-layout-browser-test", replay=True)
 
 
 @pytest.fixture(scope="module")
@@ -203,15 +183,8 @@ def app_url(
 
 @pytest.fixture(scope="module")
 def browser(app_url: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        try:
-            yield chromium
-        finally:
-            with contextlib.suppress(Exception):
-                chromium.close()
+    with served_app.chromium() as browser:
+        yield browser
 
 
 @pytest.fixture()

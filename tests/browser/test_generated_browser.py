@@ -45,8 +45,7 @@ from hypothesis.stateful import (
 import sample_data
 from assignors import registry
 from dashboard.views import pages
-from tests.browser import ui
-from tests.browser.served_app import launch
+from tests.browser import served_app, ui
 from tests.dashboard import test_generated_ui as generated
 
 pytestmark = pytest.mark.browser
@@ -309,15 +308,8 @@ def browser_settings() -> settings:
 
 @pytest.fixture(scope="module")
 def browser(app_url: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        try:
-            yield chromium
-        finally:
-            with contextlib.suppress(Exception):
-                chromium.close()
+    with served_app.chromium() as browser:
+        yield browser
 
 
 @pytest.mark.skipif(

@@ -16,7 +16,8 @@ import pytest
 import sample_data
 from dashboard.charts import lesson_file
 from dashboard.panels import lesson_export
-from tests.browser.served_app import CHROMIUM, launch
+from tests.browser import served_app
+from tests.browser.served_app import CHROMIUM
 
 SAMPLE = "member-leaves-roundrobin-vs-sticky"
 
@@ -25,14 +26,8 @@ SAMPLE = "member-leaves-roundrobin-vs-sticky"
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip(f"Chromium not found at {CHROMIUM}: apt-get install -y chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        opened = launch(playwright)
-        try:
-            yield opened
-        finally:
-            opened.close()
+    with served_app.chromium() as opened:
+        yield opened
 
 
 class Offline:

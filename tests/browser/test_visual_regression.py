@@ -8,15 +8,14 @@ A change of layout fails here until the references are renewed on purpose:
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser import visual
-from tests.browser.served_app import CHROMIUM, launch, serve
+from tests.browser import served_app, visual
+from tests.browser.served_app import CHROMIUM, serve
 
 pytestmark = pytest.mark.browser
 
@@ -36,15 +35,8 @@ def visual_app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        try:
-            yield chromium
-        finally:
-            with contextlib.suppress(Exception):
-                chromium.close()
+    with served_app.chromium() as browser:
+        yield browser
 
 
 def test_the_set_covers_every_page_sample_and_width() -> None:

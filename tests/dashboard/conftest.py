@@ -15,23 +15,8 @@ def pipeline_tables(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
     PySpark is not installed (the ``spark`` extra)."""
     if importlib.util.find_spec("pyspark") is None:
         return None
-    from pipeline.session import get_session
-    from tests.pipeline.sample_outputs import write_sample_outputs
+    from tests.pipeline.sample_outputs import sample_tables
 
-    spark = get_session(
-        "local[2]",
-        app_name="dashboard-pipeline-views-test",
-        conf={
-            "spark.sql.shuffle.partitions": "2",
-            "spark.default.parallelism": "2",
-            "spark.ui.enabled": "false",
-            "spark.ui.showConsoleProgress": "false",
-        },
+    return sample_tables(
+        tmp_path_factory.mktemp("pipeline-output"), "dashboard-pipeline-views-test"
     )
-    spark.sparkContext.setLogLevel("ERROR")
-    root = tmp_path_factory.mktemp("pipeline-output")
-    try:
-        write_sample_outputs(spark, root)
-    finally:
-        spark.stop()
-    return root

@@ -12,18 +12,8 @@ pytest.importorskip("pyspark", reason="the pipeline tests need the spark extra")
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
-    from pipeline.session import get_session
+    from tests.pipeline.sample_outputs import spark_for_tests
 
-    session = get_session(
-        "local[2]",
-        app_name="assignment-explorer-tests",
-        conf={
-            "spark.sql.shuffle.partitions": "2",
-            "spark.default.parallelism": "2",
-            "spark.ui.enabled": "false",
-            "spark.ui.showConsoleProgress": "false",
-        },
-    )
-    session.sparkContext.setLogLevel("ERROR")
+    session = spark_for_tests("assignment-explorer-tests")
     yield session
     session.stop()
