@@ -71,6 +71,7 @@ from assignors.model import (
     TopicPartition,
 )
 from assignors.seeds.stream_join_sticky import next_epoch
+from assignors.simulate.capacity import Capacity
 from assignors.simulate.changes import (
     DEFAULT_ASSIGNOR,
     SKEW_FACTOR,
@@ -92,6 +93,11 @@ from assignors.simulate.changes import (
 )
 from assignors.simulate.changes import describe as describe_change
 from assignors.simulate.deploy import DeployFrame, DeployOutcome, DeployStep
+from assignors.simulate.deploy_costs import COSTS as DEPLOY_COSTS
+from assignors.simulate.deploy_costs import DEFAULT_WEIGHTS as DEFAULT_DEPLOY_WEIGHTS
+from assignors.simulate.deploy_costs import Cost as DeployCost
+from assignors.simulate.deploy_costs import WeightsError as DeployWeightsError
+from assignors.simulate.deploy_costs import check_weights as check_deploy_weights
 from assignors.simulate.deploy_plan import UPGRADES, DeployError, DeployPlan, DeploySettings
 from assignors.simulate.deploy_rank import (
     DeployAlternative,
@@ -158,7 +164,9 @@ from assignors.trace import Decision, DecisionTrace, Explanation, Note, Partitio
 __all__ = [
     "DEFAULT_ASSIGNOR",
     "DEFAULT_CONSUME_RATE",
+    "DEFAULT_DEPLOY_WEIGHTS",
     "DEFAULT_HORIZON_S",
+    "DEPLOY_COSTS",
     "KAFKA_VERSIONS",
     "LATEST_OFFSET",
     "LOWEST_PRIORITY",
@@ -184,6 +192,7 @@ __all__ = [
     "AssignmentExplorerError",
     "AssignmentMetrics",
     "AutoOffsetReset",
+    "Capacity",
     "Change",
     "ChangeError",
     "ChangeFormatError",
@@ -192,6 +201,7 @@ __all__ = [
     "Decision",
     "DecisionTrace",
     "DeployAlternative",
+    "DeployCost",
     "DeployError",
     "DeployFrame",
     "DeployOutcome",
@@ -199,6 +209,7 @@ __all__ = [
     "DeployRanking",
     "DeploySettings",
     "DeployStep",
+    "DeployWeightsError",
     "DrainProjection",
     "Evaluation",
     "Explanation",
@@ -252,6 +263,7 @@ __all__ = [
     "assign_streams_sticky",
     "change_from_text",
     "change_to_json",
+    "check_deploy_weights",
     "check_json_value",
     "compare_task_strategies",
     "current_assignment",

@@ -62,7 +62,11 @@ def short_seconds(value: float | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class DeployAlternative:
-    """One way to run the deploy and what it costs."""
+    """One way to run the deploy and what it costs.
+
+    ``costs`` (every cost of :data:`assignors.simulate.deploy_costs.COSTS`) is None exactly when
+    the plan cannot run; ``outcome`` is the deploy played, None when it cannot run or in a
+    :meth:`DeployRanking.light` ranking, which keeps the costs only."""
 
     label: str
     plan: DeployPlan
@@ -70,27 +74,23 @@ class DeployAlternative:
     """True for the plan asked for."""
     outcome: DeployOutcome | None
     error: str | None = None
+    costs: Mapping[str, float] | None = None
 
     def sentence(self) -> str:
         """``batches of 1, static: adds 1.2M lag, back 4.0 min after the deploy``."""
-        if self.outcome is None:
+        if self.costs is None:
             return f"{self.label}: cannot run ({self.error})"
-        outcome = self.outcome
-        back = outcome.recovered_after_s
+        costs = self.costs
+        back = costs["recover_s"]
         when = (
             "never back to where it started"
-            if back is None
+            if not math.isfinite(back)
             else (f"back to where it started {short_seconds(back)} after the deploy")
         )
         return (
-            f"{self.label}: adds {short_count(outcome.added_lag)} lag (peak"
-            f" {short_count(outcome.peak_lag)}), {outcome.rebalances} rebalance(s), {when}"
+            f"{self.label}: adds {short_count(costs['added_lag'])} lag (peak"
+            f" {short_count(costs['peak_lag'])}), {costs['rebalances']:.0f} rebalance(s), {when}"
         )
-
-    @property
-    def costs(self) -> dict[str, float] | None:
-        """Every cost of :data:`assignors.simulate.deploy_costs.COSTS` (None: cannot run)."""
-        return None if self.outcome is None else costs_of(self.outcome)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON: the label, the plan, the figures and costs (or the error); a time to
@@ -157,6 +157,13 @@ class DeployRanking:
             level = next(levels)
             parts.append({labels[k]: self.weights[k] * level[k] for k in costs_mod.COST_KEYS})
         return tuple(parts)
+
+    def light(self) -> DeployRanking:
+        """The same ranking without the played deploys (their frames and timelines): the
+        costs, reasons and verdict stay, and :meth:`reordered` works on it."""
+        return replace(
+            self, alternatives=tuple(replace(a, outcome=None) for a in self.alternatives)
+        )
 
     def reordered(self, weights: Mapping[str, float] | None) -> DeployRanking:
         """The same plans ordered by ``weights`` (costs not named keep weight 1); raises
@@ -255,7 +262,7 @@ def _play(
     outcome = played(scenario, strategy, plan, previous, default_consume_rate)
     if isinstance(outcome, str):
         return DeployAlternative(label, plan, asked, None, outcome)
-    return DeployAlternative(label, plan, asked, outcome)
+    return DeployAlternative(label, plan, asked, outcome, None, costs_of(outcome))
 
 
 def _single_changes(best: DeployPlan, asked: DeployPlan) -> list[DeployPlan]:
@@ -281,14 +288,14 @@ def _setting(plan: DeployPlan, asked: DeployPlan) -> str:
 def _effects(ranked: Sequence[DeployAlternative]) -> tuple[tuple[str, float], ...]:
     """Step 4, from the plans played (each single change is among them)."""
     best, asked = ranked[0], next(a for a in ranked if a.asked)
-    if best is asked or best.outcome is None or asked.outcome is None:
+    if best is asked or best.costs is None or asked.costs is None:
         return ()
     by_plan = {a.plan: a for a in ranked}
     effects = []
     for single in _single_changes(best.plan, asked.plan):
         alone = by_plan.get(single)
-        if alone is not None and alone.outcome is not None:
-            delta = alone.outcome.added_lag - asked.outcome.added_lag
+        if alone is not None and alone.costs is not None:
+            delta = alone.costs["added_lag"] - asked.costs["added_lag"]
             effects.append((_setting(single, asked.plan), delta))
     return tuple(effects)
 
@@ -301,7 +308,7 @@ def _reason(
 ) -> str:
     """Why ``ranked[place]`` ranks where it does (``costs`` aligned with the plans that run)."""
     me = ranked[place]
-    if me.outcome is None:
+    if me.costs is None:
         return f"cannot run: {me.error}"
     if len(costs) == 1:
         return "the only plan that runs"
@@ -323,7 +330,7 @@ def _verdict(
     effects: Sequence[tuple[str, float]],
 ) -> str:
     best = ranked[0]
-    if best.outcome is None:
+    if best.costs is None:
         return "no alternative can run on this group"
     place = next(i for i, a in enumerate(ranked) if a.asked)
     on_front = (
@@ -349,12 +356,12 @@ def _verdict(
 def _ranking(played: Sequence[DeployAlternative], weights: Mapping[str, float]) -> DeployRanking:
     """Order the played plans by ``weights`` (those that cannot run last, in the order played)
     and say why (steps 1-4)."""
-    running = [a for a in played if a.outcome is not None]
+    running = [a for a in played if a.costs is not None]
     costs = [a.costs or {} for a in running]
     ranked = [running[i] for i in costs_mod.order(costs, weights)]
     ranked_costs = [a.costs or {} for a in ranked]
     on_front = set(costs_mod.front(ranked_costs))
-    ranked += [a for a in played if a.outcome is None]
+    ranked += [a for a in played if a.costs is None]
     reasons = tuple(_reason(ranked, ranked_costs, weights, i) for i in range(len(ranked)))
     front = tuple(ranked[i].label for i in sorted(on_front))
     effects = _effects(ranked)

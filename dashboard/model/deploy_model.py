@@ -21,8 +21,9 @@ a worker process); sizes are bounded by the constants below, not by the group.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from assignors import (
@@ -82,6 +83,9 @@ class DeployPicture:
     capacity: str = ""
     """Whether the group keeps up with its producers before the deploy, in one sentence."""
     keeps_up: bool = True
+    ranking: DeployRanking | None = None
+    """The ranking without its played deploys (:meth:`DeployRanking.light`): what
+    :func:`reranked` orders by other weights."""
 
 
 def _columns(members: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]]:
@@ -180,12 +184,14 @@ def _frame_counts(
 
 
 def _alternatives(ranking: DeployRanking) -> tuple[dict[str, Any], ...]:
+    """The ranking's rows, from each plan's costs (a :meth:`DeployRanking.light` ranking will
+    do: no played deploy is needed)."""
     rows = []
     parts = ranking.cost_parts()
     for rank, (alternative, reason) in enumerate(
         zip(ranking.alternatives, ranking.reasons, strict=True), 1
     ):
-        outcome = alternative.outcome
+        costs = alternative.costs
         rows.append(
             {
                 "rank": rank,
@@ -193,18 +199,36 @@ def _alternatives(ranking: DeployRanking) -> tuple[dict[str, Any], ...]:
                 "plan": alternative.label + (" (asked)" if alternative.asked else ""),
                 "why": reason,
                 "on the front": alternative.label in ranking.front,
-                "lag added": None if outcome is None else round(outcome.added_lag),
-                "peak lag": None if outcome is None else round(outcome.peak_lag),
-                "rebalances": None if outcome is None else outcome.rebalances,
-                "moves": None if outcome is None else outcome.moved,
-                "deploy takes": None if outcome is None else short_seconds(outcome.deploy_s),
+                "lag added": None if costs is None else round(costs["added_lag"]),
+                "peak lag": None if costs is None else round(costs["peak_lag"]),
+                "rebalances": None if costs is None else int(costs["rebalances"]),
+                "moves": None if costs is None else int(costs["moved"]),
+                "deploy takes": None if costs is None else short_seconds(costs["deploy_s"]),
                 "back to the start after": "-"
-                if outcome is None
-                else short_seconds(outcome.recovered_after_s),
+                if costs is None
+                else short_seconds(
+                    costs["recover_s"] if math.isfinite(costs["recover_s"]) else None
+                ),
                 "error": alternative.error or "",
             }
         )
     return tuple(rows)
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def reranked(picture: DeployPicture, weights: Mapping[str, float] | None) -> DeployPicture:
+    """``picture`` with its alternatives ordered by ``weights`` (costs not named weigh 1; see
+    :meth:`assignors.DeployRanking.reordered`); the same picture when it has no ranking.
+    Raises :class:`~assignors.AssignmentExplorerError` for weights that cannot order."""
+    if picture.ranking is None:
+        return picture
+    ranking = picture.ranking.reordered(weights)
+    return replace(
+        picture, ranking=ranking, alternatives=_alternatives(ranking), verdict=ranking.verdict
+    )
 
 
 def _step_rows(outcome: DeployOutcome, names: Mapping[str, str]) -> tuple[dict[str, Any], ...]:
@@ -282,6 +306,7 @@ def picture(
         notes=outcome.notes,
         capacity=evaluation.current_capacity.sentence(),
         keeps_up=evaluation.current_capacity.keeps_up,
+        ranking=None if ranking is None else ranking.light(),
     )
 
 

@@ -26,11 +26,14 @@ import pandas as pd
 import streamlit as st
 
 from assignors import (
+    DEFAULT_DEPLOY_WEIGHTS,
+    DEPLOY_COSTS,
     UPGRADES,
     AssignmentExplorerError,
     DeployPlan,
     DeploySettings,
     Scenario,
+    check_deploy_weights,
     registry,
     short_count,
     short_seconds,
@@ -211,6 +214,12 @@ def _figure(key: object, name: str, build: Any) -> Any:
     return budget.shared().get_or_build(("deploy-figure", key, name), lambda: build().to_dict())
 
 
+def _ranking_name(picture: deploy_model.DeployPicture) -> str:
+    """The ranking figure's cache name: one per order of the plans (weights change it)."""
+    weights = picture.ranking.weights if picture.ranking is not None else {}
+    return "ranking:" + ",".join(f"{value:g}" for value in weights.values())
+
+
 def _show(picture: deploy_model.DeployPicture, key: object) -> None:
     """Step 4."""
     if not picture.keeps_up:  # capacity first: no restart plan helps a group that cannot keep up
@@ -232,6 +241,7 @@ def _show(picture: deploy_model.DeployPicture, key: object) -> None:
     st.plotly_chart(deploy_charts.lag_over_time(picture), width="stretch", key="deploy.lag")
     if picture.alternatives:
         st.subheader("Ways to run it, ranked on every cost")
+        _weights_controls()
         st.info(picture.verdict)
         # st.table: every column shown whole, its text wrapped (a grid scrolled the last ones
         # out of sight at 1280 px); numbers formatted once, as the cards are.
@@ -239,7 +249,9 @@ def _show(picture: deploy_model.DeployPicture, key: object) -> None:
         with st.expander("Why each plan ranks where it does"):
             st.text("\n".join(deploy_model.reasons(picture)))
         st.plotly_chart(
-            _figure(key, "ranking", lambda: deploy_charts.alternatives_figure(picture)),
+            _figure(
+                key, _ranking_name(picture), lambda: deploy_charts.alternatives_figure(picture)
+            ),
             width="stretch",
             key="deploy.ranking",
         )
@@ -271,7 +283,9 @@ def page() -> None:
         "Before a deploy: what a rolling restart, a scale step or an upgrade costs, step by step,"
         " while records keep arriving, and how other ways of running it compare on every cost."
     )
-    sync_address_bar(source_panel.link_params(source))
+    weights = _weights()
+    params = source_panel.link_params(source)
+    sync_address_bar(None if params is None else {**params, **_weights_param(weights)})
     if source.streams is not None or not source.scenario.members:
         st.info("The Deploy view plays consumer groups; pick a consumer-group sample or file.")
         return
@@ -280,7 +294,75 @@ def page() -> None:
         return
     picture = _work_out(source.key, source.scenario, request)
     if picture is not None:
-        _show(picture, (source.key, request))
+        _show(
+            deploy_model.reranked(picture, weights), (source.key, request, _weights_text(weights))
+        )
+
+
+#: The link parameter that keeps the ranking's weights (only those not at their default).
+WEIGHTS_PARAM = "weights"
+
+
+def _weight_key(cost: str) -> str:
+    return f"deploy.weight.{cost}"
+
+
+def _weights_text(weights: dict[str, float]) -> str:
+    """``rebalances:3,deploy_s:0``: the weights that differ from the defaults."""
+    return ",".join(
+        f"{key}:{value:g}" for key, value in weights.items() if value != DEFAULT_DEPLOY_WEIGHTS[key]
+    )
+
+
+def _weights_param(weights: dict[str, float]) -> dict[str, str]:
+    text = _weights_text(weights)
+    return {WEIGHTS_PARAM: text} if text else {}
+
+
+def _link_weights() -> dict[str, float]:
+    """The weights a link names (``?weights=rebalances:3``); a malformed one is reported and
+    the defaults are used instead."""
+    text = st.query_params.get(WEIGHTS_PARAM, "")
+    given: dict[str, float] = {}
+    try:
+        for pair in filter(None, text.split(",")):
+            key, _, number = pair.partition(":")
+            given[key.strip()] = float(number)
+        return check_deploy_weights(given)
+    except (ValueError, AssignmentExplorerError) as error:
+        st.warning(
+            f"The link's ranking weights were not read ({plain.escape_markdown(str(error))}); "
+            "the default weights are used. Set them under *How the plans are ranked*."
+        )
+        return dict(DEFAULT_DEPLOY_WEIGHTS)
+
+
+def _weights() -> dict[str, float]:
+    """The ranking's weights: the controls' values, which start from the link's."""
+    if not all(_weight_key(cost.key) in st.session_state for cost in DEPLOY_COSTS):
+        for key, value in _link_weights().items():
+            st.session_state.setdefault(_weight_key(key), value)
+    chosen = {c.key: float(st.session_state[_weight_key(c.key)]) for c in DEPLOY_COSTS}
+    if not any(chosen.values()):  # every weight 0 cannot order: the controls say so
+        return dict(DEFAULT_DEPLOY_WEIGHTS)
+    return chosen
+
+
+def _weights_controls() -> None:
+    """One number per cost; changing one reorders the plans (nothing is played again)."""
+    with st.expander("How the plans are ranked: the weight of each cost"):
+        st.caption(
+            "Each cost is scaled by its largest value among the plans, times its weight; the"
+            " plans are ordered by the sum. A plan beaten on every cost never ranks above the"
+            " plan that beats it. Default: 1 each. The weights travel in the page's link."
+        )
+        columns = st.columns(4)
+        for index, cost in enumerate(DEPLOY_COSTS):
+            columns[index % 4].number_input(
+                cost.label, min_value=0.0, max_value=100.0, step=0.5, key=_weight_key(cost.key)
+            )
+        if not any(float(st.session_state[_weight_key(c.key)]) for c in DEPLOY_COSTS):
+            st.warning("Every weight is 0, which cannot order the plans: the defaults are used.")
 
 
 if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 import sample_data
-from assignors import DeployPlan, DeploySettings, Member, Scenario, Topic
+from assignors import DEPLOY_COSTS, DeployPlan, DeploySettings, Member, Scenario, Topic
 from dashboard.charts import deploy_charts
 from dashboard.model import deploy_model
 from dashboard.views import pages
-from tests.dashboard.app_session import assert_no_exception, open_page, start_app
+from tests.dashboard.app_session import assert_no_exception, open_address, open_page, start_app
 
 
 def three_members() -> Scenario:
@@ -144,3 +144,47 @@ def test_each_bounce_of_an_upgrade_names_its_protocol_and_assignor() -> None:
     # Bounce 1 adds cooperative-sticky beside range: still eager; bounce 2 drops range.
     assert actions[0].startswith("bounce 1 (eager, ")
     assert actions[-1] == "bounce 2 (cooperative, cooperative-sticky)"
+
+
+def test_other_weights_reorder_the_plans_without_playing_them_again() -> None:
+    picture = deploy_model.picture(three_members(), "range", DeployPlan(restart_s=5))
+    assert picture.ranking is not None
+    assert all(a.outcome is None for a in picture.ranking.alternatives)  # kept light
+    only_moves = {cost.key: 0.0 for cost in DEPLOY_COSTS} | {"moved": 1.0}
+    moved = deploy_model.reranked(picture, only_moves)
+    moves = [row["moves"] for row in moved.alternatives]
+    assert moves == sorted(moves)
+    assert {row["plan"] for row in moved.alternatives} == {
+        row["plan"] for row in picture.alternatives
+    }
+    assert deploy_model.reranked(picture, None).alternatives == picture.alternatives
+
+
+def _weight_inputs(app: Any) -> dict[str, float]:
+    return {
+        str(box.key).removeprefix("deploy.weight."): box.value
+        for box in app.number_input
+        if str(box.key).startswith("deploy.weight.")
+    }
+
+
+def test_the_weights_come_from_the_link_and_go_back_into_it() -> None:
+    app = open_address(pages.DEPLOY, sample="range-vs-roundrobin", weights="rebalances:5,moved:0")
+    assert_no_exception(app)
+    shown = _weight_inputs(app)
+    assert shown["rebalances"] == 5 and shown["moved"] == 0 and shown["peak_lag"] == 1
+    assert (
+        app.query_params["weights"] == ["rebalances:5,moved:0"]
+        or app.query_params["weights"] == "rebalances:5,moved:0"
+    )
+    next(b for b in app.number_input if b.key == "deploy.weight.deploy_s").set_value(2.5).run()
+    assert_no_exception(app)
+    assert "deploy_s:2.5" in str(app.query_params["weights"])
+
+
+def test_a_malformed_weights_link_says_so_and_ranks_by_the_defaults() -> None:
+    app = open_address(pages.DEPLOY, sample="range-vs-roundrobin", weights="speed:**9**")
+    assert_no_exception(app)
+    assert any("ranking weights were not read" in w.value for w in app.warning)
+    assert set(_weight_inputs(app).values()) == {1.0}
+    assert "weights" not in app.query_params
