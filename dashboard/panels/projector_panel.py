@@ -56,7 +56,6 @@ _HIDDEN = (
     "stFileUploader",
     "stDownloadButton",
     "stPopover",
-    "stAlert",
 )
 
 
@@ -80,8 +79,10 @@ def page_css() -> str:
     buttons = f'[data-testid="stMain"] [data-testid="stButton"]{keep}'
     panel = arrow_keys.widget_class(WALKTHROUGH)
     expanders = f'[data-testid="stExpander"]:not(.{panel} *):not(.{panel})'
+    # Alerts go, but the walkthrough's own (the question for the class) stay.
+    alerts = f'[data-testid="stAlert"]:not(.{panel} *)'
     return f"""<style>
-{hidden}, {buttons}, {expanders}, .modebar-container {{ display: none !important; }}
+{hidden}, {buttons}, {expanders}, {alerts}, .modebar-container {{ display: none !important; }}
 [data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 1rem 2.5rem 4rem; }}
 [data-testid="stMain"] h1 {{ font-size: 44px !important; }}
 [data-testid="stMain"] h2, [data-testid="stMain"] h3, [data-testid="stMain"] h4 {{

@@ -118,3 +118,22 @@ def _last_phase_but_one(page: Any) -> None:
     label.scroll_into_view_if_needed()
     box = label.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] - 18)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [{"width": 1280, "height": 720, "color_scheme": "light"}],
+    indirect=True,
+    ids=["1280-light"],
+)
+def test_a_lesson_question_stays_on_the_projector(page: Any, app_url: str) -> None:
+    """Projector mode hides the page's alerts, but not the walkthrough's question for the class
+    (it hid it before: every alert was hidden)."""
+    page.goto(f"{app_url}/?sample=lesson-eager-vs-cooperative&projector=1")
+    ui.settle(page)
+    page.locator(".js-plotly-plot").first.wait_for()
+    page.get_by_role("button", name="Next ▶").click()  # the keys are the other test's
+    ui.settle(page)
+    assert ui.eventually(page, lambda: "Step 2 of 5" in _step(page)), _step(page)
+    question = page.locator(ui.MAIN).get_by_text("Question for the class").first
+    assert ui.eventually(page, question.is_visible)
