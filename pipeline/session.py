@@ -36,7 +36,7 @@ from pipeline import internals
 
 DEFAULT_MASTER = "local[*]"
 #: The packages the executors import.
-SHIPPED_PACKAGES = ("assignors", "pipeline")
+SHIPPED_PACKAGES = ("assignors", "guarded", "pipeline")
 #: The zip's file name (``--py-files``).
 PACKAGE_ZIP = "assignment_explorer.zip"
 #: Local mode's JVM (driver and executor in one; only where this process starts it): the

@@ -54,6 +54,10 @@ GROUP_PARAM = "history_group"
 _GROUP = "history.group"
 
 
+#: Columns that name the group picked on the page (left out of its per-group tables).
+_PICKED = ("cluster", "group_id")
+
+
 def render(lag_output: str | Path, replay_output: str | Path | None = None) -> dict[str, str]:
     """Steps 1-3 of the module docstring; returns the page's own query parameters (the group
     picked)."""
@@ -92,7 +96,10 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> d
     statuses = _table(root, "partition_health", group_id)
     if statuses is not None:
         st.caption("Partition statuses over the health window (the first rule that holds)")
-        tables.show(statuses.sort_values(["status", "topic", "partition"]))
+        # The group is the one picked above: its cluster and id columns would only widen the
+        # grid past the page at 1280 px.
+        shown = statuses.drop(columns=list(_PICKED), errors="ignore")
+        tables.show(shown.sort_values(["status", "topic", "partition"]))
     if replay_output is not None:
         replay_root = Path(replay_output)
         worst = _table(replay_root, "replay_worst", group_id)
@@ -101,7 +108,8 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> d
             st.subheader("Replay: which strategy kept the worst member's lag lowest")
             st.plotly_chart(pipeline_charts.replay_worst_figure(worst, group_id), width="stretch")
         if summary is not None:
-            tables.show(summary.sort_values(["peak_worst_lag", "mean_worst_lag"]))
+            shown = summary.drop(columns=list(_PICKED), errors="ignore")
+            tables.show(shown.sort_values(["peak_worst_lag", "mean_worst_lag"]))
     return {GROUP_PARAM: group_id}
 
 

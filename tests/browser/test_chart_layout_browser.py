@@ -266,7 +266,7 @@ def test_the_overlap_measure_turns_with_the_text() -> None:
 
 
 #: The pages measured below, by their addresses: every page of the menu.
-MEASURED = ("explorer", "streams", "live", "deploy", "history", "fleet")
+MEASURED = ("explorer", "streams", "live", "deploy", "history", "fleet", "classroom")
 
 
 def test_every_page_is_measured() -> None:
@@ -326,10 +326,19 @@ def test_live_group_page_without_a_cluster_shows_its_note_and_the_connection_for
     assert cut == []
 
 
+def test_classroom_page(tab: Any, app_url: str, tmp_path: Path) -> None:
+    """The Classroom lists lessons, no chart: its tables and text boxes are measured."""
+    _open(tab, app_url, "/classroom")
+    assert "Question for the class" in tab.locator(ui.MAIN).inner_text()
+    assert measure(tab, "classroom", 0, tmp_path) == []
+
+
 def test_deploy_page_on_the_large_group(tab: Any, app_url: str, tmp_path: Path) -> None:
     _open(tab, app_url, "/deploy?sample=large-group")
     main = tab.locator(ui.MAIN)
-    assert ui.eventually(tab, lambda: "Cheaper ways to run it" in main.inner_text(), 180)
+    assert ui.eventually(
+        tab, lambda: "ranked on every cost" in main.inner_text(), 180
+    )
     assert measure(tab, "deploy", 3, tmp_path) == []
 
 

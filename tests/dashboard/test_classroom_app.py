@@ -23,6 +23,7 @@ from tests.dashboard.app_session import (
     open_address,
     open_panel,
     page_title,
+    shown_text,
     start_app,
 )
 
@@ -40,7 +41,9 @@ def _step_title(app: AppTest) -> str:
 
 
 def _subtitle(app: AppTest, lesson: sample_data.Sample) -> str:
-    return next(m.value for m in app.markdown if m.value.startswith(f"**{lesson.info.name}**"))
+    """The page's first line as shown (user text reaches it escaped)."""
+    lines = (shown_text(m.value) for m in app.markdown)
+    return next(line for line in lines if line.startswith(f"**{lesson.info.name}**"))
 
 
 def test_the_classroom_lists_every_lesson_with_its_question() -> None:
