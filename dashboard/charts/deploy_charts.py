@@ -319,9 +319,11 @@ def alternatives_figure(picture: DeployPicture) -> go.Figure:
         else "What each way of running the deploy costs (shorter is better; first on top)",
         barmode="stack",
         xaxis_title="score: each cost scaled by the largest among the plans, times its weight",
-        height=160 + 40 * len(rows),
-        margin={"l": 20, "r": 20, "t": 50, "b": 50},
-        legend={"orientation": "h", "y": -0.35 if len(rows) < 4 else -0.2},
+        height=220 + 40 * len(rows),
+        # The legend sits at the figure's foot (container coordinates), under the axis title:
+        # placed relative to the plot, it met the title at 1920 px.
+        margin={"l": 20, "r": 20, "t": 50, "b": 120},
+        legend={"orientation": "h", "yref": "container", "y": 0.0, "yanchor": "bottom"},
     )
     figure.update_yaxes(automargin=True)
     if empty:
