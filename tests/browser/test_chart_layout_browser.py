@@ -336,9 +336,7 @@ def test_classroom_page(tab: Any, app_url: str, tmp_path: Path) -> None:
 def test_deploy_page_on_the_large_group(tab: Any, app_url: str, tmp_path: Path) -> None:
     _open(tab, app_url, "/deploy?sample=large-group")
     main = tab.locator(ui.MAIN)
-    assert ui.eventually(
-        tab, lambda: "ranked on every cost" in main.inner_text(), 180
-    )
+    assert ui.eventually(tab, lambda: "ranked on every cost" in main.inner_text(), 180)
     assert measure(tab, "deploy", 3, tmp_path) == []
 
 

@@ -26,9 +26,7 @@ PLOT_TITLES_JS = """
 def _open_deploy(page: Any) -> None:
     ui.open_page(page, "Deploy")
     main = page.locator(ui.MAIN)
-    assert ui.eventually(
-        page, lambda: "ranked on every cost" in main.inner_text(), 120
-    )
+    assert ui.eventually(page, lambda: "ranked on every cost" in main.inner_text(), 120)
 
 
 @pytest.mark.parametrize("width", [1280, 1920])
