@@ -383,21 +383,33 @@ def rank_deploys(
     previous: Assignment | None = None,
     default_consume_rate: float = DEFAULT_CONSUME_RATE,
     weights: Mapping[str, float] | None = None,
+    known: DeployOutcome | None = None,
 ) -> DeployRanking:
     """The plan and its neighbours, ranked by ``weights`` (see the module docstring; costs not
-    named weigh 1).
+    named weigh 1). ``known``: ``plan`` already played with the same inputs (it is not played
+    again; the answer is the same, the planner being pure).
 
     A plan that keeps membership as configured, on a group whose members are all static (or all
     dynamic), is that plan with static membership on (off).
     """
     chosen = costs_mod.check_weights(weights)
+    given = plan
     if plan.settings.static_membership is None:
         kinds = {m.group_instance_id is not None for m in scenario.members}
         if len(kinds) == 1:
             settings = replace(plan.settings, static_membership=kinds.pop())
             plan = replace(plan, settings=settings)
     played = [
-        _play(scenario, strategy, candidate, candidate == plan, previous, default_consume_rate)
+        _known(scenario, candidate, candidate == plan, known)
+        if known is not None and candidate == given
+        else _play(scenario, strategy, candidate, candidate == plan, previous, default_consume_rate)
         for candidate in _variants(plan, scenario)
     ]
     return _ranking(played, chosen)
+
+
+def _known(
+    scenario: Scenario, plan: DeployPlan, asked: bool, outcome: DeployOutcome
+) -> DeployAlternative:
+    """``plan`` as an alternative from its outcome, played before."""
+    return DeployAlternative(_label(plan, scenario), plan, asked, outcome, None, costs_of(outcome))

@@ -286,6 +286,13 @@ class StrategyEvaluation:
             ),
         )
 
+    def _deploy_if_it_runs(self) -> deploy_ops.DeployOutcome | None:
+        """:attr:`deploy`, or None when the plan cannot run (the ranking then says why)."""
+        try:
+            return self.deploy
+        except AssignmentExplorerError:
+            return None
+
     @property
     def deploy_ranking(self) -> deploy_rank.DeployRanking:
         """The deploy plan and its alternatives, ranked (step 3f)."""
@@ -298,6 +305,7 @@ class StrategyEvaluation:
                 self.strategy or self.name,
                 self._deploy_plan(),
                 default_consume_rate=ev.default_consume_rate,
+                known=self._deploy_if_it_runs(),  # played once for both answers
             ),
         )
 
