@@ -105,6 +105,7 @@ from assignors.simulate.deploy_rank import (
     short_count,
     short_seconds,
 )
+from assignors.simulate.deploy_scale import ScaleOption
 from assignors.simulate.drain import (
     DEFAULT_CONSUME_RATE,
     DrainProjection,
@@ -231,6 +232,7 @@ __all__ = [
     "RebalanceSimulation",
     "Reconciliation",
     "RemoveMember",
+    "ScaleOption",
     "Scenario",
     "ScenarioError",
     "SetLags",

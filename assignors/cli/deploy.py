@@ -359,7 +359,7 @@ def main(argv: list[str]) -> int:
         print(capacity_line if answer["capacity"]["keeps_up"] else f"WARNING: {capacity_line}")
         print(render_table(answer["scenario"], outcome, ranking))
         if answer["scale_options"]:
-            print("the scale step at other sizes:")
+            print("the scale step at other sizes, and with a strategy change:")
             for option in answer["scale_options"]:
                 mark = " (asked)" if option["asked"] else ""
                 print(f"  {option['sentence']}{mark}")

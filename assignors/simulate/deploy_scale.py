@@ -7,12 +7,18 @@ same step at other sizes with :func:`assignors.simulate.deploy.plan_deploy`:
    members the group needs to keep up (:func:`assignors.simulate.capacity.capacity`), at least
    twice the size asked for, never past one member per partition, at most :data:`MAX_OPTIONS`
    sizes in all; for a scale-in, also 1 member less and 1 more.
-2. Each option reports the backlog at each checkpoint (:data:`assignors.simulate.deploy.
+2. Scale plus a strategy change: the size asked for with each upgrade path of
+   :data:`assignors.simulate.deploy_plan.UPGRADES` that applies to the group's strategy
+   (:func:`assignors.simulate.deploy_upgrade.resolve` accepts it). An upgrade restarts every
+   member, so these options cost restarts the plain scale step does not.
+3. Each option reports the backlog at each checkpoint (:data:`assignors.simulate.deploy.
    CHECKPOINTS_S`) with and without the step, when the backlog is gone for good (None: never),
    and whether the group keeps up afterwards.
 
-Invariants: the size asked for is always among the options (``asked`` true), sizes are distinct
-and sorted; an option that cannot run carries its message in ``error``.
+Invariants: the size asked for (with no upgrade) is always among the options (``asked`` true);
+the options without an upgrade come first, their sizes distinct and sorted, then the upgrades at
+the size asked for; an option that cannot run carries its message in ``error``. ``known``: the
+scale step asked for, already played with the same inputs, is not played again.
 """
 
 from __future__ import annotations
@@ -21,13 +27,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from assignors.errors import AssignmentExplorerError
 from assignors.model import Assignment, Scenario
 from assignors.simulate.capacity import Capacity, capacity
 from assignors.simulate.changes import current_assignment
 from assignors.simulate.deploy import DeployOutcome
-from assignors.simulate.deploy_plan import DeployPlan
+from assignors.simulate.deploy_plan import UPGRADES, DeployPlan
 from assignors.simulate.deploy_rank import checkpoints_text, played, short_seconds
+from assignors.simulate.deploy_upgrade import resolve
 from assignors.simulate.drain import DEFAULT_CONSUME_RATE
+from assignors.simulate.rebalance import partition_strategy
 from assignors.strategy import PartitionStrategy
 
 #: Scale sizes compared at most.
@@ -44,11 +53,19 @@ class ScaleOption:
     keeps_up: bool | None
     """Whether the group keeps up once the step is over (None: cannot run)."""
     error: str | None = None
+    upgrade: str | None = None
+    """The upgrade path played with the step (None: the scale step alone, nobody restarts)."""
+
+    @property
+    def label(self) -> str:
+        """``+4 member(s)``, or ``+4 member(s) and eager-to-cooperative`` with an upgrade."""
+        size = f"{self.scale:+d} member(s)"
+        return size if self.upgrade is None else f"{size} and {self.upgrade}"
 
     def sentence(self) -> str:
         """``+4 member(s): backlog at 15.0 min 12.0M (18.1M without the deploy); ...; the
         backlog is gone after 40.0 min; the group keeps up``."""
-        label = f"{self.scale:+d} member(s)"
+        label = self.label
         outcome = self.outcome
         if outcome is None:
             return f"{label}: cannot run ({self.error})"
@@ -65,6 +82,7 @@ class ScaleOption:
         """Plain JSON object."""
         return {
             "scale": self.scale,
+            "upgrade": self.upgrade,
             "asked": self.asked,
             "keeps_up": self.keeps_up,
             "error": self.error,
@@ -98,13 +116,30 @@ def _option(
     asked: bool,
     previous: Assignment | None,
     default_consume_rate: float,
+    known: DeployOutcome | None = None,
 ) -> ScaleOption:
-    outcome = played(scenario, strategy, plan, previous, default_consume_rate)
+    outcome = known or played(scenario, strategy, plan, previous, default_consume_rate)
     if isinstance(outcome, str):
-        return ScaleOption(plan.scale, asked, None, None, outcome)
+        return ScaleOption(plan.scale, asked, None, None, outcome, plan.upgrade)
     grown = _grown(scenario, outcome)
     keeps = capacity(grown, outcome.after, default_consume_rate).keeps_up
-    return ScaleOption(plan.scale, asked, outcome, keeps)
+    return ScaleOption(plan.scale, asked, outcome, keeps, upgrade=plan.upgrade)
+
+
+def _upgrades(strategy: str | PartitionStrategy) -> list[str]:
+    """Step 2: the upgrade paths that apply to ``strategy``."""
+    try:
+        old = partition_strategy(strategy) if isinstance(strategy, str) else strategy
+    except AssignmentExplorerError:
+        return []  # a strategy that cannot run: the plain options say why
+    paths = []
+    for path in UPGRADES:
+        try:
+            resolve(path, old)
+        except AssignmentExplorerError:
+            continue
+        paths.append(path)
+    return paths
 
 
 def _grown(scenario: Scenario, outcome: DeployOutcome) -> Scenario:
@@ -126,14 +161,17 @@ def scale_options(
     *,
     previous: Assignment | None = None,
     default_consume_rate: float = DEFAULT_CONSUME_RATE,
+    known: DeployOutcome | None = None,
 ) -> tuple[ScaleOption, ...]:
-    """The scale step of ``plan`` at each size of step 1, smallest first (empty when ``plan``
-    has no scale step)."""
+    """The scale step of ``plan`` at each size of step 1, smallest first, then at the size
+    asked for with each upgrade of step 2 (empty when ``plan`` has no scale step). ``known``:
+    ``plan``'s outcome when ``plan`` is the scale step alone (nobody restarts, no upgrade)."""
     if plan.scale == 0:
         return ()
     current = previous if previous is not None else current_assignment(scenario)
     found = capacity(scenario, current, default_consume_rate)
     only_scale = replace(plan, members=(), upgrade=None)
+    reuse = known if plan == only_scale else None
     options: Sequence[ScaleOption] = [
         _option(
             scenario,
@@ -142,7 +180,19 @@ def scale_options(
             size == plan.scale,
             previous,
             default_consume_rate,
+            reuse if size == plan.scale else None,
         )
         for size in _sizes(plan, found)
     ]
-    return tuple(options)
+    upgraded = [
+        _option(
+            scenario,
+            strategy,
+            replace(only_scale, members=None, upgrade=path),
+            False,
+            previous,
+            default_consume_rate,
+        )
+        for path in _upgrades(strategy)
+    ]
+    return (*options, *upgraded)

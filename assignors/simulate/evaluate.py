@@ -34,8 +34,9 @@ Steps (each after the first two runs only when a caller asks for its answer, onc
       after, the strategy being the group's assignor
       (:func:`assignors.simulate.deploy.plan_deploy`), and ``deploy_ranking`` the plan's
       alternatives ranked on every cost (:func:`assignors.simulate.deploy_rank.rank_deploys`),
-      and ``deploy_scale_options`` its scale step at other sizes
-      (:func:`assignors.simulate.deploy_scale.scale_options`).
+      and ``deploy_scale_options`` its scale step at other sizes and with a strategy change
+      (:func:`assignors.simulate.deploy_scale.scale_options`; a scale step alone is played
+      once for both answers).
 
 4. The before's own figures: ``current_metrics``, ``current_drain(...)`` and
    ``current_capacity`` (no rebalance).
@@ -283,6 +284,7 @@ class StrategyEvaluation:
                 self.strategy or self.name,
                 self._deploy_plan(),
                 default_consume_rate=ev.default_consume_rate,
+                known=self._deploy_if_it_runs() if self._deploy_plan().scale else None,
             ),
         )
 

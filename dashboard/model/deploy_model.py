@@ -11,7 +11,9 @@ boils the deploy down to what the figures need (:class:`DeployPicture`):
    members of the group's order pooled into that many columns (``first…last (n)``), so the
    figures weigh the same for 28 or 100,000 members.
 3. The lag over time (the deploy's, and the group's without any deploy on the same grid), the
-   steps as spans, the peak, the end, the recovery; the steps table; the ranked alternatives.
+   steps as spans, the peak, the end, the recovery; the steps table; the ranked alternatives;
+   for a plan with a scale step, the step at other sizes and with a strategy change
+   (:func:`scale_table`).
 4. Tiles: for at most :data:`MAX_TILES` partitions, who holds each partition in each frame (the
    explorer's tile animation draws them).
 
@@ -31,6 +33,7 @@ from assignors import (
     DeployOutcome,
     DeployPlan,
     DeployRanking,
+    ScaleOption,
     Scenario,
     TopicPartition,
     evaluate,
@@ -86,6 +89,11 @@ class DeployPicture:
     ranking: DeployRanking | None = None
     """The ranking without its played deploys (:meth:`DeployRanking.light`): what
     :func:`reranked` orders by other weights."""
+    scale_rows: tuple[dict[str, str], ...] = ()
+    """The scale step at other sizes and with a strategy change (:func:`scale_rows`); empty
+    without a scale step."""
+    scale_baseline: str = ""
+    """The backlog without the deploy at each checkpoint, in one sentence (with scale rows)."""
 
 
 def _columns(members: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]]:
@@ -307,7 +315,44 @@ def picture(
         capacity=evaluation.current_capacity.sentence(),
         keeps_up=evaluation.current_capacity.keeps_up,
         ranking=None if ranking is None else ranking.light(),
+        scale_rows=scale_rows(asked.deploy_scale_options) if alternatives else (),
+        scale_baseline=_baseline_sentence(outcome) if plan.scale and alternatives else "",
     )
+
+
+def scale_rows(options: Sequence[ScaleOption]) -> tuple[dict[str, str], ...]:
+    """One row per scale option, numbers formatted as the cards format them: the step, the
+    backlog with it at each checkpoint, when the backlog is gone, whether the group keeps up."""
+    rows = []
+    for option in options:
+        outcome = option.outcome
+        row = {"scale step": option.label + (" (asked)" if option.asked else "")}
+        if outcome is None:
+            row["backlog"] = f"cannot run: {option.error}"
+            rows.append(row)
+            continue
+        for at, with_, _ in outcome.checkpoints:
+            row[f"backlog at {short_seconds(at)}"] = short_count(with_)
+        row["backlog gone after"] = (
+            "never" if outcome.drained_at_s is None else short_seconds(outcome.drained_at_s)
+        )
+        row["keeps up after"] = "yes" if option.keeps_up else "no"
+        rows.append(row)
+    return tuple(rows)
+
+
+def _baseline_sentence(outcome: DeployOutcome) -> str:
+    """``Without the deploy the backlog is 202.6M at 15.0 min, 435.6M at 60.0 min; never
+    gone.``"""
+    marks = ", ".join(
+        f"{short_count(w)} at {short_seconds(at)}" for at, _, w in outcome.checkpoints
+    )
+    gone = (
+        "never gone"
+        if outcome.drained_without_s is None
+        else f"gone after {short_seconds(outcome.drained_without_s)}"
+    )
+    return f"Without the deploy the backlog is {marks}; {gone}."
 
 
 def _count(value: Any) -> str:

@@ -255,6 +255,10 @@ def _show(picture: deploy_model.DeployPicture, key: object) -> None:
             width="stretch",
             key="deploy.ranking",
         )
+    if picture.scale_rows:
+        st.subheader("What the scale step buys")
+        st.caption(plain.escape_markdown(picture.scale_baseline))
+        st.table(pd.DataFrame(list(picture.scale_rows)).set_index("scale step").fillna("—"))
     st.subheader("Step by step")
     with st.container(height=360):
         st.table(pd.DataFrame(deploy_model.steps_table(picture)).set_index("step"))

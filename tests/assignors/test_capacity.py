@@ -92,7 +92,9 @@ def test_scale_sizes_compared_by_hand() -> None:
     # range over 3 members gives one member t-0,1 (120/s > 100/s): +1 still cannot keep up;
     # over 4 members each reads one partition (60/s): +2 keeps up and the backlog clears.
     group = _group((100.0, 100.0), (60.0,) * 4, lag=1000)
-    options = scale_options(group, "range", DeployPlan(members=(), scale=1))
+    options = [
+        o for o in scale_options(group, "range", DeployPlan(members=(), scale=1)) if not o.upgrade
+    ]
     assert [(o.scale, o.asked, o.keeps_up) for o in options] == [(1, True, False), (2, False, True)]
     one, two = (o.outcome for o in options)
     assert one is not None and two is not None
@@ -122,10 +124,52 @@ def test_every_scale_option_reports_its_checkpoints_against_one_baseline(
     group = _group((rate,) * members, (40.0,) * partitions, lag=500)
     options = scale_options(group, "range", DeployPlan(members=(), scale=scale))
     assert sum(o.asked for o in options) == 1
-    assert [o.scale for o in options] == sorted({o.scale for o in options})
+    plain = [o for o in options if o.upgrade is None]
+    assert [o.scale for o in plain] == sorted({o.scale for o in plain})
+    assert options[: len(plain)] == tuple(plain)  # the upgrades come after the sizes
+    assert all(o.scale == scale and not o.asked for o in options[len(plain) :])
     baselines = {tuple(w for _, _, w in o.outcome.checkpoints) for o in options if o.outcome}
     assert len(baselines) <= 1
     for option in options:
         assert option.sentence()
         if option.outcome is not None and option.keeps_up:
             assert option.outcome.drained_at_s is not None
+
+
+@pytest.mark.parametrize(
+    ("strategy", "paths"),
+    [
+        ("range", ["eager-to-cooperative", "classic-to-consumer"]),
+        ("cooperative-sticky", ["classic-to-consumer"]),
+        ("uniform", []),
+    ],
+)
+def test_scale_plus_a_strategy_change(strategy: str, paths: list[str]) -> None:
+    # The size asked for is also played with each upgrade path that applies to the group's
+    # strategy: an eager group can move to cooperative-sticky or to the consumer protocol while
+    # it grows, a cooperative one only to the consumer protocol, a KIP-848 group to neither.
+    # An upgrade restarts every member; the scale step alone restarts nobody.
+    group = _group((100.0, 100.0), (60.0,) * 4, lag=1000)
+    options = scale_options(group, strategy, DeployPlan(members=(), scale=1))
+    upgraded = [o for o in options if o.upgrade is not None]
+    assert [o.upgrade for o in upgraded] == paths
+    for option in upgraded:
+        assert option.outcome is not None, option.error
+        assert option.label == f"+1 member(s) and {option.upgrade}"
+        steps = option.outcome.steps
+        restarted = {
+            m for step in steps if not step.action.startswith("scale") for m in step.members
+        }
+        assert {"m0", "m1"} <= restarted
+    alone = next(o for o in options if o.asked)
+    assert alone.outcome is not None
+    assert [step.action for step in alone.outcome.steps] == ["scale out"]
+
+
+def test_a_scale_step_alone_is_played_once_for_the_deploy_and_its_options() -> None:
+    from assignors.simulate.evaluate import evaluate
+
+    group = _group((100.0, 100.0), (60.0,) * 4, lag=1000)
+    asked = evaluate(group, [], ["range"], deploy=DeployPlan(members=(), scale=1)).strategies[0]
+    same = next(o for o in asked.deploy_scale_options if o.asked)
+    assert same.outcome is asked.deploy

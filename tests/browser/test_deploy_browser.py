@@ -51,3 +51,25 @@ def test_the_deploy_view_shows_the_animation_the_lag_and_the_ranking(
     folder = Path(os.environ.get("AE_DEPLOY_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"deploy-{width}.png"), full_page=True)
+
+
+def test_a_scale_step_shows_what_it_buys(page: Any, tmp_path: Path) -> None:
+    # Scale by +2 on the Deploy page: the page compares the step at other sizes and with each
+    # strategy change, one row each, under the ranking; the table fits at 1280 px.
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    ui.pick_sample(page, "A member leaves: roundrobin vs sticky")
+    _open_deploy(page)
+    main = page.locator(ui.MAIN)
+    main.get_by_label("Scale by (±members)").fill("2")
+    main.get_by_role("button", name="Simulate the deploy").click()
+    assert ui.eventually(page, lambda: "What the scale step buys" in main.inner_text(), 120)
+    ui.check_page(page, "simulating a scale step")
+    table = main.locator("[data-testid='stTable']", has_text="+2 member(s) (asked)")
+    text = table.inner_text()
+    assert "and classic-to-consumer" in text and "backlog gone after" in text
+    box = table.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 1280
+    folder = Path(os.environ.get("AE_DEPLOY_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    table.scroll_into_view_if_needed()
+    page.screenshot(path=str(folder / "deploy-scale-1280.png"))

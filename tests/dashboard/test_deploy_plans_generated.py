@@ -68,9 +68,41 @@ def test_every_plan_kind_draws_without_an_empty_chart_or_a_blank_row(
     steps = deploy_model.steps_table(picture)
     assert steps and _no_blank_cell(steps)
     assert _no_blank_cell(deploy_model.alternatives_table(picture))
+    # A scale step shows what it buys: every option (sizes, then each strategy change) a row.
+    assert bool(picture.scale_rows) == (plan.scale != 0)
+    assert _no_blank_cell(list(picture.scale_rows))
+    if plan.scale:
+        assert picture.scale_baseline.startswith("Without the deploy the backlog is")
     ranking = deploy_charts.alternatives_figure(picture)
     if any(row["cost parts"] for row in picture.alternatives):
         assert ranking.data and _traces_have_points(ranking)
     costs = [sum((row["cost parts"] or {}).values()) for row in picture.alternatives]
     if costs and not any(costs):
         assert ranking.layout.title.text.startswith("Every plan costs the same")
+
+
+def test_the_scale_table_by_hand() -> None:
+    # Two members read 100/s from 4 partitions producing 60/s each (240/s): the group cannot
+    # keep up. +1 (asked) leaves one member with two partitions (120/s > 100/s); +2 gives each
+    # member one partition, and the backlog clears. range is eager, so the size asked is also
+    # played moving to cooperative-sticky and to the consumer protocol.
+    from tests.assignors.test_capacity import _group
+
+    picture = deploy_model.picture(
+        _group((100.0, 100.0), (60.0,) * 4, lag=1000), "range", DeployPlan(members=(), scale=1)
+    )
+    rows = {row["scale step"]: row for row in picture.scale_rows}
+    assert list(rows) == [
+        "+1 member(s) (asked)",
+        "+2 member(s)",
+        "+1 member(s) and eager-to-cooperative",
+        "+1 member(s) and classic-to-consumer",
+    ]
+    assert rows["+1 member(s) (asked)"]["keeps up after"] == "no"
+    assert rows["+1 member(s) (asked)"]["backlog gone after"] == "never"
+    assert rows["+2 member(s)"]["keeps up after"] == "yes"
+    assert rows["+2 member(s)"]["backlog gone after"] != "never"
+    assert list(rows["+2 member(s)"]) == [
+        "scale step", "backlog at 15.0 min", "backlog at 60.0 min", "backlog gone after",
+        "keeps up after",
+    ]  # fmt: skip
