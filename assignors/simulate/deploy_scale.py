@@ -15,6 +15,9 @@ same step at other sizes with :func:`assignors.simulate.deploy.plan_deploy`:
    CHECKPOINTS_S`) with and without the step, when the backlog is gone for good (None: never),
    and whether the group keeps up afterwards.
 
+An upgrade option larger than :data:`MAX_UPGRADE_WORK` is listed with ``skipped`` saying why,
+not played: a page that plays the plan answers in seconds whatever size is asked.
+
 Invariants: the size asked for (with no upgrade) is always among the options (``asked`` true);
 the options without an upgrade come first, their sizes distinct and sorted, then the upgrades at
 the size asked for; an option that cannot run carries its message in ``error``. ``known``: the
@@ -41,6 +44,10 @@ from assignors.strategy import PartitionStrategy
 
 #: Scale sizes compared at most.
 MAX_OPTIONS = 6
+#: The most work a scale-plus-upgrade option may take to be played beside the plan, counted as
+#: rebalances x (members + partitions) (about 2 s of CPU); a bigger one is listed, not played
+#: (``skipped`` says why), since an upgrade restarts every member in the plan's batches.
+MAX_UPGRADE_WORK = 250_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +62,8 @@ class ScaleOption:
     error: str | None = None
     upgrade: str | None = None
     """The upgrade path played with the step (None: the scale step alone, nobody restarts)."""
+    skipped: str | None = None
+    """Why the option was not played (too large to play beside the plan), else None."""
 
     @property
     def label(self) -> str:
@@ -67,6 +76,8 @@ class ScaleOption:
         backlog is gone after 40.0 min; the group keeps up``."""
         label = self.label
         outcome = self.outcome
+        if self.skipped is not None:
+            return f"{label}: not played ({self.skipped})"
         if outcome is None:
             return f"{label}: cannot run ({self.error})"
         marks = f"backlog {checkpoints_text(outcome)}"
@@ -86,6 +97,7 @@ class ScaleOption:
             "asked": self.asked,
             "keeps_up": self.keeps_up,
             "error": self.error,
+            "skipped": self.skipped,
             "outcome": None if self.outcome is None else self.outcome.summary_json(),
             "sentence": self.sentence(),
         }
@@ -126,8 +138,8 @@ def _option(
     return ScaleOption(plan.scale, asked, outcome, keeps, upgrade=plan.upgrade)
 
 
-def _upgrades(strategy: str | PartitionStrategy) -> list[str]:
-    """Step 2: the upgrade paths that apply to ``strategy``."""
+def _upgrades(strategy: str | PartitionStrategy) -> list[tuple[str, int]]:
+    """Step 2: the upgrade paths that apply to ``strategy``, each with its bounces."""
     try:
         old = partition_strategy(strategy) if isinstance(strategy, str) else strategy
     except AssignmentExplorerError:
@@ -135,11 +147,24 @@ def _upgrades(strategy: str | PartitionStrategy) -> list[str]:
     paths = []
     for path in UPGRADES:
         try:
-            resolve(path, old)
+            paths.append((path, resolve(path, old).bounces))
         except AssignmentExplorerError:
             continue
-        paths.append(path)
     return paths
+
+
+def _too_large(scenario: Scenario, plan: DeployPlan, bounces: int) -> str | None:
+    """Why ``plan`` (an upgrade with a scale step) is not played beside the plan asked for
+    (:data:`MAX_UPGRADE_WORK`), else None."""
+    members = max(len(scenario.members) + plan.scale, 1)
+    partitions = sum(topic.partitions for topic in scenario.topics)
+    restarts = bounces * -(-members // plan.batch_size)
+    if restarts * (members + partitions) <= MAX_UPGRADE_WORK:
+        return None
+    return (
+        f"{restarts:,} restarts of {members:,} members, too many to play beside the plan;"
+        " ask for it as the plan itself"
+    )
 
 
 def _grown(scenario: Scenario, outcome: DeployOutcome) -> Scenario:
@@ -184,15 +209,13 @@ def scale_options(
         )
         for size in _sizes(plan, found)
     ]
-    upgraded = [
-        _option(
-            scenario,
-            strategy,
-            replace(only_scale, members=None, upgrade=path),
-            False,
-            previous,
-            default_consume_rate,
+    upgraded = []
+    for path, bounces in _upgrades(strategy):
+        with_upgrade = replace(only_scale, members=None, upgrade=path)
+        skipped = _too_large(scenario, with_upgrade, bounces)
+        upgraded.append(
+            ScaleOption(plan.scale, False, None, None, upgrade=path, skipped=skipped)
+            if skipped
+            else _option(scenario, strategy, with_upgrade, False, previous, default_consume_rate)
         )
-        for path in _upgrades(strategy)
-    ]
     return (*options, *upgraded)

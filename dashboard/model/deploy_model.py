@@ -328,7 +328,9 @@ def scale_rows(options: Sequence[ScaleOption]) -> tuple[dict[str, str], ...]:
         outcome = option.outcome
         row = {"scale step": option.label + (" (asked)" if option.asked else "")}
         if outcome is None:
-            row["backlog"] = f"cannot run: {option.error}"
+            row["backlog"] = (
+                f"not played: {option.skipped}" if option.skipped else f"cannot run: {option.error}"
+            )
             rows.append(row)
             continue
         for at, with_, _ in outcome.checkpoints:

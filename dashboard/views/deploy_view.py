@@ -39,14 +39,14 @@ from assignors import (
     short_seconds,
 )
 from dashboard.charts import animation_chart, deploy_charts
-from dashboard.model import deploy_model, plain, sources
+from dashboard.model import deploy_link, deploy_model, plain, sources
 from dashboard.panels import source_panel
 from dashboard.panels.layout import show_pending, sync_address_bar
 from dashboard.runtime import budget, jobs
 from dashboard.session import state
 
-_NO_UPGRADE = "none"
-_MEMBERSHIP = ("as the scenario says", "static (group.instance.id)", "dynamic")
+_NO_UPGRADE = deploy_link.NO_UPGRADE
+_MEMBERSHIP = deploy_link.MEMBERSHIP
 #: Members listed in the "restart only" picker at most (a larger group restarts all of them).
 MAX_PICKABLE = 200
 
@@ -70,29 +70,43 @@ def _settings(static: bool | None, scope: str) -> DeploySettings:
     left, right = st.columns(2)
     key = f"deploy.{scope}."
     session = left.number_input(
-        "session.timeout.ms (s)", 1.0, 86_400.0, defaults.session_timeout_s, key=key + "session"
+        "session.timeout.ms (s)",
+        1.0,
+        86_400.0,
+        _initial(key + "session", defaults.session_timeout_s),
+        key=key + "session",
     )
     poll = right.number_input(
-        "max.poll.interval.ms (s)", 1.0, 86_400.0, defaults.max_poll_interval_s, key=key + "poll"
+        "max.poll.interval.ms (s)",
+        1.0,
+        86_400.0,
+        _initial(key + "poll", defaults.max_poll_interval_s),
+        key=key + "poll",
     )
     heartbeat = left.number_input(
         "heartbeat.interval.ms (s)",
         0.1,
         3_600.0,
-        defaults.heartbeat_interval_s,
+        _initial(key + "heartbeat", defaults.heartbeat_interval_s),
         key=key + "heartbeat",
     )
     initial = right.number_input(
         "group.initial.rebalance.delay.ms (s)",
         0.0,
         3_600.0,
-        defaults.group_initial_rebalance_delay_s,
+        _initial(key + "initial", defaults.group_initial_rebalance_delay_s),
         key=key + "initial",
     )
     delay: float | None = None
     if left.checkbox("scheduled.rebalance.max.delay.ms (Connect / Streams)", key=key + "held"):
         delay = float(
-            right.number_input("scheduled delay (s)", 0.0, 86_400.0, 300.0, key=key + "delay")
+            right.number_input(
+                "scheduled delay (s)",
+                0.0,
+                86_400.0,
+                _initial(key + "delay", 300.0),
+                key=key + "delay",
+            )
         )
     return DeploySettings(
         static_membership=static,
@@ -104,6 +118,12 @@ def _settings(static: bool | None, scope: str) -> DeploySettings:
     )  # fmt: skip
 
 
+def _initial(key: str, default: Any, unset: Any = "min") -> Any:
+    """A widget's starting value: ``default``, or ``unset`` (the widget's "none given") when
+    the session holds a value for it already, a link's (Streamlit warns when both are given)."""
+    return unset if key in st.session_state else default
+
+
 def _restarted(only: list[str], scale: int, upgrade: str) -> tuple[str, ...] | None:
     """Who restarts: everyone for an upgrade; the picked ones; nobody for a plain scale step."""
     if upgrade != _NO_UPGRADE:
@@ -113,23 +133,61 @@ def _restarted(only: list[str], scale: int, upgrade: str) -> tuple[str, ...] | N
     return () if scale else None
 
 
+def _strategy_names() -> list[str]:
+    return [n for n, s in registry.partition_strategies().items() if n != "share-simple"]
+
+
+def _from_link(scenario: Scenario, scope: str) -> None:
+    """A link opened: its plan fills the form's widgets, once per session (a plan the user
+    changes, or another sample picked later, is never overridden by the address)."""
+    if st.session_state.get("deploy.link_read"):
+        return
+    st.session_state["deploy.link_read"] = True
+    members = [m.member_id for m in scenario.members]
+    found = deploy_link.form_values(dict(st.query_params), _strategy_names(), members)
+    for name, value in found.values.items():
+        st.session_state.setdefault(f"deploy.{scope}.{name}", value)
+    if found.problems:
+        st.warning(
+            "Part of the link's deploy plan was not read; the form's default is used for it: "
+            + plain.escape_markdown("; ".join(found.problems))
+        )
+
+
+def _plan_params(scenario: Scenario, request: Request | None) -> dict[str, str]:
+    """The link parameters of the plan on screen."""
+    if request is None:
+        return {}
+    names = _strategy_names()
+    default = names[_default_strategy(scenario, names)]
+    return deploy_link.plan_fields(request.strategy, request.plan, default)
+
+
 def _form(scenario: Scenario, scope: str) -> Request | None:
     """Step 2: the plan, once *Simulate the deploy* is pressed (else the last one asked)."""
-    names = [n for n, s in registry.partition_strategies().items() if n != "share-simple"]
+    names = _strategy_names()
     members = [m.member_id for m in scenario.members]
     with st.form(f"deploy.form.{sources.content_key(scope)}"):
         top = st.columns(4)
         strategy = top[0].selectbox(
             "The group's assignor now",
             names,
-            _default_strategy(scenario, names),
+            _initial(f"deploy.{scope}.strategy", _default_strategy(scenario, names), 0),
             key=f"deploy.{scope}.strategy",
         )
         batch = top[1].number_input(
-            "Batch size", 1, max(1, len(members)), 1, key=f"deploy.{scope}.batch"
+            "Batch size",
+            1,
+            max(1, len(members)),
+            _initial(f"deploy.{scope}.batch", 1),
+            key=f"deploy.{scope}.batch",
         )
         restart_s = top[2].number_input(
-            "Restart takes (s)", 0.0, 86_400.0, 30.0, key=f"deploy.{scope}.restart"
+            "Restart takes (s)",
+            0.0,
+            86_400.0,
+            _initial(f"deploy.{scope}.restart", 30.0),
+            key=f"deploy.{scope}.restart",
         )
         membership = top[3].selectbox("Membership", _MEMBERSHIP, key=f"deploy.{scope}.membership")
         middle = st.columns([2, 1, 2])
@@ -139,7 +197,11 @@ def _form(scenario: Scenario, scope: str) -> Request | None:
             key=f"deploy.{scope}.upgrade",
         )
         scale = middle[1].number_input(
-            "Scale by (±members)", -max(0, len(members) - 1), 1_000, 0, key=f"deploy.{scope}.scale"
+            "Scale by (±members)",
+            -max(0, len(members) - 1),
+            1_000,
+            _initial(f"deploy.{scope}.scale", 0),
+            key=f"deploy.{scope}.scale",
         )
         only: list[str] = []
         if len(members) <= MAX_PICKABLE:
@@ -289,11 +351,14 @@ def page() -> None:
     )
     weights = _weights()
     params = source_panel.link_params(source)
-    sync_address_bar(None if params is None else {**params, **_weights_param(weights)})
     if source.streams is not None or not source.scenario.members:
+        sync_address_bar(params)
         st.info("The Deploy view plays consumer groups; pick a consumer-group sample or file.")
         return
+    _from_link(source.scenario, source.key)
     request = _form(source.scenario, source.key)
+    plan = _plan_params(source.scenario, request)
+    sync_address_bar(None if params is None else {**params, **_weights_param(weights), **plan})
     if request is None:
         return
     picture = _work_out(source.key, source.scenario, request)

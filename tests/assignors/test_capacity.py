@@ -173,3 +173,17 @@ def test_a_scale_step_alone_is_played_once_for_the_deploy_and_its_options() -> N
     asked = evaluate(group, [], ["range"], deploy=DeployPlan(members=(), scale=1)).strategies[0]
     same = next(o for o in asked.deploy_scale_options if o.asked)
     assert same.outcome is asked.deploy
+
+
+def test_an_upgrade_too_large_to_play_beside_the_plan_is_listed_not_played() -> None:
+    # +1,000 members in batches of 2: an upgrade would restart 1,002 members, 2 bounces each
+    # (1,002 restarts of 1,002 members, far over MAX_UPGRADE_WORK): listed with the reason, not
+    # played; the sizes themselves (one rebalance each) are played.
+    group = _group((100.0, 100.0), (60.0,) * 4, lag=1000)
+    options = scale_options(group, "range", DeployPlan(members=(), scale=1000, batch_size=2))
+    skipped = [o for o in options if o.skipped]
+    assert [o.upgrade for o in skipped] == ["eager-to-cooperative", "classic-to-consumer"]
+    assert skipped[0].skipped.startswith("1,002 restarts of 1,002 members")
+    assert skipped[1].skipped.startswith("501 restarts of 1,002 members")
+    assert skipped[0].sentence().startswith("+1000 member(s) and eager-to-cooperative: not played")
+    assert all(o.outcome is not None for o in options if o.upgrade is None)

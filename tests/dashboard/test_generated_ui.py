@@ -223,8 +223,16 @@ def shown_as_typed(app: AppTest, text: str) -> bool:
 
 
 def page_picks(app: AppTest) -> dict[str, Any]:
-    """History's and Fleet's own picks as the last run drew them."""
-    return {box.key: box.value for box in app.selectbox if box.key in PAGE_PICKS}
+    """History's and Fleet's own picks as the last run drew them, and the deploy plan the
+    Deploy page plays (its bold headline: the strategy and the plan in words)."""
+    picks: dict[str, Any] = {box.key: box.value for box in app.selectbox if box.key in PAGE_PICKS}
+    if shown_page(app) == pages.DEPLOY:
+        picks["deploy plan"] = [
+            str(m.value)
+            for m in app.markdown
+            if str(m.value).startswith("**") and str(m.value).endswith("**")
+        ]
+    return picks
 
 
 def stay_on_shown_page(app: AppTest) -> None:
