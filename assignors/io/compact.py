@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, groupby, islice, product, repeat
-from operator import itemgetter, sub
+from operator import eq, itemgetter, sub
 from typing import Any, cast
 
 from assignors.model import Assignment, PartitionRuns, TopicPartition
@@ -126,8 +126,8 @@ def format_numbers(numbers: Sequence[int]) -> str | int:
 def _entry(topics: Sequence[str], numbers: str | int, every_topic: Sequence[str]) -> Any:
     if len(topics) == 1:
         return [topics[0], numbers]
-    listed: str | list[str] = EVERY_TOPIC if tuple(topics) == tuple(every_topic) else list(topics)
-    return {"topics": listed, "partitions": str(numbers)}
+    every = topics == every_topic or tuple(topics) == tuple(every_topic)
+    return {"topics": EVERY_TOPIC if every else list(topics), "partitions": str(numbers)}
 
 
 def claims_to_json(claims: Sequence[TopicPartition], every_topic: Sequence[str]) -> list[Any]:
@@ -137,9 +137,16 @@ def claims_to_json(claims: Sequence[TopicPartition], every_topic: Sequence[str])
     with the same numbers one block, ``"*"`` when they are ``every_topic`` in its order. A
     :class:`PartitionRuns` is written from its runs, making no partition objects."""
     if isinstance(claims, PartitionRuns):
+        every = tuple(every_topic)
         return [
-            _entry(topics, format_numbers(numbers), every_topic) for topics, numbers in claims.runs
+            _entry(topics, numbers[0] if len(numbers) == 1 else format_range(numbers), every)
+            for topics, numbers in claims.runs
         ]
+    topics, numbers = list(map(itemgetter(0), claims)), list(map(itemgetter(1), claims))
+    if not any(map(eq, topics, islice(topics, 1, None))):
+        # One partition per topic in a row (a range assignor's answer over many topics with as
+        # many members as partitions): blocks are the runs of equal numbers, found in C.
+        return _single_claims(topics, numbers, every_topic)
     per_topic = [
         (topic, format_numbers([tp[1] for tp in group]))
         for topic, group in groupby(claims, key=itemgetter(0))
@@ -148,6 +155,18 @@ def claims_to_json(claims: Sequence[TopicPartition], every_topic: Sequence[str])
     for numbers, group in groupby(per_topic, key=itemgetter(1)):
         topics = [topic for topic, _ in group]
         entries.append(_entry(topics, numbers, every_topic))
+    return entries
+
+
+def _single_claims(topics: list[str], numbers: list[int], every_topic: Sequence[str]) -> list[Any]:
+    """:func:`claims_to_json` where no two claims in a row share a topic."""
+    every = tuple(every_topic)
+    entries: list[Any] = []
+    start = 0
+    for number, same in groupby(numbers):
+        end = start + len(list(same))
+        entries.append(_entry(tuple(topics[start:end]), number, every))
+        start = end
     return entries
 
 
