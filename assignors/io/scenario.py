@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from importlib import resources
 from itertools import chain, repeat
@@ -458,7 +458,7 @@ class ClaimBudget:
     """Claims still allowed in all members together (:data:`MAX_TOTAL_OWNED`), spent as each
     member's are read, before a run's partitions are made."""
 
-    left: int = MAX_TOTAL_OWNED
+    left: int = field(default_factory=lambda: MAX_TOTAL_OWNED)
 
 
 def _parse_owned(
@@ -491,9 +491,10 @@ def _parse_owned(
             continue
         topics, ranges = block
         size = len(topics) * sum(map(len, ranges))
-        if len(owned) + size > MAX_OWNED_PER_MEMBER or size > budget.left:
-            limit = MAX_TOTAL_OWNED if size > budget.left else MAX_OWNED_PER_MEMBER
-            scope = "in all members" if size > budget.left else "for one member"
+        over = len(owned) + size > MAX_OWNED_PER_MEMBER
+        if over or size > budget.left:
+            limit = MAX_OWNED_PER_MEMBER if over else MAX_TOTAL_OWNED
+            scope = "for one member" if over else "in all members"
             problems.error(
                 path, f"more than {limit:,} claims {scope} (a run counts each partition)"
             )
