@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain, groupby, islice, product, repeat
-from operator import eq, itemgetter, sub
+from itertools import chain, compress, groupby, islice, product, repeat
+from operator import eq, itemgetter, ne, sub
 from typing import Any, cast
 
 from assignors.model import Assignment, PartitionRuns, TopicPartition
@@ -147,9 +147,12 @@ def claims_to_json(claims: Sequence[TopicPartition], every_topic: Sequence[str])
         # One partition per topic in a row (a range assignor's answer over many topics with as
         # many members as partitions): blocks are the runs of equal numbers, found in C.
         return _single_claims(topics, numbers, every_topic)
+    # Where the topic changes, found in C; then one step per topic in a row, not per claim.
+    starts = [0, *compress(range(1, len(topics)), map(ne, islice(topics, 1, None), topics))]
+    ends = [*islice(starts, 1, None), len(topics)]
     per_topic = [
-        (topic, format_numbers([tp[1] for tp in group]))
-        for topic, group in groupby(claims, key=itemgetter(0))
+        (topics[start], numbers[start] if end - start == 1 else format_numbers(numbers[start:end]))
+        for start, end in zip(starts, ends, strict=True)
     ]
     entries: list[Any] = []
     for numbers, group in groupby(per_topic, key=itemgetter(1)):
