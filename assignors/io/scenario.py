@@ -632,6 +632,14 @@ def _warn_missing(
     )
 
 
+def _names_ok(names: list[Any]) -> bool:
+    """Whether every one of ``names`` passes :func:`parse_string`, decided in C."""
+    if not names:
+        return True
+    lengths = list(map(len, names)) if set(map(type, names)) == {str} else None
+    return lengths is not None and min(lengths) >= 1 and max(lengths) <= MAX_NAME_LENGTH
+
+
 def _parse_member(
     raw: object,
     path: str,
@@ -657,6 +665,8 @@ def _parse_member(
             f"{path}.topics",
             f'expected a list of topic names (or "*": every topic), got {type_name(topics_raw)}',
         )
+    elif _names_ok(topics_raw):
+        topics = topics_raw
     else:
         for index, topic in enumerate(topics_raw):
             name = parse_string(topic, f"{path}.topics[{index}]", problems)
