@@ -23,15 +23,16 @@ import argparse
 import json
 import sys
 import textwrap
+from collections.abc import Iterable
 from dataclasses import replace
 
 from assignors import registry
 from assignors.cli.batch import run_batch
 from assignors.cli.explain import ExplainRequestError, requested_partitions, trace_json, trace_text
-from assignors.cli.formatting import assignment_table, one_line
+from assignors.cli.formatting import answer_json, assignment_lines, one_line
 from assignors.cli.from_describe import add_arguments as add_from_describe_arguments
 from assignors.cli.from_describe import run as run_from_describe
-from assignors.cli.options import add_kafka_version_argument
+from assignors.cli.options import add_form_argument, add_kafka_version_argument
 from assignors.cli.rounds import (
     RoundRequestError,
     add_round_argument,
@@ -40,6 +41,7 @@ from assignors.cli.rounds import (
     round_line,
 )
 from assignors.errors import AssignmentExplorerError
+from assignors.io.compact import use_compact
 from assignors.io.scenario import load_scenario_file
 from assignors.kafka_versions import parse_kafka_version
 from assignors.model import Scenario
@@ -74,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_kafka_version_argument(assign)
     add_round_argument(assign)
+    add_form_argument(assign)
     commands.add_parser("list", help="list the registered strategies")
     commands.add_parser("compare", help="compare strategies for a change", add_help=False)
     commands.add_parser("deploy", help="what a rolling deploy costs, step by step", add_help=False)
@@ -103,15 +106,16 @@ def _assign(options: argparse.Namespace) -> int:
                     f"--explain traces round 1 (the assignor's own answer); leave out"
                     f" --round {options.round}"
                 )
-            return _explain(strategy, scenario, warnings, as_json, explain)
+            return _explain(strategy, scenario, warnings, options)
         first = strategy.assign(scenario, warnings)
         shown = pick_round(strategy, scenario, first, options.round)
+        every_topic = _every_topic(scenario, options.form)
         if as_json:
-            answer = {"assignment": shown.assignment.to_json(), "warnings": warnings}
+            assignment = answer_json(shown.assignment, every_topic)
+            answer = {"assignment": assignment, "warnings": warnings}
             print(json.dumps({**answer, **round_fields(shown)}))
         else:
-            print(round_line(shown))
-            print(assignment_table(shown.assignment))
+            _write_lines([round_line(shown), *assignment_lines(shown.assignment, every_topic)])
         for warning in first.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         return 0
@@ -134,18 +138,35 @@ def _assign(options: argparse.Namespace) -> int:
     return 0
 
 
+def _every_topic(scenario: Scenario, form: str) -> tuple[str, ...] | None:
+    """The scenario's topic names when ``form`` means the compact form for it, else ``None``."""
+    if use_compact(form, sum(topic.partitions for topic in scenario.topics)):
+        return tuple(topic.name for topic in scenario.topics)
+    return None
+
+
+def _write_lines(lines: Iterable[str]) -> None:
+    """Each line to stdout as it is made (a table of a million partitions is never one
+    string)."""
+    write = sys.stdout.write
+    for line in lines:
+        write(line)
+        write("\n")
+
+
 def _explain(
     strategy: PartitionStrategy,
     scenario: Scenario,
     warnings: tuple[str, ...],
-    as_json: bool,
-    explain: list[str],
+    options: argparse.Namespace,
 ) -> int:
+    as_json, explain = options.json, options.explain
     partitions = requested_partitions(explain, scenario)
     explanation = strategy.explain(scenario, warnings)
     if as_json:
+        every_topic = _every_topic(scenario, options.form)
         answer = {
-            "assignment": explanation.assignment.to_json(),
+            "assignment": answer_json(explanation.assignment, every_topic),
             "warnings": warnings,
             "explain": [trace_json(explanation.partition(tp)) for tp in partitions],
         }

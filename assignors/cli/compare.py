@@ -29,7 +29,8 @@ JSON (``--json``), one object::
 
     {"scenario": name or null, "changes": [one line per change], "warnings": [...],
      "timings": {Timings fields}, "horizon_s", "step_s", "default_consume_rate",
-     "current": {member: [[topic, partition], ...]},
+     "current": {member: [[topic, partition], ...]}  (--form compact: runs, as in the
+                                                     scenario format's compact form),
      "strategies": [{
         "strategy", "protocol",
         "moved", "kept", "newly_assigned", "revoked", "dropped"   (partition counts),
@@ -63,10 +64,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from assignors import registry
-from assignors.cli.formatting import one_line
-from assignors.cli.options import add_kafka_version_argument
+from assignors.cli.formatting import answer_json, one_line
+from assignors.cli.options import add_form_argument, add_kafka_version_argument
 from assignors.errors import AssignmentExplorerError, StrategyNotApplicableError
 from assignors.io.changes import MAX_COUNT_DIGITS, TEXT_FORMS, change_from_text, parse_change
+from assignors.io.compact import use_compact
 from assignors.io.scenario import load_scenario_file
 from assignors.model import Scenario
 from assignors.simulate.changes import (
@@ -198,6 +200,7 @@ def _parser() -> argparse.ArgumentParser:
             option, dest=name, type=float, default=getattr(defaults, name), help=text
         )
     add_kafka_version_argument(parser)
+    add_form_argument(parser)
     parser.set_defaults(changes=[])
     return parser
 
@@ -211,7 +214,7 @@ def _strategy(name: str) -> PartitionStrategy:
     return strategy
 
 
-def _entry(item: StrategyEvaluation) -> dict[str, Any]:
+def _entry(item: StrategyEvaluation, every_topic: Sequence[str] | None) -> dict[str, Any]:
     simulation, metrics, drain = item.simulation, item.metrics, item.drain()
     movement = metrics.movement
     return {
@@ -247,7 +250,7 @@ def _entry(item: StrategyEvaluation) -> dict[str, Any]:
         "rebalance_s": simulation.duration_s,
         "drain_s": drain.group_clears_at_s,
         "drain_deficit": drain.group_deficit,
-        "assignment": simulation.target.to_json(),
+        "assignment": answer_json(simulation.target, every_topic),
         "metrics": metrics.to_json(),
         "phases": [
             {
@@ -292,11 +295,13 @@ def compare(
     step_s: float = 10.0,
     default_consume_rate: float = DEFAULT_CONSUME_RATE,
     kafka_version: str | None = None,
+    form: str = "auto",
 ) -> dict[str, Any]:
     """The comparison as the JSON object documented in the module docstring (no warnings key).
 
     ``kafka_version``: the Kafka release the version-dependent strategies reproduce (default:
-    the scenario's, else the newest).
+    the scenario's, else the newest). ``form``: how ``current`` and each ``assignment`` list
+    partitions (:data:`assignors.io.compact.FORMS`; ``auto``: runs for a large group).
     """
     repeated = sorted({name for name in strategies if list(strategies).count(name) > 1})
     if repeated:
@@ -314,7 +319,13 @@ def compare(
         kafka_version=kafka_version,
     )
     current = evaluation.current
-    entries = [_entry(item) for item in evaluation.strategies]
+    partition_count = sum(topic.partitions for topic in scenario.topics)
+    every_topic = (
+        tuple(topic.name for topic in scenario.topics)
+        if use_compact(form, partition_count)
+        else None
+    )
+    entries = [_entry(item, every_topic) for item in evaluation.strategies]
     return {
         "scenario": scenario.name,
         "changes": [describe(change) for change in changes],
@@ -322,7 +333,7 @@ def compare(
         "horizon_s": horizon_s,
         "step_s": step_s,
         "default_consume_rate": default_consume_rate,
-        "current": current.to_json(),
+        "current": answer_json(current, every_topic),
         "strategies": entries,
     }
 
@@ -415,6 +426,7 @@ def main(argv: list[str]) -> int:
             step_s=options.step,
             default_consume_rate=options.default_consume_rate,
             kafka_version=options.kafka_version,
+            form=options.form,
         )
     except _UsageError as error:
         print(f"compare: {one_line(error)}", file=sys.stderr)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
+from typing import Any
 
-from assignors.model import Assignment, TopicPartition
+from assignors.io.compact import assignment_to_json, claims_to_json
+from assignors.model import Assignment, PartitionRuns, TopicPartition
 
 
 def one_line(message: object) -> str:
@@ -46,15 +48,58 @@ def compact_partitions(partitions: Iterable[TopicPartition]) -> str:
     )
 
 
-def assignment_table(assignment: Assignment) -> str:
-    """A plain-text table: one row per member with its partition count and partitions."""
-    rows = [
-        (member, str(len(tps)), compact_partitions(tps) or "-")
-        for member, tps in sorted(assignment.partitions.items())
-    ]
+def assignment_table(assignment: Assignment, every_topic: Sequence[str] | None = None) -> str:
+    """A plain-text table: one row per member with its partition count and partitions (the
+    lines of :func:`assignment_lines`, joined)."""
+    return "\n".join(assignment_lines(assignment, every_topic))
+
+
+def assignment_lines(
+    assignment: Assignment, every_topic: Sequence[str] | None = None
+) -> Iterator[str]:
+    """The table's lines, made one at a time (a shell writes each as it comes: a million
+    partitions never sit in one string). Partitions are written ``topic[0-2,5]``; with
+    ``every_topic`` (the scenario's topics, in order) in the compact form's runs, a block
+    of every topic as ``*[17]`` and of some as ``{a,b}[0-9]``."""
+    members = sorted(assignment.partitions)
     header = ("member", "count", "partitions")
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(2)]
-    lines = [f"{header[0]:<{widths[0]}}  {header[1]:>{widths[1]}}  {header[2]}"]
-    lines.append(f"{'-' * widths[0]}  {'-' * widths[1]}  {'-' * len(header[2])}")
-    lines.extend(f"{m:<{widths[0]}}  {c:>{widths[1]}}  {p}" for m, c, p in rows)
-    return "\n".join(lines)
+    counts = [str(len(assignment.partitions[member])) for member in members]
+    widths = [max(map(len, [header[0], *members])), max(map(len, [header[1], *counts]))]
+    yield f"{header[0]:<{widths[0]}}  {header[1]:>{widths[1]}}  {header[2]}"
+    yield f"{'-' * widths[0]}  {'-' * widths[1]}  {'-' * len(header[2])}"
+    for member, count in zip(members, counts, strict=True):
+        partitions = assignment.partitions[member]
+        if every_topic is None:
+            cell = _verbose_cell(partitions)
+        else:
+            cell = " ".join(map(_entry_text, claims_to_json(partitions, every_topic)))
+        yield f"{member:<{widths[0]}}  {count:>{widths[1]}}  {cell or '-'}"
+
+
+def _verbose_cell(partitions: Sequence[TopicPartition]) -> str:
+    """``topic[0-2,5]`` per topic; a :class:`PartitionRuns` read from its runs (numbers only,
+    no partition objects made)."""
+    if not isinstance(partitions, PartitionRuns):
+        return compact_partitions(partitions)
+    per_topic: dict[str, list[int]] = {}
+    for topics, numbers in partitions.runs:
+        for topic in topics:
+            per_topic.setdefault(topic, []).extend(numbers)
+    return " ".join(f"{topic}[{compact_numbers(numbers)}]" for topic, numbers in per_topic.items())
+
+
+def _entry_text(entry: list[Any] | dict[str, Any]) -> str:
+    """One compact-form claims entry as table text: ``orders[0-499]``, ``*[17]``, ``{a,b}[3]``."""
+    if isinstance(entry, list):
+        return f"{entry[0]}[{entry[1]}]"
+    topics = entry["topics"]
+    named = topics if isinstance(topics, str) else "{" + ",".join(topics) + "}"
+    return f"{named}[{entry['partitions']}]"
+
+
+def answer_json(assignment: Assignment, every_topic: Sequence[str] | None) -> dict[str, list[Any]]:
+    """An answer's JSON: ``{member: [[topic, partition], ...]}``, or in the compact form's runs
+    when ``every_topic`` (the scenario's topics, in order) is given."""
+    if every_topic is None:
+        return assignment.to_json()
+    return assignment_to_json(assignment, every_topic)

@@ -64,7 +64,7 @@ def pick_round(
 ) -> RoundShown:
     """The round ``asked`` names (``None``: round 1, which is ``first``, the assignor's answer
     with its warnings); :class:`RoundRequestError` for one the rebalance does not have."""
-    rounds = rebalance_rounds(strategy, scenario)
+    rounds = rebalance_rounds(strategy, scenario, first)
     count = len(rounds)
     number = count if asked == FINAL else int(asked or 1)
     if number > count:

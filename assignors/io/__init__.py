@@ -3,7 +3,8 @@
 stored beside a scenario).
 
 May import: the standard library, :mod:`assignors.model`, :mod:`assignors.errors`,
-:mod:`assignors.limits`, :mod:`assignors.kafka_versions` (a scenario's release line) and
+:mod:`assignors.limits`, :mod:`assignors.kafka_versions` (a scenario's release line),
+:mod:`assignors.gc_pause` (the collector paused while a large scenario is decoded and read) and
 :mod:`assignors.simulate.changes` (the change types the change format and walkthrough steps
 become).
 """

@@ -39,6 +39,7 @@ from itertools import chain
 from typing import cast
 
 from assignors.errors import ScenarioError
+from assignors.gc_pause import paused_gc
 
 #: The deepest nesting of lists and objects a JSON input may have.
 MAX_JSON_DEPTH = 64
@@ -105,7 +106,8 @@ def decode_json(data: str | bytes, source: str, *, max_bytes: int, path: str = "
     if not text.strip():
         raise JsonInputError([f"{source}: empty; expected a JSON object"])
     try:
-        value = json.loads(text, parse_constant=_constant)
+        with paused_gc():  # decoding makes containers only, no cycles
+            value = json.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as error:
         raise JsonInputError([_syntax(source, error)]) from None
     except RecursionError:
@@ -131,7 +133,8 @@ def too_large_message(source: str, size: int, max_bytes: int) -> str:
     """How a text over the size limit is refused (also used before reading a file)."""
     return (
         f"{source}: {size / 2**20:,.1f} MiB of JSON; scenarios are limited to"
-        f" {max_bytes / 2**20:,.0f} MiB (a 100,000-partition snapshot is about 10 MiB)"
+        f" {max_bytes / 2**20:,.0f} MiB (a 100,000-partition snapshot is about 10 MiB; the"
+        " compact form writes runs of partitions in far less: docs/scenario-format.md)"
     )
 
 

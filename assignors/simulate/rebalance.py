@@ -755,19 +755,20 @@ def partition_strategy(strategy: str | PartitionStrategy) -> PartitionStrategy:
 
 
 def rebalance_rounds(
-    strategy: str | PartitionStrategy, scenario: Scenario
+    strategy: str | PartitionStrategy, scenario: Scenario, first: Assignment | None = None
 ) -> tuple[Assignment, ...]:
     """The assignments one rebalance of ``scenario`` (as written: its members' owned partitions
     and generations) hands out, round by round; the last is where the group ends.
 
-    An eager or consumer-protocol strategy answers in one round (its assignment). A cooperative
-    one takes as many as Kafka plays: round 1 withholds what a member has to give up, the next
-    hands it to its new owner, until nobody revokes anything (at most
-    :data:`MAX_COOPERATIVE_ROUNDS`). Raises what the strategy raises.
+    An eager or consumer-protocol strategy answers in one round (its assignment: ``first`` when
+    the caller has it already, so that it is not computed twice). A cooperative one takes as
+    many as Kafka plays: round 1 withholds what a member has to give up, the next hands it to
+    its new owner, until nobody revokes anything (at most :data:`MAX_COOPERATIVE_ROUNDS`).
+    Raises what the strategy raises.
     """
     chosen = partition_strategy(strategy)
     if chosen.protocol != "cooperative":
-        return (chosen.assign(scenario),)
+        return (chosen.assign(scenario) if first is None else first,)
     return tuple(_cooperative_rounds(chosen, scenario))
 
 

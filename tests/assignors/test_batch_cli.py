@@ -97,14 +97,15 @@ def test_answers_every_line_in_order_and_goes_on_after_bad_lines() -> None:
         ),
         (
             {"topics": [], "members": [{"member_id": "a", "topics": "t"}]},
-            "members[0].topics: expected a list of topic names, got a string",
+            'members[0].topics: expected a list of topic names (or "*": every topic), got a string',
         ),
         (
             {
                 "topics": [{"name": "t", "partitions": 1}],
                 "members": [{"member_id": "a", "topics": ["t"], "owned_partitions": [["t", "x"]]}],
             },
-            "members[0].owned_partitions[0]: expected a [topic, partition] pair, got ['t', 'x']",
+            "members[0].owned_partitions[0]: 'x' is not a partition number or run; write numbers"
+            ' and runs such as "7", "0-499" or "0-98/2" (every 2nd), comma-separated',
         ),
         ("not an object", "expected a JSON object, got a string"),
     ],

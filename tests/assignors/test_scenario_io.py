@@ -31,6 +31,7 @@ from assignors.io.scenario import (
     read_json_file,
     scenario_to_json,
 )
+from assignors.limits import MAX_SCENARIO_FILE_BYTES
 from assignors.model import Member, Scenario, Topic, TopicPartition
 from assignors.simulate.lag import partition_lags
 
@@ -82,7 +83,7 @@ ERRORS = [
     (
         "member topics as a string",
         lambda s: s["members"][1].update(topics="orders"),
-        "members[1].topics: expected a list of topic names, got a string",
+        'members[1].topics: expected a list of topic names (or "*": every topic), got a string',
     ),
     (
         "rack as a number",
@@ -153,8 +154,8 @@ ERRORS = [
     ),
     (
         "owned pair malformed",
-        lambda s: s["members"][0].update(owned_partitions=[["orders", "1"]]),
-        "members[0].owned_partitions[0]: expected a [topic, partition] pair, got ['orders', '1']",
+        lambda s: s["members"][0].update(owned_partitions=[["orders", 1.5]]),
+        "members[0].owned_partitions[0]: expected a [topic, partition] pair, got ['orders', 1.5]",
     ),
     (
         "negative owned partition",
@@ -289,17 +290,19 @@ def test_json_nested_too_deeply() -> None:
         parse_scenario_text("[" * 100_000 + "]" * 100_000)
 
 
-def test_a_50_mb_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
+def test_a_300_mb_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     path = tmp_path / "huge.json"
     with path.open("wb") as file:
-        file.truncate(50 * 1024 * 1024)  # sparse: 50 MiB on paper, nothing written
+        file.truncate(300 * 1024 * 1024)  # sparse: 300 MiB on paper, nothing written
     with pytest.raises(ScenarioError) as caught:
         load_scenario_file(path)
     assert str(caught.value) == (
-        f"{path}: 50.0 MiB of JSON; scenarios are limited to 32 MiB"
-        " (a 100,000-partition snapshot is about 10 MiB)"
+        f"{path}: 300.0 MiB of JSON; scenarios are limited to 256 MiB"
+        " (a 100,000-partition snapshot is about 10 MiB; the compact form writes runs of"
+        " partitions in far less: docs/scenario-format.md)"
     )
-    assert MAX_FILE_BYTES == 32 * 1024 * 1024
+    assert MAX_SCENARIO_FILE_BYTES == 256 * 1024 * 1024
+    assert MAX_FILE_BYTES == 32 * 1024 * 1024  # uploads and pastes: the dashboard's widget
 
 
 def test_a_50_mb_upload_is_refused() -> None:

@@ -180,7 +180,8 @@ ERRORS: list[tuple[str, object, str]] = [
     (
         "adds a member without topics",
         _step({"add_members": [{"member_id": "c"}]}),
-        "walkthrough[0].change.add_members[0].topics: expected a list of topic names, got null",
+        "walkthrough[0].change.add_members[0].topics: expected a list of topic names"
+        ' (or "*": every topic), got null',
     ),
     (
         "adds a member twice in one step",
