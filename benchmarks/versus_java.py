@@ -34,8 +34,9 @@ Like for like. Each side is timed until it holds the answer in the form Kafka's 
   (for a lazy answer, such as the runs of a fresh ``sticky`` group, that makes every object).
 * ``answer complete`` (Streams strategies): both answers are complete task sets; the call.
 
-Runs are interleaved: one JVM (``oracle.Bench``) and one worker process of ours (which parses
-the request once, untimed) stay up for a row; both warm up (``--warmup`` calls each), then each
+Runs are interleaved: one JVM (``oracle.Bench``) serves the whole run and one worker process of
+ours per row (it parses the request once, untimed); both warm up (``--warmup`` calls each),
+then each
 timed run is Java's call, then ours, ``--runs`` times, the 1-minute load average read beside
 every run. Java's inputs are built afresh and garbage is collected before each of its calls;
 ours collects garbage before each. Figures per row: medians of the timed runs, wall clock and
@@ -44,9 +45,10 @@ calling thread alone. Ours: ``time.process_time`` (one thread). The verdict comp
 Java's whole-JVM CPU (steadier than the wall clock on a shared machine): ``met`` when ours is at
 or under it, ``behind`` when not, and ``not judged: load X`` when the highest 1-minute load
 average of the row's runs was above one per core (a loaded machine inflates both sides
-unevenly). Check-size rows are not judged (milliseconds). Output, rewritten after every row (a
-stopped run keeps its rows): ``benchmarks/results/versus_java.json`` and ``versus_java.md``;
-``--readme`` also re-makes the table in ``benchmarks/results/README.md`` from that file.
+unevenly), or Java's whole-JVM CPU was under 0.05 s (the JVM counts it in 10 ms steps).
+Check-size rows are not judged (milliseconds). Output, rewritten after every row (a stopped run
+keeps its rows): ``benchmarks/results/versus_java.json`` and ``versus_java.md``; ``--readme``
+also re-makes the table in ``benchmarks/results/README.md`` from that file.
 """
 
 from __future__ import annotations
@@ -86,6 +88,9 @@ LAZY_LIKE_KAFKA = frozenset({"server-range"})
 #: A row is judged only when the highest 1-minute load average of its runs is at most this
 #: many per core.
 MAX_LOAD_PER_CORE = 1.0
+#: The JVM reports its process CPU time in 10 ms steps (Linux clock ticks): a row is judged
+#: only when Java's whole-JVM CPU median is at least five steps.
+MIN_JAVA_CPU_S = 0.05
 #: For the estimate printed before a run: seconds per call of each side at the large size
 #: (Java, ours with the answer read; from the runs of 2026-11-27/28), and per row the cost of
 #: making, parsing and sending the request.
@@ -431,6 +436,9 @@ def verdict(result: dict[str, Any]) -> str:
     load = max(result["load_1min"], default=0.0)
     if load > MAX_LOAD_PER_CORE * (os.cpu_count() or 1):
         return f"not judged: load {load:.1f}"
+    java_cpu = result["java"]["cpu_s_median"]
+    if java_cpu < MIN_JAVA_CPU_S:
+        return f"not judged: Java CPU {java_cpu:.3f} s, too few steps of its 10 ms clock"
     return "met" if result["ratio_cpu"] <= 1 else "behind"
 
 
@@ -473,7 +481,7 @@ def cells(result: dict[str, Any]) -> list[str]:
               ("ratio_cpu", "ratio_thread_cpu", "ratio_wall")]  # fmt: skip
     return [result["strategy"], size_label(result["strategy"], result["size"]), result["kind"],
             result.get("comparison", ""), figure(java, "wall_s_median"), java_cpu,
-            figure(ours, "wall_s_median"), our_cpu, *ratios, load, result.get("verdict", ""),
+            figure(ours, "wall_s_median"), our_cpu, *ratios, load, verdict(result),
             check]  # fmt: skip
 
 
