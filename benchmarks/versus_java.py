@@ -36,9 +36,9 @@ Like for like. Each side is timed until it holds the answer in the form Kafka's 
 
 Runs are interleaved: one JVM (``oracle.Bench``) serves the whole run and one worker process of
 ours per row (it parses the request once, untimed); both warm up (``--warmup`` calls each),
-then each
-timed run is Java's call, then ours, ``--runs`` times, the 1-minute load average read beside
-every run. Java's inputs are built afresh and garbage is collected before each of its calls;
+then each timed run is Java's call, then ours, ``--runs`` times, the 1-minute load average
+read beside every run. Java's inputs are built afresh and garbage is collected before each of
+its calls;
 ours collects garbage before each. Figures per row: medians of the timed runs, wall clock and
 CPU. Java CPU is given twice: the whole JVM (collector and compiler threads included) and the
 calling thread alone. Ours: ``time.process_time`` (one thread). The verdict compares ours with
@@ -568,9 +568,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.full:
         args.sizes = ["check", "large"]
     print(
-        f"expected duration: about {expected_seconds(args) / 60:.0f} min (sizes "
+        f"expected duration on a quiet machine: about {expected_seconds(args) / 60:.0f} min (sizes "
         f"{', '.join(args.sizes)}; load average now {os.getloadavg()[0]:.1f} on "
-        f"{os.cpu_count()} cores)",
+        f"{os.cpu_count()} cores; a busy one takes longer)",
         file=sys.stderr,
         flush=True,
     )
