@@ -431,12 +431,12 @@ def run_one(
 
 def verdict(result: dict[str, Any]) -> str:
     """``met`` / ``behind`` against Java's whole-JVM CPU, unless the machine was too busy."""
-    if result["size"] == "check" or result.get("ratio_cpu") is None:
+    if result["size"] == "check" or "error" in result["java"] or "error" in result["ours"]:
         return ""
     load = max(result["load_1min"], default=0.0)
     if load > MAX_LOAD_PER_CORE * (os.cpu_count() or 1):
         return f"not judged: load {load:.1f}"
-    java_cpu = result["java"]["cpu_s_median"]
+    java_cpu = result["java"].get("cpu_s_median", 0.0)
     if java_cpu < MIN_JAVA_CPU_S:
         return f"not judged: Java CPU {java_cpu:.3f} s, too few steps of its 10 ms clock"
     return "met" if result["ratio_cpu"] <= 1 else "behind"
