@@ -1,48 +1,54 @@
-"""Our Kafka strategies side by side with Kafka's own Java assignors, same inputs, one run.
+"""Our Kafka strategies side by side with Kafka's own Java assignors, like for like, one run.
 
 Not part of the test suite. Run from the repository root (Java 17 and Maven on the path):
 
-    .venv/bin/python benchmarks/versus_java.py                  # check size, then 1M x 2,000
-    .venv/bin/python benchmarks/versus_java.py --only sticky --sizes large
+    .venv/bin/python benchmarks/versus_java.py                  # check + mid sizes (~10 min)
+    .venv/bin/python benchmarks/versus_java.py --full --readme  # check + 1M x 2,000 (quiet machine)
+    .venv/bin/python benchmarks/versus_java.py --only uniform --sizes mid
     .venv/bin/python benchmarks/versus_java.py --sizes check    # the equality check only
 
-Every strategy the oracle covers (``oracle/``: Kafka 4.4.0) runs at two sizes, each ``fresh``
-and ``rebalance`` (every tenth member has left; the rest own what they held in a balanced
-previous assignment, generation 1; the sticky strategies read it as owned partitions, the broker
-strategies as the current target, share-simple as the current assignment):
+Every strategy the oracle covers (``oracle/``: Kafka 4.4.0) runs ``fresh`` and ``rebalance``
+(every tenth member has left; the rest own what they held in a balanced previous assignment,
+generation 1; the sticky strategies read it as owned partitions, the broker strategies as the
+current target, share-simple as the current assignment), at these sizes:
 
 * ``check``: 10 topics x 1,000 partitions, 500 members (tasks: 10 subtopologies x 100
   partitions over 100 clients). Both answers are compared (``tests/differential/compare.py``):
   a difference stops the run, since then the two sides did not see the same input. With
-  ``--check-answers`` the answers are compared at every size (a side that failed, e.g. Java out
-  of memory, is listed under the table instead).
-* ``large``: 500 topics x 2,000 partitions, 2,000 members, everyone subscribed to everything.
-  Streams strategies: 200,000 tasks (100 subtopologies x 2,000 partitions; our Streams model
-  takes at most 200,000, and Kafka's HA assignor needed 60 s for 1,000,000 on this machine)
-  over 2,000 clients of one thread (``streams-group-sticky``: one member each); subtopology 0 is
-  stateful (2,000 tasks, one standby replica; Streams needs every client's lag for every stateful
-  task). ``rebalance``: task ``k`` ran on client ``k mod clients`` (active, lag -2) and its standby
-  on the next one (lag 500); other lags 10,000,000.
+  ``--check-answers`` the answers are compared at every size.
+* ``mid``: 100 topics x 1,000 partitions, 200 members (tasks: 20,000 over 200 clients); a size
+  to develop at on a busy machine.
+* ``large`` (``--full``): 500 topics x 2,000 partitions, 2,000 members, everyone subscribed to
+  everything. Streams strategies: 200,000 tasks (100 subtopologies x 2,000 partitions) over
+  2,000 clients of one thread; subtopology 0 is stateful (one standby replica). ``rebalance``:
+  task ``k`` ran on client ``k mod clients`` (active, lag -2) and its standby on the next one
+  (lag 500); other lags 10,000,000.
 
-How it measures: the request (``{"id", "strategy", "scenario"}``, the batch contract) is written
-once to a file; both sides read that same line. Java: one JVM (``oracle.Bench``, ``-Xmx`` from
-``--java-heap``) runs ``--warmup`` untimed and ``--runs`` timed ``assign`` calls, each on inputs
-built afresh from the parsed request, garbage collected before the call. Ours: one subprocess per
-(strategy, size, kind) parses the request (untimed), then times ``--warmup`` + ``--runs`` calls
-of the strategy (``assign``, building the sorted ``Assignment``; tasks: ``compute``) with
-``time.perf_counter``. What our timed call builds: a complete ``Assignment`` any consumer can
-read; for most strategies that holds every ``TopicPartition`` object, while ``server-range``
-and, on a fresh group, ``sticky`` and ``cooperative-sticky`` answer with ``PartitionRuns`` (each
-member's ranges: ``len`` and ``in`` in O(runs), the partition objects made when read). So the
-column "read every partition" times, once after the timed calls, making a list of every member's
-partitions (collector on): for runs that is the deferred work, for the others a walk over
-objects already made.
-Figures: best and median of the timed runs; ratio = our median / Java's
-median (target: at most 1), and the same for CPU time (Java: the whole JVM's process CPU, the
-collector's and compiler's threads included; ours: ``time.process_time``), steadier than the wall
-clock on a shared machine. Sides run one after the other, never at once. Output, rewritten after
-every row (a stopped run keeps its rows): ``benchmarks/results/versus_java.json`` and
-``benchmarks/results/versus_java.md``.
+Like for like. Each side is timed until it holds the answer in the form Kafka's assignor gives:
+
+* ``like-for-like lazy`` (``server-range``): Kafka's group-coordinator ``RangeAssignor``
+  answers with ``RangeSet``s, so ours is timed answering with ``PartitionRuns`` (ranges whose
+  ``TopicPartition`` objects are made when read).
+* ``answer read`` (the other consumer-group strategies): Kafka's answer is complete collections,
+  so ours is timed for the call *plus* one full read of every member's partitions as a list
+  (for a lazy answer, such as the runs of a fresh ``sticky`` group, that makes every object).
+* ``answer complete`` (Streams strategies): both answers are complete task sets; the call.
+
+Runs are interleaved: one JVM (``oracle.Bench``) serves the whole run and one worker process of
+ours per row (it parses the request once, untimed); both warm up (``--warmup`` calls each),
+then each timed run is Java's call, then ours, ``--runs`` times, the 1-minute load average
+read beside every run. Java's inputs are built afresh and garbage is collected before each of
+its calls;
+ours collects garbage before each. Figures per row: medians of the timed runs, wall clock and
+CPU. Java CPU is given twice: the whole JVM (collector and compiler threads included) and the
+calling thread alone. Ours: ``time.process_time`` (one thread). The verdict compares ours with
+Java's whole-JVM CPU (steadier than the wall clock on a shared machine): ``met`` when ours is at
+or under it, ``behind`` when not, and ``not judged: load X`` when the highest 1-minute load
+average of the row's runs was above one per core (a loaded machine inflates both sides
+unevenly), or Java's whole-JVM CPU was under 0.05 s (the JVM counts it in 10 ms steps).
+Check-size rows are not judged (milliseconds). Output, rewritten after every row (a stopped run
+keeps its rows): ``benchmarks/results/versus_java.json`` and ``versus_java.md``; ``--readme``
+also re-makes the table in ``benchmarks/results/README.md`` from that file.
 """
 
 from __future__ import annotations
@@ -58,8 +64,10 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from functools import partial
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -71,10 +79,28 @@ RESULTS_JSON = REPO / "benchmarks" / "results" / "versus_java.json"
 
 KINDS = ("fresh", "rebalance")
 #: (topics or subtopologies, partitions each, members or clients) per size.
-SIZES = {"check": (10, 1_000, 500), "large": (500, 2_000, 2_000)}
+SIZES = {"check": (10, 1_000, 500), "mid": (100, 1_000, 200), "large": (500, 2_000, 2_000)}
 #: Streams: our model takes at most 200,000 tasks (``assignors.streams.model.MAX_TASKS``).
-TASK_SIZES = {"check": (10, 100, 100), "large": (100, 2_000, 2_000)}
-SIZE_LABELS = {"check": "10k x 500", "large": "1M x 2,000"}
+TASK_SIZES = {"check": (10, 100, 100), "mid": (10, 2_000, 200), "large": (100, 2_000, 2_000)}
+SIZE_LABELS = {"check": "10k x 500", "mid": "100k x 200", "large": "1M x 2,000"}
+#: How each strategy's timed answer compares with Kafka's (see the module docstring).
+LAZY_LIKE_KAFKA = frozenset({"server-range"})
+#: A row is judged only when the highest 1-minute load average of its runs is at most this
+#: many per core.
+MAX_LOAD_PER_CORE = 1.0
+#: The JVM reports its process CPU time in 10 ms steps (Linux clock ticks): a row is judged
+#: only when Java's whole-JVM CPU median is at least five steps.
+MIN_JAVA_CPU_S = 0.05
+#: For the estimate printed before a run: seconds per call of each side at the large size
+#: (Java, ours with the answer read; from the runs of 2026-11-27/28), and per row the cost of
+#: making, parsing and sending the request.
+LARGE_CALL_S = {
+    "range": (1.6, 0.7), "roundrobin": (4.0, 0.8), "sticky": (3.0, 0.6),
+    "cooperative-sticky": (3.0, 0.7), "uniform": (0.6, 0.8), "server-range": (0.05, 0.1),
+    "share-simple": (4.0, 2.5), "streams-ha": (50.0, 2.5), "streams-sticky": (80.0, 2.0),
+    "streams-group-sticky": (0.7, 1.9),
+}  # fmt: skip
+LARGE_ROW_OVERHEAD_S = 45.0
 STREAMS = ("streams-ha", "streams-sticky")
 STREAMS_GROUP = ("streams-group-sticky",)
 
@@ -170,86 +196,103 @@ def request_line(strategy: str, size: str, kind: str) -> str:
     return json.dumps(request, separators=(",", ":"))
 
 
-# --- ours: one subprocess per measurement -------------------------------------------------------
+# --- ours: one worker process per row ----------------------------------------------------------
 
 
-def run_worker(path: Path, warmup: int, runs: int, answer: bool) -> dict[str, Any]:
-    """Parse the request in ``path`` (untimed), then time ``warmup + runs`` calls of ours."""
+def comparison(strategy: str) -> str:
+    """How the timed answer of ours compares with Kafka's (module docstring)."""
+    if strategy in STREAMS or strategy in STREAMS_GROUP:
+        return "answer complete"
+    return "like-for-like lazy" if strategy in LAZY_LIKE_KAFKA else "answer read"
+
+
+def run_worker(path: Path) -> None:
+    """Parse the request in ``path`` (untimed), print ``ready``, then answer commands from stdin,
+    one JSON line each: ``run`` (one timed call: the figures), ``answer`` (the last answer)."""
     from assignors import registry
     from assignors.io.scenario import parse_scenario
     from assignors.strategy import PartitionStrategy
 
     request = json.loads(path.read_bytes())
     strategy = registry.get(request["strategy"])
+    read = comparison(request["strategy"]) == "answer read"
+    call: Callable[[], Any]
+    to_json: Callable[[Any], Any]
     if isinstance(strategy, PartitionStrategy):
         scenario, _ = parse_scenario(request["scenario"], path="", json_checked=True)
-
-        def call() -> Any:
-            return strategy.assign(scenario)
-
-        def to_json(result: Any) -> Any:
-            return result.to_json()
+        call, to_json = partial(strategy.assign, scenario), methodcaller("to_json")
     else:
-        parsed = strategy.parse(request["scenario"])
-
-        def call() -> Any:
-            return strategy.compute(parsed)
-
-        def to_json(result: Any) -> Any:
-            return strategy.to_json(result)
-
+        call, to_json = (
+            partial(strategy.compute, strategy.parse(request["scenario"])),
+            strategy.to_json,
+        )
     del request
+    print(json.dumps({"ready": True}), flush=True)
+    result: Any = None
+    for command in sys.stdin:
+        if command.strip() == "run":
+            result = None
+            figures, result = timed_call(call, read)
+            print(json.dumps(figures), flush=True)
+        elif command.strip() == "answer":
+            print(json.dumps({"assignment": to_json(result)}), flush=True)
+
+
+def timed_call(call: Callable[[], Any], read: bool) -> tuple[dict[str, float], Any]:
+    """One call of ours after a collection: wall and CPU seconds of the call, and of one read of
+    every member's partitions as lists when ``read`` (kept until the clock stops)."""
     import gc
 
-    seconds, cpu_seconds = [], []
-    result: Any = None
-    for _ in range(warmup + runs):
-        result = None
-        gc.collect()
-        cpu_start, start = time.process_time(), time.perf_counter()
-        result = call()
-        seconds.append(time.perf_counter() - start)
-        cpu_seconds.append(time.process_time() - cpu_start)
-    figures: dict[str, Any] = {
-        "warmup_s": seconds[:warmup],
-        "seconds": seconds[warmup:],
-        "cpu_s": cpu_seconds[warmup:],
-    }
-    if isinstance(strategy, PartitionStrategy):
-        figures["read_s"], figures["read_cpu_s"] = read_all(result)
-    if answer:
-        figures["assignment"] = to_json(result)
-    return figures
-
-
-def read_all(assignment: Any) -> tuple[float, float]:
-    """Seconds (wall, CPU) to read every partition of ``assignment`` once, as a consumer that
-    wants the objects would: a list of each member's ``TopicPartition`` objects, all kept until
-    the clock stops. For a tuple answer that walks objects ``assign`` already made; for
-    ``PartitionRuns`` (``server-range``; ``sticky`` and ``cooperative-sticky`` fresh) it makes
-    them (``assign`` deferred that)."""
+    gc.collect()
     cpu_start, start = time.process_time(), time.perf_counter()
-    lists = [list(partitions) for partitions in assignment.partitions.values()]
-    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-    assert sum(map(len, lists)) == sum(map(len, assignment.partitions.values()))
-    return seconds, cpu_seconds
+    result = call()
+    call_s, call_cpu_s = time.perf_counter() - start, time.process_time() - cpu_start
+    read_s = read_cpu_s = 0.0
+    if read:
+        cpu_start, start = time.process_time(), time.perf_counter()
+        lists = [list(partitions) for partitions in result.partitions.values()]
+        read_s, read_cpu_s = time.perf_counter() - start, time.process_time() - cpu_start
+        del lists
+    figures = {"wall": call_s + read_s, "cpu": call_cpu_s + read_cpu_s, "read": read_s,
+               "read_cpu": read_cpu_s}  # fmt: skip
+    return figures, result
 
 
-def measure_ours(path: Path, args: argparse.Namespace, answer: bool) -> dict[str, Any]:
-    command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(path),
-               "--warmup", str(args.warmup), "--runs", str(args.runs)]  # fmt: skip
-    if answer:
-        command.append("--answer")
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=args.timeout, cwd=REPO, check=False
+class OurWorker:
+    """One worker process of ours for one request file (parsed once, untimed)."""
+
+    def __init__(self, path: Path, timeout: float) -> None:
+        command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(path)]
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
         )
-    except subprocess.TimeoutExpired:
-        return {"error": f"stopped after {args.timeout:.0f} s"}
-    if done.returncode != 0:
-        return {"error": (done.stderr.strip().splitlines() or ["no output"])[-1][:200]}
-    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return figures
+        self.timeout = timeout
+        self.ask(None)
+
+    def ask(self, command: str | None) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        if command is not None:
+            self.process.stdin.write(command + "\n")
+            self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            stderr = self.process.stderr.read() if self.process.stderr else ""
+            raise RuntimeError((stderr.strip().splitlines() or ["no output"])[-1][:200])
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
 
 
 # --- Java: one JVM for the whole run ------------------------------------------------------------
@@ -293,26 +336,63 @@ class JavaBench:
         self.process.wait(timeout=60)
 
 
-# --- one strategy, size and kind; the table -----------------------------------------------------
+# --- one strategy, size and kind: interleaved runs ---------------------------------------------
+
+
+def interleaved(
+    path: Path, java: JavaBench, args: argparse.Namespace, answer: bool
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Both sides warmed up, then ``args.runs`` times Java's call followed by ours; the figures
+    of each side (lists in run order, ``load`` the 1-minute load average after each pair) and
+    the answers when ``answer``. A side that failed gives ``{"error": ...}``."""
+    java_runs: dict[str, Any] = {"seconds": [], "cpu_s": [], "thread_cpu_s": []}
+    our_runs: dict[str, Any] = {"seconds": [], "cpu_s": [], "read_s": [], "read_cpu_s": []}
+    loads: list[float] = []
+    try:
+        worker = OurWorker(path, args.timeout)
+    except RuntimeError as error:
+        return java.time(path, args.warmup, args.runs, answer), {"error": str(error)}
+    try:
+        java_failed = java.time(path, args.warmup, 0, False).get("error")
+        for _ in range(args.warmup):
+            worker.ask("run")
+        for run in range(args.runs):
+            last = run == args.runs - 1
+            if not java_failed:
+                figures = java.time(path, 0, 1, answer and last)
+                java_failed = figures.get("error")
+                for name in java_runs:
+                    java_runs[name] += figures.get(name, [])
+                if "assignment" in figures:
+                    java_runs["assignment"] = figures["assignment"]
+            ours = worker.ask("run")
+            for name, field in (("seconds", "wall"), ("cpu_s", "cpu"), ("read_s", "read"),
+                                ("read_cpu_s", "read_cpu")):  # fmt: skip
+                our_runs[name].append(ours[field])
+            loads.append(os.getloadavg()[0])
+        if answer:
+            our_runs["assignment"] = worker.ask("answer")["assignment"]
+    except RuntimeError as error:
+        return ({"error": java_failed} if java_failed else java_runs), {"error": str(error)}
+    finally:
+        worker.close()
+    our_runs["load"] = java_runs["load"] = loads
+    return ({"error": java_failed} if java_failed else java_runs), our_runs
 
 
 def summary(figures: dict[str, Any]) -> dict[str, Any]:
+    """Medians (and the run lists) of one side's figures."""
     if "error" in figures:
         return {"error": figures["error"]}
-    runs = figures["seconds"]
-    result = {
-        "best_s": round(min(runs), 4),
-        "median_s": round(statistics.median(runs), 4),
-        "cpu_median_s": round(statistics.median(figures["cpu_s"]), 4),
-        "runs_s": [round(s, 4) for s in runs],
-        "cpu_s": [round(s, 4) for s in figures["cpu_s"]],
-        "warmup_s": [round(s, 4) for s in figures["warmup_s"]],
-    }
-    if "thread_cpu_s" in figures:
-        result["thread_cpu_s"] = [round(s, 4) for s in figures["thread_cpu_s"]]
-    if "read_s" in figures:
-        result["read_s"] = round(figures["read_s"], 4)
-        result["read_cpu_s"] = round(figures["read_cpu_s"], 4)
+    result: dict[str, Any] = {}
+    for name in ("seconds", "cpu_s", "thread_cpu_s", "read_s", "read_cpu_s"):
+        if figures.get(name):
+            result[name.replace("seconds", "wall_s") + "_median"] = round(
+                statistics.median(figures[name]), 4
+            )
+            result[name.replace("seconds", "wall_s") + "_runs"] = [
+                round(v, 4) for v in figures[name]
+            ]
     return result
 
 
@@ -331,48 +411,78 @@ def run_one(
         path = Path(folder) / "request.json"
         path.write_text(request_line(strategy, size, kind) + "\n", encoding="utf-8")
         request_mb = path.stat().st_size / 1e6
-        java_figures = java.time(path, args.warmup, args.runs, answer)
-        our_figures = measure_ours(path, args, answer)
+        java_figures, our_figures = interleaved(path, java, args, answer)
     result: dict[str, Any] = {
-        "strategy": strategy,
-        "size": size,
-        "kind": kind,
-        "request_mb": round(request_mb, 1),
-        "java": summary(java_figures),
-        "ours": summary(our_figures),
-    }
-    # A side that failed (Java out of memory, ours past --timeout) is listed under the table,
-    # not counted as a different answer.
+        "strategy": strategy, "size": size, "kind": kind, "comparison": comparison(strategy),
+        "request_mb": round(request_mb, 1), "load_1min": our_figures.get("load", []),
+        "java": summary(java_figures), "ours": summary(our_figures),
+    }  # fmt: skip
     if answer and "error" not in our_figures and "error" not in java_figures:
         result["difference"] = compare(strategy, our_figures, java_figures)
-    for figure, name in (("median_s", "ratio"), ("cpu_median_s", "cpu_ratio")):
-        java_figure, our_figure = result["java"].get(figure), result["ours"].get(figure)
-        if java_figure and our_figure is not None:
-            result[name] = round(our_figure / java_figure, 2)
+    ours, java_side = result["ours"], result["java"]
+    for name, java_figure in (("ratio_wall", "wall_s_median"), ("ratio_cpu", "cpu_s_median"),
+                              ("ratio_thread_cpu", "thread_cpu_s_median")):  # fmt: skip
+        mine = ours.get("wall_s_median" if name == "ratio_wall" else "cpu_s_median")
+        if java_side.get(java_figure) and mine is not None:
+            result[name] = round(mine / java_side[java_figure], 2)
+    result["verdict"] = verdict(result)
     return result
 
 
+def verdict(result: dict[str, Any]) -> str:
+    """``met`` / ``behind`` against Java's whole-JVM CPU, unless the machine was too busy."""
+    if result["size"] == "check" or "error" in result["java"] or "error" in result["ours"]:
+        return ""
+    load = max(result["load_1min"], default=0.0)
+    if load > MAX_LOAD_PER_CORE * (os.cpu_count() or 1):
+        return f"not judged: load {load:.1f}"
+    java_cpu = result["java"].get("cpu_s_median", 0.0)
+    if java_cpu < MIN_JAVA_CPU_S:
+        return f"not judged: Java CPU {java_cpu:.3f} s, too few steps of its 10 ms clock"
+    return "met" if result["ratio_cpu"] <= 1 else "behind"
+
+
+# --- the table ---------------------------------------------------------------------------------
+
+
+HEADER = ["strategy", "size", "kind", "comparison", "Java s", "Java CPU s (JVM / thread)",
+          "ours s", "ours CPU s (of which read)", "ours / Java CPU (JVM)",
+          "ours / Java CPU (thread)", "ours / Java wall", "load (1 min)", "verdict",
+          "answers"]  # fmt: skip
+
+
 def cells(result: dict[str, Any]) -> list[str]:
-    def side(figures: dict[str, Any]) -> list[str]:
-        if "error" in figures:
-            return ["error", ""]
-        wall = f"{figures['median_s']:.3f} ({figures['best_s']:.3f})"
-        return [wall, f"{figures['cpu_median_s']:.3f}"]
+    """One table row: medians, ratios, the load beside the row and the verdict."""
+    java, ours = result["java"], result["ours"]
 
-    read = result["ours"].get("read_s")
-    read_cell = "" if read is None else f"{read:.3f} ({result['ours']['read_cpu_s']:.3f})"
+    def figure(side: dict[str, Any], name: str) -> str:
+        value = side.get(name)
+        return "" if value is None else f"{value:.3f}"
 
-    def shown(ratio: float | None) -> str:
-        return "" if ratio is None else f"{ratio:.2f}"
-
-    ratio, cpu_ratio = result.get("ratio"), result.get("cpu_ratio")
-    verdict = ""
-    if ratio is not None and cpu_ratio is not None and result["size"] == "large":
-        verdict = "met" if ratio <= 1 and cpu_ratio <= 1 else "missed"
+    java_cpu = (
+        "error"
+        if "error" in java
+        else (f"{figure(java, 'cpu_s_median')} / {figure(java, 'thread_cpu_s_median')}")
+    )
+    our_cpu = (
+        "error"
+        if "error" in ours
+        else figure(ours, "cpu_s_median")
+        + (
+            f" ({figure(ours, 'read_cpu_s_median')})"
+            if result.get("comparison") == "answer read"
+            else ""
+        )
+    )
+    loads = result.get("load_1min") or []
+    load = f"{min(loads):.1f}-{max(loads):.1f}" if loads else ""
     check = {None: "", "": "equal"}.get(result.get("difference"), "DIFFER")
+    ratios = [f"{result[r]:.2f}" if r in result else "" for r in
+              ("ratio_cpu", "ratio_thread_cpu", "ratio_wall")]  # fmt: skip
     return [result["strategy"], size_label(result["strategy"], result["size"]), result["kind"],
-            *side(result["java"]), *side(result["ours"]), read_cell,
-            shown(ratio), shown(cpu_ratio), verdict, check]  # fmt: skip
+            result.get("comparison", ""), figure(java, "wall_s_median"), java_cpu,
+            figure(ours, "wall_s_median"), our_cpu, *ratios, load, verdict(result),
+            check]  # fmt: skip
 
 
 def size_label(strategy: str, size: str) -> str:
@@ -383,21 +493,21 @@ def size_label(strategy: str, size: str) -> str:
     return SIZE_LABELS[size]
 
 
-HEADER = ["strategy", "size", "kind", "Java s median (best)", "Java CPU s", "ours s median (best)",
-          "ours CPU s", "ours: read every partition s (CPU)", "ours / Java", "ours / Java CPU",
-          "ours no slower", "answers"]  # fmt: skip
-
-
-def markdown(results: list[dict[str, Any]], machine: str) -> str:
-    lines = ["# Ours beside Kafka's Java assignors", "", machine, "",
-             "| " + " | ".join(HEADER) + " |", "|" + " --- |" * len(HEADER)]  # fmt: skip
-    lines += ["| " + " | ".join(cells(result)) + " |" for result in results]
+def table(results: list[dict[str, Any]]) -> list[str]:
+    """The Markdown table of ``results`` (rows measured by this script's current form only)."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + " --- |" * len(HEADER)]
+    lines += ["| " + " | ".join(cells(r)) + " |" for r in results if "comparison" in r]
     errors = [r for r in results if "error" in r["java"] or "error" in r["ours"]]
     lines += [""] + [
         f"- {r['strategy']} {r['size']} {r['kind']}: java {r['java'].get('error', 'ok')}; "
         f"ours {r['ours'].get('error', 'ok')}"
         for r in errors
     ]
+    return lines
+
+
+def markdown(results: list[dict[str, Any]], machine: str) -> str:
+    lines = ["# Ours beside Kafka's Java assignors", "", machine, "", *table(results)]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -412,27 +522,66 @@ def plan(args: argparse.Namespace) -> Iterator[tuple[str, str, str]]:
                 yield strategy, size, kind
 
 
+def expected_seconds(args: argparse.Namespace) -> float:
+    """A rough length of the planned run: calls of both sides plus each row's set-up, scaled
+    from the large size by partitions (tasks for Streams)."""
+    total = 0.0
+    for strategy, size, _ in plan(args):
+        table_of_sizes = TASK_SIZES if strategy in STREAMS or strategy in STREAMS_GROUP else SIZES
+        groups, each, _members = table_of_sizes[size]
+        large_groups, large_each, _ = table_of_sizes["large"]
+        scale = groups * each / (large_groups * large_each)
+        java_s, ours_s = LARGE_CALL_S.get(strategy, (5.0, 2.0))
+        total += scale * ((args.warmup + args.runs) * (java_s + ours_s) + LARGE_ROW_OVERHEAD_S)
+    return total
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="+", metavar="STRATEGY", help="these strategies only")
-    parser.add_argument("--sizes", nargs="+", choices=tuple(SIZES), default=list(SIZES))
+    parser.add_argument("--sizes", nargs="+", choices=tuple(SIZES), default=["check", "mid"])
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="the full run: check and 1M x 2,000 (run it on a quiet machine)",
+    )
     parser.add_argument("--warmup", type=int, default=2, help="untimed calls first (each side)")
     parser.add_argument("--runs", type=int, default=3, help="timed calls (each side)")
-    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per run of ours")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="(kept for scripts)")
     parser.add_argument("--java-heap", default="6g")
     parser.add_argument(
         "--check-answers",
         action="store_true",
-        help="compare both answers at every size (always done at the check size)",
+        help="compare both answers at every size (always at the check size)",
+    )
+    parser.add_argument(
+        "--readme",
+        action="store_true",
+        help="re-make the table in benchmarks/results/README.md from the output",
     )
     parser.add_argument("--output", type=Path, default=RESULTS_JSON)
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--answer", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(run_worker(args.worker, args.warmup, args.runs, args.answer)))
+        run_worker(args.worker)
         return
+    if args.full:
+        args.sizes = ["check", "large"]
+    print(
+        f"expected duration on a quiet machine: about {expected_seconds(args) / 60:.0f} min (sizes "
+        f"{', '.join(args.sizes)}; load average now {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores; a busy one takes longer)",
+        file=sys.stderr,
+        flush=True,
+    )
+    run_all(args)
+    print(args.output.with_suffix(".md").read_text(encoding="utf-8"))
+    if args.readme:
+        update_readme(args.output)
 
+
+def run_all(args: argparse.Namespace) -> None:
+    """Every planned row, saved as it comes; stops at an answer that differs."""
     results: list[dict[str, Any]] = []
     load_at_start = os.getloadavg()[0]
     java = JavaBench(args.java_heap)
@@ -447,7 +596,6 @@ def main(argv: list[str] | None = None) -> None:
                 sys.exit(f"{strategy} {size} {kind}: answers differ: {result['difference']}")
     finally:
         java.close()
-    print(args.output.with_suffix(".md").read_text(encoding="utf-8"))
 
 
 def save(args: argparse.Namespace, results: list[dict[str, Any]], load_at_start: float) -> None:
@@ -455,16 +603,34 @@ def save(args: argparse.Namespace, results: list[dict[str, Any]], load_at_start:
     java_version = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
     machine = (
         f"Generated {datetime.now(UTC).isoformat(timespec='seconds')} by "
-        f"`benchmarks/versus_java.py` (warm-up {args.warmup}, timed runs {args.runs}); "
-        f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load average "
+        f"`benchmarks/versus_java.py` (warm-up {args.warmup}, timed runs {args.runs}, "
+        f"interleaved); Python {platform.python_version()}, {os.cpu_count()} CPUs, load average "
         f"{load_at_start:.1f} at the start and {os.getloadavg()[0]:.1f} at the last row; "
         f"Kafka 4.4.0 on {java_version.splitlines()[0]}."
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     document: dict[str, Any] = {"machine": machine, "results": merged(args.output, results)}
     args.output.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    table = markdown(document["results"], machine)
-    args.output.with_suffix(".md").write_text(table, encoding="utf-8")
+    args.output.with_suffix(".md").write_text(
+        markdown(document["results"], machine), encoding="utf-8"
+    )
+
+
+README = REPO / "benchmarks" / "results" / "README.md"
+TABLE_START = "<!-- versus_java table: made by benchmarks/versus_java.py --readme -->"
+TABLE_END = "<!-- end of versus_java table -->"
+
+
+def update_readme(output: Path) -> None:
+    """Replace the table between the markers in the results README with ``output``'s rows
+    (every size but the check size) and the line that says how they were made."""
+    document = json.loads(output.read_text(encoding="utf-8"))
+    rows = [r for r in document["results"] if r["size"] != "check"]
+    block = [TABLE_START, "", document["machine"], "", *table(rows), TABLE_END]
+    text = README.read_text(encoding="utf-8")
+    before, rest = text.split(TABLE_START, 1)
+    after = rest.split(TABLE_END, 1)[1]
+    README.write_text(before + "\n".join(block).replace("\n\n\n", "\n\n") + after, encoding="utf-8")
 
 
 def merged(path: Path, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -478,8 +644,11 @@ def merged(path: Path, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     from tests.differential.core import KAFKA_STRATEGIES
 
     def key(result: dict[str, Any]) -> tuple[int, int, int]:
-        return (list(SIZES).index(result["size"]), KAFKA_STRATEGIES.index(result["strategy"]),
-                KINDS.index(result["kind"]))  # fmt: skip
+        return (
+            list(SIZES).index(result["size"]),
+            KAFKA_STRATEGIES.index(result["strategy"]),
+            KINDS.index(result["kind"]),
+        )
 
     return sorted(table.values(), key=key)
 

@@ -39,6 +39,13 @@ Steps:
    best client among those not holding the task yet; when every client holds it, its remaining
    replicas are dropped (Kafka logs that capacity is short).
 
+Kafka's limit: before step 1 Kafka sizes its set of task pairs as ``tasks * (tasks - 1) / 2``
+in a Java ``int``; from 46,342 tasks the product overflows, and wherever it wraps below zero
+(46,342 to 65,536 tasks, and bands above) ``new HashSet<>(negative)`` throws
+``IllegalArgumentException: Illegal initial capacity``. Ours raises
+:class:`StreamsStickyTaskLimitError` with the same message on exactly those sizes
+(:func:`task_pairs_capacity`).
+
 Invariants: every task is active on exactly one client; no client holds two replicas of one
 task; at most ``num_standby_replicas`` standbys per stateful task; no warm-ups, no probing
 rebalance. Kafka's own ``DefaultTaskInfo`` hashes by identity, so the order of step 4 in a
@@ -53,6 +60,7 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
+from assignors.errors import AssignmentExplorerError
 from assignors.java_order import (
     JavaHashMapOrder,
     hash_order,
@@ -71,6 +79,30 @@ from assignors.streams.model import (
     parse_streams_scenario,
     streams_assignment_to_json,
 )
+
+
+class StreamsStickyTaskLimitError(AssignmentExplorerError, ValueError):
+    """Kafka's ``StickyTaskAssignor`` throws on this many tasks (an ``int`` overflow in Kafka)."""
+
+
+def task_pairs_capacity(task_count: int) -> int:
+    """Kafka's ``maxPairs``: ``tasks * (tasks - 1) / 2`` in Java ``int`` arithmetic (the product
+    wraps to 32 bits, the division truncates toward zero). Negative from 46,342 tasks on, in
+    bands; Kafka then fails to make its ``HashSet`` of that initial capacity."""
+    return int(to_int32(task_count * (task_count - 1)) / 2)
+
+
+def check_kafka_task_limit(task_count: int) -> None:
+    """Raise :class:`StreamsStickyTaskLimitError` where Kafka's assignor throws on the size."""
+    capacity = task_pairs_capacity(task_count)
+    if capacity < 0:
+        raise StreamsStickyTaskLimitError(
+            f"Illegal initial capacity: {capacity}. This is Kafka's limit, not the scenario's: "
+            f"Kafka Streams' StickyTaskAssignor sizes its set of task pairs as tasks x (tasks - 1)"
+            f" / 2 in a Java int, which overflows for {task_count:,} tasks, so Kafka throws "
+            "IllegalArgumentException and the group cannot be assigned; use fewer tasks (at "
+            "most 46,341) or another task assignor (streams-ha)"
+        )
 
 
 def task_id_hash(task: TaskId) -> int:
@@ -127,8 +159,7 @@ class _State:
         for client in self.order:
             for task in scenario.clients[client].prev_standby:
                 self.previous_standby.setdefault(task, []).append(client)
-        count = len(scenario.tasks)
-        self.max_pairs = int(to_int32(count * (count - 1)) / 2)
+        self.max_pairs = task_pairs_capacity(len(scenario.tasks))
         self.pair_count = 0
 
     def client_set(self, clients: Iterable[int], initial_capacity: int | None = None) -> list[int]:
@@ -304,8 +335,10 @@ def assign_streams_sticky(scenario: StreamsScenario) -> StreamsAssignment:
     """Run the KIP-924 sticky task assignor (see the module docstring) on a parsed scenario.
 
     The answer lists every client, in the scenario's order; it has no warm-ups and never asks
-    for a probing rebalance.
+    for a probing rebalance. :class:`StreamsStickyTaskLimitError` on the task counts Kafka's
+    assignor throws on.
     """
+    check_kafka_task_limit(len(scenario.tasks))
     state = _State(scenario)
     # The oracle hands Kafka its tasks as a HashMap filled in task order.
     all_tasks = _ordered(task.id for task in scenario.tasks)

@@ -9,11 +9,18 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors import TaskStrategy, parse_streams_scenario, registry
-from assignors.streams.client_sticky import assign_streams_sticky, task_id_hash
+from assignors.streams.client_sticky import (
+    StreamsStickyTaskLimitError,
+    assign_streams_sticky,
+    check_kafka_task_limit,
+    task_id_hash,
+    task_pairs_capacity,
+)
 from assignors.streams.model import TaskId
 from tests.differential.generate import streams_scenario
 
@@ -67,3 +74,49 @@ def test_invariants_on_generated_applications(seed: int) -> None:
     for tasks in answer.clients.values():
         assert not set(tasks.active) & set(tasks.standby)
         assert tasks.warmup == ()
+
+
+def _fresh_tasks(count: int) -> dict[str, object]:
+    """``count`` stateless tasks over ten fresh clients (ours answers such a group in ~0.2 s)."""
+    return {
+        "tasks": [{"id": f"{i // 1000}_{i % 1000}", "stateful": False} for i in range(count)],
+        "clients": [
+            {"process_id": f"00000000-0000-0000-0000-{c:012d}", "capacity": 1} for c in range(10)
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("tasks", "kafkas_capacity"),
+    # Kafka 4.4.0's and 3.9.2's own messages on these sizes (the oracle's answers).
+    [(46_342, -1_073_716_337), (65_536, -32_768)],
+)
+def test_kafkas_task_limit_raises_kafkas_error(tasks: int, kafkas_capacity: int) -> None:
+    scenario = parse_streams_scenario(_fresh_tasks(tasks))
+    with pytest.raises(StreamsStickyTaskLimitError) as raised:
+        assign_streams_sticky(scenario)
+    message = str(raised.value)
+    assert message.startswith(f"Illegal initial capacity: {kafkas_capacity}. ")
+    assert "Kafka's limit" in message and f"{tasks:,} tasks" in message
+
+
+@pytest.mark.parametrize("tasks", [46_341, 65_537])
+def test_just_inside_kafkas_task_limit_answers(tasks: int) -> None:
+    """46,341 is the last size before the overflow; at 65,537 the product wraps back above zero
+    and Kafka does not throw either (it sizes its pair set 32,768)."""
+    answer = assign_streams_sticky(parse_streams_scenario(_fresh_tasks(tasks)))
+    assert sum(len(c.active) for c in answer.clients.values()) == tasks
+
+
+@given(st.integers(min_value=1, max_value=10**6))
+def test_kafka_throws_exactly_where_its_int_product_wraps_negative(tasks: int) -> None:
+    """Java's ``tasks * (tasks - 1)`` keeps the low 32 bits as a signed int; Kafka throws when
+    that is negative, i.e. when bit 31 of the true product is set."""
+    throws = (tasks * (tasks - 1)) >> 31 & 1 == 1
+    assert (task_pairs_capacity(tasks) < 0) == throws
+    try:
+        check_kafka_task_limit(tasks)
+    except StreamsStickyTaskLimitError:
+        assert throws
+    else:
+        assert not throws

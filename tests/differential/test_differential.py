@@ -147,3 +147,29 @@ def test_a_group_kafka_never_finishes(strategy: str) -> None:
     assert differ(strategy, ours, never) == ""
     assert differ(strategy, {"id": 1, "assignment": {}}, never) != ""
     assert differ(strategy, {"id": 1, "error": "some other refusal"}, never) != ""
+
+
+@pytest.mark.parametrize("tasks", [46_342, 65_536])
+def test_kafkas_streams_sticky_task_limit(
+    kafka_oracle: Oracle, previous_kafka_oracle: Oracle, tasks: int
+) -> None:
+    """Kafka's ``StickyTaskAssignor`` throws ``Illegal initial capacity`` from 46,342 tasks (its
+    pair count overflows a Java ``int``; the bounds of that band): both Kafka releases and ours
+    refuse with the same number. (Sizes where Kafka answers cost it minutes: the answer side
+    is in ``tests/assignors/test_streams_sticky.py``.)"""
+    from tests.differential.compare import differ, our_answers
+
+    scenario = {
+        "tasks": [{"id": f"{i // 1000}_{i % 1000}", "stateful": False} for i in range(tasks)],
+        "clients": [
+            {"process_id": f"00000000-0000-0000-0000-{c:012d}", "capacity": 1} for c in range(10)
+        ],
+    }
+    request = {"id": f"streams-sticky:{tasks}", "strategy": "streams-sticky", "scenario": scenario}
+    ours = our_answers([request])[0]
+    for oracle in (kafka_oracle, previous_kafka_oracle):
+        kafka = oracle.answer(request)
+        assert kafka["error"].startswith("IllegalArgumentException: Illegal initial capacity: ")
+        number = kafka["error"].rsplit(": ", 1)[1]
+        assert ours["error"].startswith(f"Illegal initial capacity: {number}. ")
+        assert differ("streams-sticky", ours, kafka) == ""
