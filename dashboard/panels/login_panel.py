@@ -6,7 +6,7 @@ pages a signed-in user may open.
 1. No ``[auth]`` in Streamlit's secrets: every page, nothing shown (today's behaviour).
 2. Configured, nobody signed in: a sign-in screen (a title, one sentence, a Sign in button that
    calls ``st.login``), then the run stops: no page, no sidebar of the app, no link loaded.
-3. Signed in: the sidebar says who (plain text: the provider's words are never Markdown) with a
+3. Signed in: the sidebar says who (``st.text``: the provider's words are never Markdown) with a
    Sign out button (``st.logout``: Streamlit's cookie is dropped and the provider's own
    end-session page follows when it has one), and the pages the user's groups may open are
    returned (:func:`dashboard.model.access.allowed_pages`). None: a message, then the run stops.
@@ -64,6 +64,7 @@ def _sign_in_screen() -> None:
 
 def _signed_in_as(name: str) -> None:
     with st.sidebar:
-        st.caption(f"Signed in as {escape_markdown(name)}")
+        # st.text, not Markdown: escaped Markdown still draws a URL-like name as a link.
+        st.text(f"Signed in as {name}")
         if st.button("Sign out", key=SIGN_OUT):
             st.logout()
