@@ -89,15 +89,19 @@ def test_no_page_for_the_users_groups_says_so(access_file: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "content", ['[access.pages]\nadmin = ["ops"]\n', "[access\n", b"\xff\xfe[access]"]
+    "content", ['[access.pages]\nadmin = ["ops"]\n', "[access\n", b"\xff\xfe[access]", None]
 )
-def test_an_unreadable_access_table_fails_closed(access_file: Path, content: str | bytes) -> None:
-    if isinstance(content, bytes):
+def test_an_unreadable_access_table_fails_closed(
+    access_file: Path, content: str | bytes | None
+) -> None:
+    if content is None:
+        access_file.unlink()  # named, but gone
+    elif isinstance(content, bytes):
         access_file.write_bytes(content)
     else:
         access_file.write_text(content)
     app = _run({"is_logged_in": True, "name": "Ann", "roles": ["kafka-ops"]})
-    assert "(ASSIGNMENT_EXPLORER_CONFIG) is refused" in shown_text(app.error[0].value)
+    assert "The configuration file (ASSIGNMENT_EXPLORER_CONFIG)" in shown_text(app.error[0].value)
     assert str(access_file.parent) not in app.error[0].value  # no server path in the page
     assert not app.title and not app.sidebar.button
 
