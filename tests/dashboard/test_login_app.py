@@ -113,3 +113,15 @@ def test_without_auth_the_access_table_is_not_applied() -> None:
     assert_no_exception(app)
     assert page_title(app) == "Assignment Explorer · Live group"
     assert not any("Signed in" in text.value for text in app.sidebar.text)
+
+
+def test_a_page_a_view_sends_the_user_to_is_refused_in_words_when_not_in_the_menu(
+    access_file: Path,
+) -> None:
+    access_file.write_text('[access.pages]\nexplorer = ["kafka-ops"]\n')
+    app = _run({"is_logged_in": True, "name": "Bob", "groups": ["guests"]}, pages.CLASSROOM)
+    lesson = next(button for button in app.button if button.label == "Open the lesson")
+    lesson.click().run()
+    assert_no_exception(app)
+    assert page_title(app) == "Assignment Explorer · Classroom"
+    assert [box.value for box in app.warning] == ["Your account may not open the Explorer page."]
