@@ -21,7 +21,7 @@ COPY guarded ./guarded
 COPY pipeline ./pipeline
 COPY sample_data ./sample_data
 RUN python3 -m venv /opt/venv \
-    && /opt/venv/bin/pip install --quiet . \
+    && /opt/venv/bin/pip install --quiet '.[login]' \
     && /opt/venv/bin/pip uninstall --quiet --yes pip setuptools \
     && find /opt/venv/lib -depth -type d \( -name tests -o -name include -o -name __pycache__ \) \
         -exec rm -rf {} + \

@@ -6,6 +6,9 @@ Explorer with the default sample and no configuration.
 
 Routing, in order:
 
+0. With a login configured (Streamlit's ``[auth]`` secrets), nothing below runs before the user
+   has signed in, and the menu holds only the pages the user's groups may open
+   (:func:`dashboard.panels.login_panel.gate`; docs/login.md).
 1. A link's query parameters load its source once per session: a Fleet link
    (``pipeline_input``, ``group``) a pipeline group, any other link (or none) a sample, an
    uploaded scenario or the default sample
@@ -34,7 +37,7 @@ _CHECKOUT = str(Path(__file__).resolve().parent.parent)
 if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
-from dashboard.panels import projector_panel, source_panel  # noqa: E402
+from dashboard.panels import login_panel, projector_panel, source_panel  # noqa: E402
 from dashboard.runtime import internals, server_socket  # noqa: E402
 from dashboard.session import compute, state  # noqa: E402
 from dashboard.views import fleet_view, pages  # noqa: E402
@@ -49,6 +52,9 @@ def main() -> None:
     """One run of the app. Everything a run builds is local to it: Streamlit keeps the main
     script's module as ``sys.modules["__main__"]`` until the next run of any session, so a
     module-level ``scenario`` would keep a closed tab's group alive after its session went."""
+    may_open = login_panel.gate([spec.url_path for spec in pages.PAGES])
+    shown = [spec for spec in pages.PAGES if spec.url_path in may_open]
+    pages.remember_shown(shown)
     if not state.has_source():
         params = dict(st.query_params)
         if fleet_view.restore_from_query(params):
@@ -63,7 +69,7 @@ def main() -> None:
             url_path=spec.url_path,
             default=spec.default,
         )
-        for spec in pages.PAGES
+        for spec in shown
     }
     current = st.navigation(list(built.values()), position="top")
     spec = next(spec for spec, page in built.items() if page is current)

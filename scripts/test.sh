@@ -44,6 +44,19 @@ fi
 # The same oracle against the newest Kafka 3.9.x (the strategies' kafka_version 3.9).
 (cd oracle && mvn -q -B -Dstyle.color=never -Pkafka-3.9 package | sed "s/\x1b\[[0-9;]*m//g")
 
+# A real OpenID Connect provider for the login tests (npm's oidc-provider on loopback; Node.js
+# 20.19 or later, on the project's machines; Debian's own is older): installed from
+# tests/oidc_provider's lockfile, again only when the lockfile changed.
+provider=tests/oidc_provider
+if ! command -v npm >/dev/null 2>&1; then
+  echo "npm is not installed: the login tests will fail"
+elif [ ! -d "$provider/node_modules/oidc-provider" ] \
+    || [ "$provider/package-lock.json" -nt "$provider/node_modules/.package-lock.json" ]; then
+  if ! (cd "$provider" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+    echo "npm ci failed in $provider: the login tests will fail"
+  fi
+fi
+
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,spark]'

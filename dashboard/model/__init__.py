@@ -5,7 +5,8 @@ Holds the what-if edits (:mod:`.whatif`), share links (:mod:`.share`), where a s
 (:mod:`.summary`), the members table (:mod:`.members_table`), the deploy picture
 (:mod:`.deploy_model`), each member's state over time under each rebalance protocol
 (:mod:`.protocol_timeline`), the numbers of groups too big to draw (:mod:`.aggregates`) and user
-text made literal for Markdown (:mod:`.plain`). Every
+text made literal for Markdown (:mod:`.plain`) and who may open which page or cluster once users
+sign in (:mod:`.access`). Every
 function here is pure and testable without Streamlit.
 
 May import: :mod:`assignors` (its public names) and :mod:`pandas`.

@@ -1,5 +1,6 @@
 """Widgets: the controls and the drawn parts of the pages (source, strategies, the what-if,
-results, export, explain, teach, watch, reconciliation, big groups, Streams).
+results, export, explain, teach, watch, reconciliation, big groups, Streams, the login's
+sign-in screen and Sign out).
 
 A panel reads and writes session state through :mod:`dashboard.session`, takes its figures from
 :mod:`dashboard.charts` and its words from :mod:`dashboard.model`.

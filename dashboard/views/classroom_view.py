@@ -27,10 +27,11 @@ def open_lesson(key: str, index: int, kind: str) -> None:
         return
     source = state.source()
     if kind == "streams":
-        st.switch_page(pages.STREAMS.script, query_params=source_panel.link_params(source))
+        pages.switch_to(pages.STREAMS, source_panel.link_params(source))
+        return
     teach_panel.open_at(source, index)
     shown = state.source()
-    st.switch_page(pages.EXPLORER.script, query_params=source_panel.link_params(shown))
+    pages.switch_to(pages.EXPLORER, source_panel.link_params(shown))
 
 
 def _lesson(row: tuple[str, str, str, str, int, str | None, str]) -> None:

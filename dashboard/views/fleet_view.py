@@ -216,7 +216,7 @@ def page() -> None:
     st.caption(f"The fleet what-if from {output}; snapshots in {snapshots}.")
     if render(output / "whatif", snapshots):
         state.carry_widgets(source_panel.SIDEBAR_VALUES)
-        st.switch_page(pages.EXPLORER.script)
+        pages.switch_to(pages.EXPLORER)
     page_address(
         {
             param: str(st.session_state[widget])

@@ -6,10 +6,15 @@ page (the Fleet page's *Open in explorer*) names it here. A page's script path i
 ``dashboard/app.py``, the main script; the default page answers at ``/``, every other page at
 ``/<url_path>``, so links made before the pages existed (``/?sample=...``) still open the
 Explorer.
+
+With a login (:mod:`dashboard.panels.login_panel`), ``app.py`` builds the menu from the pages the
+user may open and records them (:func:`remember_shown`); a view sends the user on with
+:func:`switch_to`, which refuses, in words, a page the user may not open.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import streamlit as st
@@ -49,6 +54,20 @@ CLASSROOM = PageSpec(
 PAGES = (EXPLORER, STREAMS, LIVE, DEPLOY, HISTORY, FLEET, CLASSROOM)
 #: The pages whose content is the loaded source: the router sends a source to the one it fits.
 SOURCE_PAGES = (EXPLORER, STREAMS)
+_SHOWN = "pages.shown"
+
+
+def remember_shown(shown: Collection[PageSpec]) -> None:
+    """Record the pages in this run's menu (the ones the signed-in user may open)."""
+    st.session_state[_SHOWN] = tuple(spec.url_path for spec in shown)
+
+
+def switch_to(spec: PageSpec, query_params: Mapping[str, str] | None = None) -> None:
+    """Open page ``spec`` (``st.switch_page``) when it is in the menu; otherwise say that the
+    user's account may not open it, and stay."""
+    if spec.url_path in st.session_state.get(_SHOWN, tuple(page.url_path for page in PAGES)):
+        st.switch_page(spec.script, query_params=query_params)
+    st.warning(f"Your account may not open the {spec.title} page.")
 
 
 def follow_source(spec: PageSpec) -> None:
@@ -66,9 +85,9 @@ def follow_source(spec: PageSpec) -> None:
         state.mark_streams_shown(source.key)
         if spec == EXPLORER:
             state.carry_widgets(source_panel.SIDEBAR_VALUES)
-            st.switch_page(STREAMS.script, query_params=source_panel.link_params(source))
+            switch_to(STREAMS, query_params=source_panel.link_params(source))
         return
     shown = state.take_streams_shown()
     if spec == STREAMS and shown is not None and shown != source.key:
         state.carry_widgets(source_panel.SIDEBAR_VALUES)
-        st.switch_page(EXPLORER.script, query_params=source_panel.link_params(source))
+        switch_to(EXPLORER, query_params=source_panel.link_params(source))

@@ -1,0 +1,86 @@
+"""The login, as the session sees it: whether an OIDC provider is configured (Streamlit's own
+``[auth]`` section of ``.streamlit/secrets.toml``), who is signed in (``st.user``), and the
+operator's access rules (the ``[access]`` table of the file ``ASSIGNMENT_EXPLORER_CONFIG``
+names; see :mod:`dashboard.model.access`).
+
+Invariants: a login is required exactly when ``[auth]`` is configured; a secrets file that exists
+but cannot be read fails closed (:class:`LoginConfigError`, the app shows it and serves no page);
+no message raised here names a path on the server.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import tomllib
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+from streamlit.errors import StreamlitSecretNotFoundError
+
+from dashboard.model import access
+
+CONFIG_VARIABLE = "ASSIGNMENT_EXPLORER_CONFIG"
+_LOG = logging.getLogger(__name__)
+
+
+class LoginConfigError(Exception):
+    """The login or access configuration cannot be read; the message says what (no path)."""
+
+
+def login_configured() -> bool:
+    """Whether ``[auth]`` is in Streamlit's secrets. No secrets file: no login (today's
+    behaviour). A secrets file that exists but does not parse raises :class:`LoginConfigError`:
+    it may hold an ``[auth]`` the server would otherwise ignore."""
+    try:
+        return "auth" in st.secrets
+    except StreamlitSecretNotFoundError as error:
+        files = st.get_option("secrets.files") or []
+        if any(Path(name).exists() for name in files):
+            _LOG.error("the secrets file cannot be read: %s", error)
+            raise LoginConfigError(
+                "The server's secrets file cannot be read, so its login settings are unknown: "
+                "no page is served. The server's log says why."
+            ) from error
+        return False
+
+
+def signed_in() -> bool:
+    """Whether this session's browser has signed in (Streamlit's identity cookie)."""
+    return bool(st.user.is_logged_in)
+
+
+def claims() -> dict[str, Any]:
+    """The signed-in user's ID-token claims (empty when nobody is signed in)."""
+    return dict(st.user.to_dict())
+
+
+def access_rules(known_pages: Collection[str]) -> access.AccessRules:
+    """The operator's ``[access]`` table (:func:`dashboard.model.access.parse_access`); no
+    configuration file: the open defaults. Read again only when the file changes."""
+    name = os.environ.get(CONFIG_VARIABLE)
+    if not name:
+        return access.AccessRules()
+    try:
+        stamp = Path(name).stat().st_mtime_ns
+    except OSError as error:
+        raise LoginConfigError(
+            f"The configuration file ({CONFIG_VARIABLE}) cannot be read: {error.strerror}"
+        ) from error
+    return _parsed(name, stamp, tuple(sorted(known_pages)))
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(name: str, stamp: int, known_pages: tuple[str, ...]) -> access.AccessRules:
+    del stamp  # part of the cache key only: a changed file is read again
+    try:
+        document: Mapping[str, Any] = tomllib.loads(Path(name).read_text("utf-8"))
+        return access.parse_access(document, known_pages)
+    except OSError as error:
+        reason = error.strerror
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, access.AccessConfigError) as error:
+        reason = str(error)
+    raise LoginConfigError(f"The configuration file ({CONFIG_VARIABLE}) is refused: {reason}")
