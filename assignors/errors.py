@@ -7,10 +7,29 @@ and what was expected there. Shells (CLI, dashboard, pipeline) show ``str(error)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 
 class AssignmentExplorerError(Exception):
-    """Base class for every error this project raises on purpose."""
+    """Base class for every error this project raises on purpose.
+
+    Invariant: every such error survives pickling with its message and attributes (a worker
+    process sends its error back to the dashboard that way), whatever its ``__init__`` takes:
+    it is rebuilt from its ``args`` and attributes without calling ``__init__`` again.
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuilt, (type(self), self.args, dict(self.__dict__)))
+
+
+def _rebuilt(
+    cls: type[AssignmentExplorerError], args: tuple[object, ...], state: dict[str, object]
+) -> AssignmentExplorerError:
+    """An error of class ``cls`` with ``args`` and the attributes ``state`` (for pickle)."""
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class ScenarioError(AssignmentExplorerError, ValueError):
