@@ -34,9 +34,10 @@ _CHECKOUT = str(Path(__file__).resolve().parent.parent)
 if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
+from dashboard.model.plain import escape_markdown  # noqa: E402
 from dashboard.panels import projector_panel, source_panel  # noqa: E402
 from dashboard.runtime import internals, server_socket  # noqa: E402
-from dashboard.session import compute, state  # noqa: E402
+from dashboard.session import compute, settings, state  # noqa: E402
 from dashboard.views import fleet_view, pages  # noqa: E402
 
 compute.freeze_imports()
@@ -49,6 +50,10 @@ def main() -> None:
     """One run of the app. Everything a run builds is local to it: Streamlit keeps the main
     script's module as ``sys.modules["__main__"]`` until the next run of any session, so a
     module-level ``scenario`` would keep a closed tab's group alive after its session went."""
+    problem = settings.operator_problem()
+    if problem:  # a refused operator file serves nothing: what it offers or forbids is unknown
+        st.error(escape_markdown(problem))
+        st.stop()
     if not state.has_source():
         params = dict(st.query_params)
         if fleet_view.restore_from_query(params):
