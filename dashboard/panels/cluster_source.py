@@ -41,7 +41,6 @@ from cluster.reader import ClusterReader, GroupListing
 from cluster.snapshot import read_group
 from dashboard.model import sources
 from dashboard.model.operator_file import ClusterEntry, names_offered
-from dashboard.model.plain import escape_markdown
 from dashboard.session import settings, state
 
 _GROUPS = "ae.cluster_groups"
@@ -94,8 +93,11 @@ def named_settings(name: str, timeout_s: float) -> ConnectionSettings:
     """The connection settings of the cluster the operator file names ``name``, its password
     read now from where the file points; raises :class:`ConnectionSettingsError`."""
     entry = settings.operator_config().cluster(name)
-    if entry is None:
-        raise ConnectionSettingsError(refused_cluster(name))
+    if entry is None:  # the file changed since the pick
+        offered = [entry.name for entry in settings.operator_config().clusters]
+        raise ConnectionSettingsError(
+            f"this server no longer offers that cluster: {names_offered('cluster', offered)}"
+        )
     return ConnectionSettings(
         bootstrap_servers=entry.bootstrap_servers,
         security_protocol=entry.security_protocol,  # type: ignore[arg-type]
@@ -132,13 +134,12 @@ def _password(entry: ClusterEntry) -> Secret | None:
     return None
 
 
-def refused_cluster(name: str) -> str:
-    """What a link naming cluster ``name``, which the server does not offer, is told (Markdown:
-    the name is escaped)."""
+def refused_cluster() -> str:
+    """What a link naming a cluster the server does not offer is told: the names it does (the
+    link's own text is not repeated: it may be anything, an address among them)."""
     offered = [entry.name for entry in settings.operator_config().clusters]
     return (
-        f"The link names cluster “{escape_markdown(name)}”, which this server does not offer:"
-        f" {names_offered('cluster', offered)}."
+        f"The link names a cluster this server does not offer: {names_offered('cluster', offered)}."
     )
 
 
@@ -168,7 +169,7 @@ def _pick_cluster() -> str | None:
     if wanted is not None and "cluster.name" not in st.session_state:
         # A link's pick, once and before the widget (the user's own pick is never overridden).
         if config.cluster(wanted) is None:
-            st.error(refused_cluster(wanted))
+            st.error(refused_cluster())
         else:
             st.session_state["cluster.name"] = wanted
     if not choices:

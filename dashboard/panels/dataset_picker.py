@@ -11,7 +11,6 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.model.operator_file import DatasetEntry, names_offered
-from dashboard.model.plain import escape_markdown
 from dashboard.panels.layout import from_address
 from dashboard.session import settings
 
@@ -27,9 +26,10 @@ def pick() -> DatasetEntry | None:
     names = [entry.name for entry in offered]
     wanted = st.query_params.get(PARAM)
     if wanted is not None and wanted not in names and WIDGET not in st.session_state:
+        # The link's own text is not repeated: it may be anything, a path among them.
         st.error(
-            f"The link names dataset “{escape_markdown(wanted)}”, which this server does not"
-            f" offer: {names_offered('dataset', names)}."
+            "The link names a dataset this server does not offer:"
+            f" {names_offered('dataset', names)}."
         )
         return None
     if len(offered) == 1:

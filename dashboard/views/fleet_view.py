@@ -73,13 +73,12 @@ def explorer_link(dataset: str, cluster: str, group_id: str, t: int | None) -> s
     return "?" + urlencode(explorer_params(dataset, cluster, group_id, t))
 
 
-def refused_dataset(name: str) -> str:
-    """What a link naming dataset ``name``, which the server does not offer, is told (Markdown:
-    the name is escaped)."""
+def refused_dataset() -> str:
+    """What a link naming a dataset the server does not offer is told: the names it does (the
+    link's own text is not repeated: it may be anything, a path among them)."""
     offered = [entry.name for entry in settings.datasets()]
     return (
-        f"The link names dataset “{escape_markdown(name)}”, which this server does not offer:"
-        f" {names_offered('dataset', offered)}."
+        f"The link names a dataset this server does not offer: {names_offered('dataset', offered)}."
     )
 
 
@@ -108,7 +107,7 @@ def _load_group(dataset: str, cluster: str, group_id: str, at: int | None) -> bo
 
     entry = settings.dataset(dataset)
     if entry is None:
-        state.report_error(refused_dataset(dataset))
+        state.report_error(refused_dataset())
         return False
     where = f"group “{escape_markdown(group_id)}” from dataset {entry.name}"
     if entry.snapshots is None:

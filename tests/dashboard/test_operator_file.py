@@ -166,7 +166,7 @@ def test_a_bad_file_is_refused_naming_the_key_and_the_fix(text: str, key: str, s
 
 
 def test_text_that_is_not_toml_is_refused_with_its_place() -> None:
-    with pytest.raises(OperatorFileError, match="not valid TOML.*line 2") as refused:
+    with pytest.raises(OperatorFileError, match=r"not valid TOML.*line 2") as refused:
         parse_operator_text("[clusters.a]\nbootstrap_servers = \n")
     assert refused.value.key == ()
 
