@@ -20,6 +20,20 @@ import streamlit as st  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
 from dashboard.runtime import internals, page_head, server_socket  # noqa: E402
+from dashboard.session import settings  # noqa: E402
+
+
+def _login_configured() -> bool:
+    """Whether Streamlit's secrets hold an ``[auth]`` table (``st.login``'s OIDC provider)."""
+    try:
+        return "auth" in st.secrets
+    except (FileNotFoundError, st.errors.StreamlitSecretNotFoundError):
+        return False
+
+
+# How the server is set up (login, operator file), said once at start (see settings.setup_report).
+for _line in settings.setup_report(_login_configured()):
+    print(f"assignment-explorer: {_line}", file=sys.stderr, flush=True)
 
 # Every private use probed once, what is off logged now (and shown in the sidebar by app.py).
 internals.check_internals()

@@ -90,6 +90,45 @@ def operator_problem() -> str | None:
     return None
 
 
+#: Set (to anything) where the server must say at start how it is set up, configured or not
+#: (the image sets it); elsewhere only what is configured is said.
+ANNOUNCE_ENV = "AE_ANNOUNCE_SETUP"
+
+
+def setup_report(login_configured: bool) -> list[str]:
+    """What the server says at start about its setup: whether a login is configured, whether an
+    operator file is loaded (or why it is refused, with its path: this goes to the server's log
+    only). Said always where :data:`ANNOUNCE_ENV` is set; elsewhere only what is configured (a
+    laptop's run prints nothing)."""
+    always = bool(os.environ.get(ANNOUNCE_ENV))
+    lines = []
+    if login_configured:
+        lines.append("login: configured (st.login, the [auth] table of .streamlit/secrets.toml)")
+    elif always:
+        lines.append(
+            "login: none configured: anyone who reaches this port sees the dashboard; put a"
+            " login in front (docs/deployment.md)"
+        )
+    path = operator_file()
+    if path is None:
+        if always:
+            lines.append(f"operator file: none ({CONFIG_ENV} is unset): no cluster offered by name")
+        return lines
+    problem = operator_problem()
+    if problem:
+        lines.append(f"operator file: {path} is refused: {problem}")
+    else:
+        config = operator_config()
+        clusters = ", ".join(entry.name for entry in config.clusters) or "none"
+        named = ", ".join(entry.name for entry in config.datasets) or "none"
+        typed = "on" if config.typed_addresses else "off"
+        lines.append(
+            f"operator file: {path} loaded: clusters {clusters}, datasets {named},"
+            f" typed addresses {typed}"
+        )
+    return lines
+
+
 def datasets() -> tuple[DatasetEntry, ...]:
     """The pipeline datasets offered by name: the built-in one first, then the operator's."""
     builtin = DatasetEntry(BUILTIN_DATASET, str(pipeline_output()), str(pipeline_input()))
