@@ -46,11 +46,12 @@ typed_addresses = false
 
 
 def group_ids(cluster: KafkaCluster) -> set[str]:
-    admin = cluster.admin()
-    try:
-        return {group[0] for group in admin.list_consumer_groups()}
-    finally:
-        admin.close()
+    """Every group on the cluster (read over its open listener)."""
+    from cluster.connection import ConnectionSettings
+    from cluster.reader import ClusterReader
+
+    with ClusterReader(ConnectionSettings(bootstrap_servers=cluster.bootstrap)) as reader:
+        return {group.group_id for group in reader.list_groups()}
 
 
 def load_group(page: Any, group_id: str) -> None:

@@ -320,3 +320,31 @@ def test_no_path_survives_in_a_message_shown(parts: list[tuple[str, str]]) -> No
     shown = without_paths(text, "fleet")
     assert not any(path in shown for _, path in parts if len(path) > 1)
     assert all(word in shown for word, _ in parts)
+
+
+def test_the_server_says_at_start_how_it_is_set_up(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A laptop's run says nothing; the image (``AE_ANNOUNCE_SETUP``) says whether a login and
+    an operator file are configured; a configured file is always named, and a refused one with
+    the key at fault."""
+    from dashboard.session import settings as server
+
+    monkeypatch.delenv(operator_file.CONFIG_ENV, raising=False)
+    monkeypatch.delenv(server.ANNOUNCE_ENV, raising=False)
+    assert server.setup_report(login_configured=False) == []
+    monkeypatch.setenv(server.ANNOUNCE_ENV, "1")
+    lines = server.setup_report(login_configured=False)
+    assert lines[0].startswith("login: none configured") and "operator file: none" in lines[1]
+    assert server.setup_report(login_configured=True)[0].startswith("login: configured")
+    path = tmp_path / "explorer.toml"
+    path.write_text(TEAM_FILE)
+    monkeypatch.setenv(operator_file.CONFIG_ENV, str(path))
+    monkeypatch.delenv(server.ANNOUNCE_ENV)
+    assert server.setup_report(login_configured=False) == [
+        f"operator file: {path} loaded: clusters staging, local, datasets fleet,"
+        " typed addresses off"
+    ]
+    path.write_text(TEAM_FILE.replace("username", "user_name"))
+    (line,) = server.setup_report(login_configured=False)
+    assert f"{path} is refused" in line and "`clusters.staging.user_name`" in line
