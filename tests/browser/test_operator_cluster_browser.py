@@ -93,7 +93,7 @@ def test_a_named_scram_cluster_is_read_and_its_password_never_reaches_the_browse
                     ),
                 ),
             )
-            page.on("response", responses.append)
+            page.on("response", lambda response: responses.append(response))
             page.goto(f"{served.url}/live?live_cluster=staging")
             page.get_by_text("Live group").first.wait_for()
             wait_idle(page)
