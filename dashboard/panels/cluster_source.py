@@ -40,7 +40,7 @@ from cluster.errors import ConnectionSettingsError
 from cluster.reader import ClusterReader, GroupListing
 from cluster.snapshot import read_group
 from dashboard.model import sources
-from dashboard.model.operator_file import ClusterEntry, names_offered
+from dashboard.model.operator_file import ClusterEntry, names_offered, without_paths
 from dashboard.session import settings, state
 
 _GROUPS = "ae.cluster_groups"
@@ -134,6 +134,22 @@ def _password(entry: ClusterEntry) -> Secret | None:
     return None
 
 
+def said(error: Exception) -> str:
+    """``error`` as the page shows it: for a cluster picked by name, its brokers' addresses and
+    any server path (its CA or password file) replaced by its name (the server's log has them)."""
+    name = st.session_state.get("cluster.name", TYPED)
+    entry = None if name == TYPED else settings.operator_config().cluster(str(name))
+    if entry is None:
+        return str(error)
+    _LOG.warning("cluster %s: %s", entry.name, error)
+    text = str(error)
+    servers = [server.strip() for server in entry.bootstrap_servers.split(",")]
+    hosts = [server.rsplit(":", 1)[0] for server in servers]
+    for address in sorted({*servers, *hosts} - {""}, key=len, reverse=True):
+        text = text.replace(address, entry.name)
+    return without_paths(text, entry.name)
+
+
 def refused_cluster() -> str:
     """What a link naming a cluster the server does not offer is told: the names it does (the
     link's own text is not repeated: it may be anything, an address among them)."""
@@ -209,7 +225,7 @@ def render() -> None:
             with ClusterReader(settings_from_form()) as reader:
                 listed = reader.list_groups()
         except AssignmentExplorerError as error:
-            state.report_error(f"Could not connect: {error}")
+            state.report_error(f"Could not connect: {said(error)}")
             st.rerun()
         st.session_state[_GROUPS] = sorted(listed, key=lambda group: group.group_id)
     groups: list[GroupListing] | None = st.session_state.get(_GROUPS)
@@ -273,7 +289,7 @@ def _load(group_id: str) -> None:
         with ClusterReader(connection) as reader:
             scenario, warnings = read_group(reader, group_id)
     except AssignmentExplorerError as error:
-        state.report_error(f"Could not load group {group_id!r}: {error}")
+        state.report_error(f"Could not load group {group_id!r}: {said(error)}")
         return
     loaded = LoadedGroup("", group_id, connection.bootstrap_servers, cluster_name)
     key = f"cluster:{loaded.where}:{group_id}:{time.time_ns()}"

@@ -12,6 +12,7 @@ group keeps its members.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -98,9 +99,11 @@ def test_a_named_scram_cluster_is_read_and_its_password_never_reaches_the_browse
             page.get_by_text("Live group").first.wait_for()
             wait_idle(page)
             load_group(page, g.group_id)
-            shot = tmp_path / "operator-cluster-1280.png"
-            page.screenshot(path=str(shot), full_page=True)
-            print(f"screenshot: {shot}")
+            shots = Path(os.environ.get("AE_SCREENSHOT_DIR") or tmp_path)  # to look at
+            for width in (1280, 1920):
+                page.set_viewport_size({"width": width, "height": 900})
+                wait_idle(page)
+                page.screenshot(path=str(shots / f"operator-cluster-{width}.png"), full_page=True)
             html = page.content()
             bodies = [response.body() for response in responses if _has_body(response)]
         after = group_ids(kafka_cluster)

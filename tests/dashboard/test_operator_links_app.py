@@ -71,6 +71,11 @@ password_env = "AE_TEST_STAGING_PASSWORD"
 [clusters.local]
 bootstrap_servers = "127.0.0.1:1"
 
+[clusters.tls]
+bootstrap_servers = "127.0.0.1:2"
+security_protocol = "SSL"
+ca_file = "{tmp_path / "missing-ca.pem"}"
+
 [datasets.fleet]
 output = "{output}"
 snapshots = "{tmp_path / "team-snapshots"}"
@@ -174,10 +179,11 @@ def test_a_link_naming_an_unknown_cluster_lists_the_names(operator_file: Path) -
     app = start_app(live_cluster="prod-eu")
     assert app.radio(key="source.kind").value == "Cluster"
     assert (
-        "The link names a cluster this server does not offer: it may name one of staging, local."
-        in app.error.values
+        "The link names a cluster this server does not offer: it may name one of staging,"
+        " local, tls." in app.error.values
     )
-    assert app.selectbox(key="cluster.name").options == ["staging", "local", "Type an address"]
+    offered = ["staging", "local", "tls", "Type an address"]
+    assert app.selectbox(key="cluster.name").options == offered
     assert_shows_no(app, "prod-eu", "staging-broker.internal", "127.0.0.1:1")
 
 
@@ -193,7 +199,7 @@ def test_typing_an_address_can_be_switched_off(
 ) -> None:
     operator_file.write_text(operator_file.read_text() + "\n[dashboard]\ntyped_addresses = false\n")
     app = start_app(live_cluster="staging")
-    assert app.selectbox(key="cluster.name").options == ["staging", "local"]
+    assert app.selectbox(key="cluster.name").options == ["staging", "local", "tls"]
     assert not [w for w in app.text_input if w.key == "cluster.bootstrap"]
 
 
@@ -210,13 +216,17 @@ def test_a_named_cluster_without_its_password_says_so_without_connecting(
     assert_shows_no(app, "staging-broker.internal")
 
 
-def test_a_named_cluster_is_connected_by_its_name(operator_file: Path) -> None:
-    """Nothing listens at ``local``'s address: the failure names the cluster's address only as
-    the reader's own error does, and the form never showed it."""
-    app = start_app(live_cluster="local")
+@pytest.mark.parametrize("name", ["local", "tls"])
+def test_a_named_cluster_that_fails_is_named_not_pointed_at(operator_file: Path, name: str) -> None:
+    """Nothing listens at ``local``'s address, and ``tls``'s CA file is missing: each failure
+    is said with the cluster's name, never its address or the server's path to its CA."""
+    app = start_app(live_cluster=name)
     app.number_input(key="cluster.timeout").set_value(1.0)
     app.button(key="cluster.connect").click().run()
-    assert any("Could not connect" in text for text in app.error.values), app.error.values
+    assert any("Could not connect" in text and name in text for text in app.error.values), (
+        app.error.values
+    )
+    assert_shows_no(app, "127.0.0.1", str(operator_file.parent))
 
 
 def test_a_refused_operator_file_stops_every_page_and_names_the_key(
