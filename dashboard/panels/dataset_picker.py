@@ -35,7 +35,8 @@ def pick() -> DatasetEntry | None:
     if len(offered) == 1:
         return offered[0]
     from_address(WIDGET, PARAM, names)
-    picked = st.selectbox("Dataset", names, key=WIDGET)
+    left, _ = st.columns([1, 2])  # a name is short: a third of the page, not all of it
+    picked = left.selectbox("Dataset", names, key=WIDGET)
     return settings.dataset(str(picked))
 
 
