@@ -1,6 +1,7 @@
 # Assignment Explorer dashboard: opens on the default sample scenario, no cluster needed.
 #   docker build -t assignment-explorer .
-#   docker run --rm -p 8501:8501 assignment-explorer
+#   docker run --rm -p 127.0.0.1:8501:8501 assignment-explorer
+# A team server (a login, clusters by name, TLS): docs/deployment.md.
 # BASE is any image with Python 3.11+ (python3 with its venv module) and useradd; the default is
 # the official slim image. scripts/build-image.sh builds on a Debian root file system instead,
 # where that image cannot be pulled.
@@ -37,7 +38,12 @@ ENV PATH=/opt/venv/bin:$PATH \
     STREAMLIT_SERVER_FILE_WATCHER_TYPE=none \
     STREAMLIT_SERVER_ADDRESS=0.0.0.0 \
     STREAMLIT_SERVER_PORT=8501 \
-    AE_PIPELINE_OUTPUT=/home/explorer/pipeline-output
+    AE_PIPELINE_OUTPUT=/home/explorer/pipeline-output \
+    AE_ANNOUNCE_SETUP=1
+# Every interface inside the container (else it could not be reached): publish it on the host's
+# loopback for a proxy, and put a login in front (docs/deployment.md). At start the server says
+# whether a login ([auth] in ~/.streamlit/secrets.toml) and an operator file
+# (ASSIGNMENT_EXPLORER_CONFIG) are configured.
 RUN useradd --create-home --uid 10001 --user-group explorer
 COPY --from=build /opt/venv /opt/venv
 # The project's Streamlit settings (minimal toolbar, 30 s session TTL, no browser message cache,

@@ -37,9 +37,10 @@ _CHECKOUT = str(Path(__file__).resolve().parent.parent)
 if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
+from dashboard.model.plain import escape_markdown  # noqa: E402
 from dashboard.panels import login_panel, projector_panel, source_panel  # noqa: E402
 from dashboard.runtime import internals, server_socket  # noqa: E402
-from dashboard.session import compute, state  # noqa: E402
+from dashboard.session import compute, settings, state  # noqa: E402
 from dashboard.views import fleet_view, pages  # noqa: E402
 
 compute.freeze_imports()
@@ -52,6 +53,10 @@ def main() -> None:
     """One run of the app. Everything a run builds is local to it: Streamlit keeps the main
     script's module as ``sys.modules["__main__"]`` until the next run of any session, so a
     module-level ``scenario`` would keep a closed tab's group alive after its session went."""
+    problem = settings.operator_problem()
+    if problem:  # a refused operator file serves nothing: what it offers or forbids is unknown
+        st.error(escape_markdown(problem))
+        st.stop()
     may_open = login_panel.gate([spec.url_path for spec in pages.PAGES])
     shown = [spec for spec in pages.PAGES if spec.url_path in may_open]
     pages.remember_shown(shown)

@@ -20,6 +20,21 @@ import streamlit as st  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
 from dashboard.runtime import internals, page_head, server_socket  # noqa: E402
+from dashboard.session import login, settings  # noqa: E402
+
+
+def _login_configured() -> bool | None:
+    """Whether a login is configured (``None``: its settings cannot be read; every page then
+    says so and serves nothing)."""
+    try:
+        return login.login_configured()
+    except login.LoginConfigError:
+        return None
+
+
+# How the server is set up (login, operator file), said once at start (see settings.setup_report).
+for _line in settings.setup_report(_login_configured()):
+    print(f"assignment-explorer: {_line}", file=sys.stderr, flush=True)
 
 # Every private use probed once, what is off logged now (and shown in the sidebar by app.py).
 internals.check_internals()

@@ -7,6 +7,9 @@
 # Usage: bash scripts/run.sh [streamlit arguments, e.g. --server.port 8600]
 # Environment: AE_VENV, the virtual environment (default .venv in the checkout);
 #              AE_PORT, the port (default 8501; --server.port in the arguments wins);
+#              AE_ADDRESS, the address the server listens on (default 127.0.0.1: this machine
+#                only; 0.0.0.0 serves every network it is on: put a login in front first, see
+#                docs/deployment.md; --server.address in the arguments wins);
 #              AE_START_TIMEOUT_S, how long to wait for the server to answer (default 120).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,12 +18,15 @@ cd "$(dirname "$0")/.."
 FIRST_RUN="125 MB to download: under a minute on a fast connection, about 2 minutes at 10 Mbit/s"
 VENV=${AE_VENV:-.venv}
 PORT=${AE_PORT:-8501}
+ADDRESS=${AE_ADDRESS:-127.0.0.1}
 previous=""
 for argument in "$@"; do
   case "$argument" in
     --server.port=*) PORT=${argument#--server.port=} ;;
+    --server.address=*) ADDRESS=${argument#--server.address=} ;;
   esac
   [ "$previous" = "--server.port" ] && PORT=$argument
+  [ "$previous" = "--server.address" ] && ADDRESS=$argument
   previous=$argument
 done
 
@@ -45,7 +51,8 @@ fi
 echo "starting the dashboard (Ctrl+C stops it)..."
 # Streamlit's own banner is left out: the address is printed below, once the server answers.
 "$VENV/bin/python" -m streamlit run dashboard/serve.py --server.headless true \
-  --logger.hideWelcomeMessage true --server.port "$PORT" "$@" </dev/null &
+  --logger.hideWelcomeMessage true --server.port "$PORT" --server.address "$ADDRESS" "$@" \
+  </dev/null &
 server=$!
 # Ctrl+C reaches the server as well as this script; a signal sent to this script alone is passed
 # on, after a moment (a second SIGINT would make the server stop without cleaning up).
@@ -62,6 +69,13 @@ trap 'pass_on INT' INT
 trap 'pass_on TERM' TERM
 
 URL="http://localhost:$PORT"
+case "$ADDRESS" in
+  127.0.0.1 | localhost | ::1) ;;
+  *)
+    echo "listening on $ADDRESS: other machines can reach this dashboard; it has no login unless"
+    echo "  one is configured (docs/deployment.md)"
+    ;;
+esac
 if ! "$VENV/bin/python" - "$URL/_stcore/health" "$server" "${AE_START_TIMEOUT_S:-120}" <<'EOF'; then
 import os, sys, time, urllib.request
 

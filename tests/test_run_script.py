@@ -9,6 +9,7 @@ stopped as Ctrl+C stops it (SIGINT to its process group).
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import queue
 import re
@@ -44,6 +45,8 @@ class Run:
     answered: bool
     returncode: int
     after_stop: list[str]
+    #: The addresses the server listened on when it printed its address (from ``/proc/net``).
+    listening: list[str]
 
     @property
     def text(self) -> str:
@@ -62,6 +65,22 @@ def _answers(url: str) -> bool:
             return bool(response.status == 200 and '<div id="root">' in response.read().decode())
     except OSError:
         return False
+
+
+def listening_addresses(port: int) -> list[str]:
+    """The local addresses of the sockets listening on TCP ``port`` (Linux ``/proc/net``)."""
+    found = []
+    for table, width in (("/proc/net/tcp", 4), ("/proc/net/tcp6", 16)):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, hex_port = local.split(":")
+            if state != "0A" or int(hex_port, 16) != port:  # 0A: LISTEN
+                continue
+            raw = bytes.fromhex(address)
+            # The kernel writes each 32-bit word in host (little-endian) order.
+            ordered = b"".join(raw[i : i + 4][::-1] for i in range(0, width, 4))
+            found.append(str(ipaddress.ip_address(ordered)))
+    return sorted(found)
 
 
 def run_script(env: dict[str, str], timeout_s: float, *args: str) -> Run:
@@ -92,6 +111,7 @@ def run_script(env: dict[str, str], timeout_s: float, *args: str) -> Run:
                     url = match.group(1)
         seconds = time.monotonic() - started
         answered = url is not None and _answers(url)
+        listening = listening_addresses(int(url.rsplit(":", 1)[1])) if url else []
         time.sleep(1.0)  # anything printed after the address would land here
         while not ended and not output.empty():
             line = output.get()
@@ -112,7 +132,7 @@ def run_script(env: dict[str, str], timeout_s: float, *args: str) -> Run:
         ended = line is None
         if line is not None:
             after_stop.append(line)
-    return Run(lines, url, seconds, answered, returncode, after_stop)
+    return Run(lines, url, seconds, answered, returncode, after_stop, listening)
 
 
 def script_env(venv: Path, port: int, **extra: str) -> dict[str, str]:
@@ -208,3 +228,17 @@ def test_a_port_in_use_fails_without_an_address(first_run: Run, venv: Path) -> N
     assert run.url is None, run.text
     assert run.returncode != 0
     assert "stopped before it answered" in run.text, run.text
+
+
+def test_it_listens_on_this_machine_only_unless_told(first_run: Run, venv: Path) -> None:
+    """Issue 41: a laptop's dashboard is not served to its whole network by default; AE_ADDRESS
+    (or --server.address) opens it to others, and the script says what that means."""
+    assert first_run.listening == ["127.0.0.1"], first_run.listening
+    run = run_script(script_env(venv, free_port(), AE_ADDRESS="0.0.0.0"), START_TIMEOUT_S)
+    assert_started(run)
+    assert run.listening == ["0.0.0.0"], run.listening
+    assert "other machines can reach this dashboard" in run.text
+    env = script_env(venv, free_port(), AE_ADDRESS="127.0.0.1")
+    flag = run_script(env, START_TIMEOUT_S, "--server.address", "0.0.0.0")  # the flag wins
+    assert_started(flag)
+    assert flag.listening == ["0.0.0.0"], flag.listening

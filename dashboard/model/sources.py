@@ -118,11 +118,12 @@ def source_for(
     scenario: Scenario | StreamsScenario,
     warnings: tuple[str, ...],
     group_id: str,
-    bootstrap_servers: str,
+    where: str,
     key: str,
 ) -> Source:
-    """A group read from the cluster as a source (a Streams group as a Streams source)."""
-    label = f"group {group_id} on {bootstrap_servers} at {time.strftime('%H:%M:%S')} (read-only)"
+    """A group read from the cluster as a source (a Streams group as a Streams source);
+    ``where``: the cluster's name in the operator file, or the address the user typed."""
+    label = f"group {group_id} on {where} at {time.strftime('%H:%M:%S')} (read-only)"
     if isinstance(scenario, StreamsScenario):
         return streams_source(scenario, kind="cluster", label=label, key=key)
     return Source(kind="cluster", label=label, key=key, scenario=scenario, warnings=warnings)

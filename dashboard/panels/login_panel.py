@@ -33,6 +33,7 @@ def gate(page_names: Sequence[str]) -> tuple[str, ...]:
     why) when it may open none, or must sign in first."""
     try:
         if not login.login_configured():
+            login.remember_groups(None)
             return tuple(page_names)
         if not login.signed_in():
             _sign_in_screen()
@@ -43,6 +44,7 @@ def gate(page_names: Sequence[str]) -> tuple[str, ...]:
     claims = login.claims()
     _signed_in_as(access.display_name(claims))
     groups = access.user_groups(claims, rules.groups_claim)
+    login.remember_groups(groups)
     shown = access.allowed_pages(groups, rules, page_names)
     if not shown:
         st.title("Assignment Explorer")

@@ -45,6 +45,8 @@ _SAMPLE_WIDGET = "source.sample"
 def render() -> None:
     """The source controls (drawn in the sidebar)."""
     st.header("Source")
+    if cluster_source.PARAM in st.query_params and "source.kind" not in st.session_state:
+        st.session_state["source.kind"] = "Cluster"  # a link naming a cluster opens its picker
     kind = st.radio(
         "Scenario from",
         ["Sample", "Upload", "Cluster", "Describe"],

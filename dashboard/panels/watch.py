@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from assignors import (
+    AssignmentExplorerError,
     ReadingChanges,
     Scenario,
     StreamsReadingChanges,
@@ -213,7 +214,7 @@ def _finish(job: ReadingJob, last: LastReading) -> bool:
     st.session_state[_LAST] = LastReading(last.started, now, readings)
     previous = state.source()
     key = f"{loaded.family}@reading-{readings}"
-    new = sources.source_for(scenario, warnings, loaded.group_id, loaded.bootstrap_servers, key)
+    new = sources.source_for(scenario, warnings, loaded.group_id, loaded.where, key)
     if _same(previous, new):
         return False
     if previous.streams is None and new.streams is None:
@@ -318,9 +319,13 @@ def tick() -> bool:
     if last.started and time.monotonic() - last.started < max(interval, MIN_INTERVAL_S):
         st.session_state[_LAST] = last
         return False
-    settings = dataclasses.replace(
-        cluster_source.settings_from_form(), bootstrap_servers=loaded.bootstrap_servers
-    )
+    try:
+        settings = cluster_source.settings_for(loaded)
+    except AssignmentExplorerError as error:
+        st.session_state[_LAST] = dataclasses.replace(
+            last, started=time.monotonic(), error=f"Could not re-read group: {error}"
+        )
+        return False
     started = time.monotonic()
     st.session_state[_LAST] = dataclasses.replace(last, started=started)
     st.session_state[_JOB] = ReadingJob(

@@ -48,6 +48,29 @@ def login_configured() -> bool:
         return False
 
 
+#: Where :func:`remember_groups` keeps the signed-in user's groups for the rest of the run.
+GROUPS_KEY = "login.groups"
+
+
+def remember_groups(groups: frozenset[str] | None) -> None:
+    """Keep the user's groups (``None``: no login configured) for the panels that filter by
+    them (the clusters a user may pick)."""
+    st.session_state[GROUPS_KEY] = groups
+
+
+def session_groups() -> frozenset[str] | None:
+    """The signed-in user's groups as the login gate found them this run; ``None`` when no
+    login is configured (nothing is filtered). Fails closed: with a login configured and no
+    groups remembered, the empty set (only what is open to everyone)."""
+    if GROUPS_KEY in st.session_state:
+        found = st.session_state[GROUPS_KEY]
+        return None if found is None else frozenset(found)
+    try:
+        return None if not login_configured() else frozenset()
+    except LoginConfigError:
+        return frozenset()
+
+
 def signed_in() -> bool:
     """Whether this session's browser has signed in (Streamlit's identity cookie)."""
     return bool(st.user.is_logged_in)

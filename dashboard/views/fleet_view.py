@@ -1,8 +1,12 @@
 """The "Fleet" view: the fleet what-if table, sortable, worst first, with a way into the explorer.
 
-``render(whatif_output, input_dir)`` draws the table that ``python -m pipeline whatif --output
-OUT`` wrote (``OUT/whatif``); ``input_dir`` is the snapshot history it read, used to rebuild a
-group's scenario (:func:`pipeline.local.group_scenario`) for the explorer.
+``render(whatif_output, dataset)`` draws the table that ``python -m pipeline whatif --output
+OUT`` wrote (``OUT/whatif``); ``dataset`` names the pipeline dataset it belongs to, whose
+snapshots rebuild a group's scenario (:func:`pipeline.local.group_scenario`) for the explorer.
+
+Links name, never point: a link carries the dataset's name (:func:`dataset_link`), never a
+directory, and a name the server does not offer is refused with the names it does. No message
+holds a server path (an error reading a dataset names the dataset; the server logs the path).
 
 1. Filters (strategy, change) and a sort column; rows worst first, flagged groups on top.
 2. A scatter of the groups now (total lag against imbalance).
@@ -14,6 +18,7 @@ group's scenario (:func:`pipeline.local.group_scenario`) for the explorer.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -24,13 +29,18 @@ import streamlit as st
 from assignors import AssignmentExplorerError, Scenario
 from dashboard.charts import pipeline_charts
 from dashboard.model import sources
-from dashboard.panels import source_panel, tables
+from dashboard.model.operator_file import DatasetEntry, names_offered, without_paths
+from dashboard.model.plain import escape_markdown
+from dashboard.panels import dataset_picker, source_panel, tables
 from dashboard.panels.layout import from_address, page_address
 from dashboard.session import settings, state
 from dashboard.views import pages
 
-#: Query parameters of a fleet link: the snapshot directory, the cluster, the group, the time.
-QUERY_KEYS = ("pipeline_input", "cluster", "group", "at")
+#: Query parameters of a fleet link: the dataset's name, the cluster, the group, the time.
+QUERY_KEYS = ("dataset", "cluster", "group", "at")
+#: The parameter that named a snapshot directory before links named datasets (refused).
+OLD_PATH_PARAM = "pipeline_input"
+_LOG = logging.getLogger("assignment_explorer.fleet")
 #: The page's own picks and their query parameters (the address bar carries them).
 PAGE_PARAMS = {
     "fleet.change": "fleet_change",
@@ -50,19 +60,26 @@ SORTABLE = (
 )
 
 
-def explorer_params(
-    input_dir: str | Path, cluster: str, group_id: str, t: int | None
-) -> dict[str, str]:
+def explorer_params(dataset: str, cluster: str, group_id: str, t: int | None) -> dict[str, str]:
     """The query parameters (:data:`QUERY_KEYS`) that load one group's scenario."""
-    params = {"pipeline_input": str(input_dir), "cluster": cluster, "group": group_id}
+    params = {"dataset": dataset, "cluster": cluster, "group": group_id}
     if t is not None:
         params["at"] = str(int(t))
     return params
 
 
-def explorer_link(input_dir: str | Path, cluster: str, group_id: str, t: int | None) -> str:
-    """``?pipeline_input=...&cluster=...&group=...&at=...`` for one group's scenario."""
-    return "?" + urlencode(explorer_params(input_dir, cluster, group_id, t))
+def explorer_link(dataset: str, cluster: str, group_id: str, t: int | None) -> str:
+    """``?dataset=...&cluster=...&group=...&at=...`` for one group's scenario."""
+    return "?" + urlencode(explorer_params(dataset, cluster, group_id, t))
+
+
+def refused_dataset() -> str:
+    """What a link naming a dataset the server does not offer is told: the names it does (the
+    link's own text is not repeated: it may be anything, a path among them)."""
+    offered = [entry.name for entry in settings.datasets()]
+    return (
+        f"The link names a dataset this server does not offer: {names_offered('dataset', offered)}."
+    )
 
 
 def open_in_explorer(
@@ -85,30 +102,48 @@ def open_in_explorer(
     )
 
 
-def _load_group(input_dir: str, cluster: str, group_id: str, at: int | None) -> bool:
+def _load_group(dataset: str, cluster: str, group_id: str, at: int | None) -> bool:
     from pipeline.local import group_scenario
 
+    entry = settings.dataset(dataset)
+    if entry is None:
+        state.report_error(refused_dataset())
+        return False
+    where = f"group “{escape_markdown(group_id)}” from dataset {entry.name}"
+    if entry.snapshots is None:
+        state.report_error(f"Could not rebuild {where}: the dataset has no snapshots configured.")
+        return False
     try:
-        scenario, warnings = group_scenario(input_dir, cluster, group_id, at)
+        scenario, warnings = group_scenario(entry.snapshots, cluster, group_id, at)
     except (AssignmentExplorerError, OSError, ValueError) as error:
-        state.report_error(f"Could not rebuild group {group_id!r} from {input_dir}: {error}")
+        _LOG.warning("dataset %s (%s): %s", entry.name, entry.snapshots, error)
+        reason = escape_markdown(without_paths(str(error), entry.name))
+        state.report_error(f"Could not rebuild {where}: {reason}")
         return False
     open_in_explorer(
         scenario,
         warnings,
         f"pipeline snapshot of {group_id} ({cluster})",
-        explorer_params(input_dir, cluster, group_id, at),
+        explorer_params(entry.name, cluster, group_id, at),
     )
     return True
 
 
 def restore_from_query(params: dict[str, Any]) -> bool:
-    """Load the group a fleet link names; False when the link names none (or it failed)."""
-    if not params.get("pipeline_input") or not params.get("group"):
+    """Load the group a fleet link names; False when the link names none (or it failed). A
+    link that names a directory (:data:`OLD_PATH_PARAM`) is refused: links name datasets."""
+    if params.get(OLD_PATH_PARAM):
+        offered = [entry.name for entry in settings.datasets()]
+        state.report_error(
+            "The link names a directory on the server, which links may not do: a link names a"
+            f" dataset (dataset=NAME), and {names_offered('dataset', offered)}."
+        )
+        return False
+    if not params.get("dataset") or not params.get("group"):
         return False
     at = params.get("at")
     return _load_group(
-        str(params["pipeline_input"]),
+        str(params["dataset"]),
         str(params.get("cluster") or ""),
         str(params["group"]),
         int(str(at)) if at and str(at).lstrip("-").isdigit() else None,
@@ -124,14 +159,11 @@ def read_whatif(path: str, _stamp: float) -> pd.DataFrame:
     return frame
 
 
-def render(whatif_output: str | Path, input_dir: str | Path) -> bool:
+def render(dataset: DatasetEntry) -> bool:
     """Steps 1-3 of the module docstring; whether a group was opened for the explorer."""
-    path = Path(whatif_output) / "whatif"
+    path = Path(dataset.output) / "whatif" / "whatif"
     if not path.exists():
-        st.info(
-            f"No what-if table in {path}. "
-            + settings.pipeline_hint("whatif", Path(input_dir), Path(whatif_output))
-        )
+        st.info(f"No what-if table yet. {dataset_picker.missing_tables('whatif', dataset)}")
         return False
     stamp = max((p.stat().st_mtime for p in path.rglob("*")), default=0.0)
     table = read_whatif(str(path), stamp)
@@ -156,7 +188,7 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> bool:
     )
     view = view.assign(
         explorer=[
-            explorer_link(input_dir, str(r.cluster), str(r.group_id), r.t)
+            explorer_link(dataset.name, str(r.cluster), str(r.group_id), r.t)
             for r in view.itertuples(index=False)
         ]
     )
@@ -200,7 +232,7 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> bool:
     row = view[view["group_id"] == picked].iloc[0]
     if st.button("Open in explorer", key="fleet.open"):
         at = None if pd.isna(row["t"]) else int(row["t"])
-        if _load_group(str(input_dir), str(row["cluster"]), str(picked), at):
+        if _load_group(dataset.name, str(row["cluster"]), str(picked), at):
             state.report_notice(f"Loaded {picked} from the pipeline snapshot into the explorer.")
             return True
     return False
@@ -208,20 +240,25 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> bool:
 
 def page() -> None:
     """The Fleet page: the pipeline's fleet what-if, with a way into the Explorer."""
-    output, snapshots = settings.pipeline_output(), settings.pipeline_input()
     st.title("Assignment Explorer · Fleet")
     problem = state.take_error()
     if problem:
         st.error(problem)
-    st.caption(f"The fleet what-if from {output}; snapshots in {snapshots}.")
-    if render(output / "whatif", snapshots):
+    dataset = dataset_picker.pick()
+    if dataset is None:
+        return
+    st.caption(f"The fleet what-if of dataset {dataset.name}.")
+    if render(dataset):
         state.carry_widgets(source_panel.SIDEBAR_VALUES)
         pages.switch_to(pages.EXPLORER)
     page_address(
         {
-            param: str(st.session_state[widget])
-            for widget, param in PAGE_PARAMS.items()
-            if st.session_state.get(widget) is not None
+            dataset_picker.PARAM: dataset.name,
+            **{
+                param: str(st.session_state[widget])
+                for widget, param in PAGE_PARAMS.items()
+                if st.session_state.get(widget) is not None
+            },
         }
     )
 

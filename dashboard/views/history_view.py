@@ -1,7 +1,8 @@
 """The "History" view: lag over time per member and group, and the health verdicts.
 
-``render(lag_output, replay_output=None)`` draws the view from the directories that
-``python -m pipeline lag --output LAG`` (and optionally ``replay --output REPLAY``) wrote. Reading
+``render(dataset)`` draws the view from the directories that ``python -m pipeline lag --output
+OUT/lag`` (and optionally ``replay --output OUT/replay``) wrote into the output of the pipeline
+dataset picked by name (:mod:`dashboard.panels.dataset_picker`; no page shows its path). Reading
 is behind ``st.cache_data`` keyed by the path and its modification time; figures come from
 :mod:`dashboard.charts.pipeline_charts`.
 
@@ -20,9 +21,9 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.charts import pipeline_charts
-from dashboard.panels import tables
+from dashboard.model.operator_file import DatasetEntry
+from dashboard.panels import dataset_picker, tables
 from dashboard.panels.layout import from_address, page_address
-from dashboard.session import settings
 
 LAG_TABLES = ("group_health", "partition_health", "group_lag")
 
@@ -58,15 +59,16 @@ _GROUP = "history.group"
 _PICKED = ("cluster", "group_id")
 
 
-def render(lag_output: str | Path, replay_output: str | Path | None = None) -> dict[str, str]:
+def render(dataset: DatasetEntry) -> dict[str, str]:
     """Steps 1-3 of the module docstring; returns the page's own query parameters (the group
     picked)."""
-    root = Path(lag_output)
+    root = Path(dataset.output) / "lag"
+    replay_output = Path(dataset.output) / "replay"
     missing = [name for name in LAG_TABLES if not (root / name).exists()]
     if missing:
         st.info(
-            f"No lag history in {root} (missing {', '.join(missing)}). "
-            + settings.pipeline_hint("lag", settings.pipeline_input(), root)
+            f"No lag history yet (missing {', '.join(missing)}). "
+            + dataset_picker.missing_tables("lag", dataset)
         )
         return {}
     verdicts = _table(root, "group_health")
@@ -100,8 +102,8 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> d
         # grid past the page at 1280 px.
         shown = statuses.drop(columns=list(_PICKED), errors="ignore")
         tables.show(shown.sort_values(["status", "topic", "partition"]))
-    if replay_output is not None:
-        replay_root = Path(replay_output)
+    if replay_output.exists():
+        replay_root = replay_output
         worst = _table(replay_root, "replay_worst", group_id)
         summary = _table(replay_root, "replay_summary", group_id)
         if worst is not None and not worst.empty:
@@ -114,11 +116,13 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> d
 
 
 def page() -> None:
-    """The History page: the pipeline's lag history read from ``AE_PIPELINE_OUTPUT``."""
-    output = settings.pipeline_output()
+    """The History page: the lag history of the pipeline dataset picked by name."""
     st.title("Assignment Explorer · History")
-    st.caption(f"Lag history and health verdicts from the pipeline output in {output}.")
-    page_address(render(output / "lag", output / "replay"))
+    dataset = dataset_picker.pick()
+    if dataset is None:
+        return
+    st.caption(f"Lag history and health verdicts of dataset {dataset.name}.")
+    page_address({dataset_picker.PARAM: dataset.name, **render(dataset)})
 
 
 if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported

@@ -29,8 +29,12 @@ def page() -> None:
     source = state.source()
     st.title("Assignment Explorer · Live group")
     show_messages(source)
-    sync_address_bar(source_panel.link_params(source))
-    if cluster_source.loaded_group() is None:
+    loaded = cluster_source.loaded_group()
+    params = source_panel.link_params(source)
+    if loaded is not None and loaded.cluster_name is not None and params is not None:
+        params = {**params, cluster_source.PARAM: loaded.cluster_name}  # its name, not its address
+    sync_address_bar(params)
+    if loaded is None:
         st.info(
             "This page shows a group read from a cluster, read-only: under Source in the sidebar"
             " pick Cluster, connect, choose a group and load it. Watch then re-reads it every few"

@@ -86,7 +86,7 @@ def _described() -> AppTest:
 
 
 def _fleet_group() -> AppTest:
-    app = start_app(pipeline_input=str(HISTORY), cluster="cluster-1", group="group-00001")
+    app = start_app(dataset="sample-history", cluster="cluster-1", group="group-00001")
     app.multiselect(key="strategies.pick").set_value(["range", "cooperative-sticky"]).run()
     return app
 

@@ -101,7 +101,12 @@ def test_an_unreadable_access_table_fails_closed(
     else:
         access_file.write_text(content)
     app = _run({"is_logged_in": True, "name": "Ann", "roles": ["kafka-ops"]})
-    assert "The configuration file (ASSIGNMENT_EXPLORER_CONFIG)" in shown_text(app.error[0].value)
+    # The whole file is checked first (the operator file's reader), then its [access] table.
+    said = shown_text(app.error[0].value)
+    assert said.startswith(
+        ("The configuration file (ASSIGNMENT_EXPLORER_CONFIG)", "The operator file")
+    ), said
+    assert "ASSIGNMENT_EXPLORER_CONFIG" in said
     assert str(access_file.parent) not in app.error[0].value  # no server path in the page
     assert not app.title and not app.sidebar.button
 
@@ -125,3 +130,42 @@ def test_a_page_a_view_sends_the_user_to_is_refused_in_words_when_not_in_the_men
     assert_no_exception(app)
     assert page_title(app) == "Assignment Explorer · Classroom"
     assert [box.value for box in app.warning] == ["Your account may not open the Explorer page."]
+
+
+CLUSTERS = """
+[clusters.shared]
+bootstrap_servers = "127.0.0.1:1"
+
+[clusters.ops-only]
+bootstrap_servers = "127.0.0.1:2"
+groups = ["kafka-ops"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("user", "offered"),
+    [
+        ({"is_logged_in": True, "name": "Ann", "roles": ["kafka-ops"]}, ["shared", "ops-only"]),
+        ({"is_logged_in": True, "name": "Bob", "roles": ["guests"]}, ["shared"]),
+        ({"is_logged_in": True, "name": "Cy", "groups": ["kafka-ops"]}, ["shared"]),
+    ],
+)
+def test_a_user_outside_a_clusters_groups_is_not_offered_it(
+    access_file: Path, user: dict[str, object], offered: list[str]
+) -> None:
+    # The operator file's clusters are filtered by the groups in the claim [access] names: a
+    # cluster with no groups is open to every signed-in user. A link naming a cluster the
+    # user may not see is refused like a name the server does not offer.
+    access_file.write_text(ACCESS + CLUSTERS)
+    app = AppTest.from_file(APP, default_timeout=120)
+    app.secrets["auth"] = AUTH
+    app.user = user
+    app.query_params["live_cluster"] = "ops-only"
+    app.run()
+    assert_no_exception(app)
+    assert app.radio(key="source.kind").value == "Cluster"
+    picker = app.selectbox(key="cluster.name")
+    assert [o for o in picker.options if o != "Type an address"] == offered
+    refused = [e.value for e in app.error if "does not offer" in e.value]
+    assert bool(refused) == ("ops-only" not in offered)
+    assert (picker.value == "ops-only") == ("ops-only" in offered)

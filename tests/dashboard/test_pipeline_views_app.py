@@ -135,7 +135,7 @@ def test_the_fleet_view_opens_a_group_in_the_explorer(
 ) -> None:
     app = _view(_start(monkeypatch, pipeline_output), "Fleet")
     table = app.dataframe[0].value
-    assert table["explorer"].str.startswith("?pipeline_input=").all()
+    assert table["explorer"].str.startswith("?dataset=sample-history&").all()
     app.selectbox(key="fleet.group").set_value("group-00003")
     app.button(key="fleet.open").click().run()
     assert_no_exception(app)
@@ -151,7 +151,9 @@ def test_a_fleet_link_opens_the_explorer_on_that_group(
 ) -> None:
     rows: Any = pd.read_parquet(pipeline_output / "whatif" / "whatif")
     row = rows[rows["change"] == "current"].iloc[0]
-    link = fleet_view.explorer_link(HISTORY, str(row["cluster"]), str(row["group_id"]), row["t"])
+    link = fleet_view.explorer_link(
+        "sample-history", str(row["cluster"]), str(row["group_id"]), row["t"]
+    )
     params = dict(part.split("=", 1) for part in link[1:].split("&"))
     from urllib.parse import unquote
 

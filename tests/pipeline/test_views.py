@@ -73,24 +73,27 @@ def test_explorer_scenario_is_the_one_the_what_if_measured(outputs: Path) -> Non
         measured = metrics.assignment_metrics(scenario, changes.current_assignment(scenario))
         assert measured.lag_total == row.lag_total
         assert max(measured.lag_by_member.values()) == row.worst_member_lag
-    link = explorer_link(SAMPLE_HISTORY, "cluster-1", "group-00002", 5)
-    assert link.startswith("?pipeline_input=") and "group=group-00002" in link and "at=5" in link
+    link = explorer_link("sample-history", "cluster-1", "group-00002", 5)
+    assert link.startswith("?dataset=sample-history&") and "group=group-00002" in link
+    assert "at=5" in link and str(SAMPLE_HISTORY) not in link  # a name, never a path
 
 
-def _history_app(lag: str) -> None:
+def _history_app(output: str) -> None:
+    from dashboard.model.operator_file import DatasetEntry
     from dashboard.views import history_view
 
-    history_view.render(lag)
+    history_view.render(DatasetEntry("sample-history", output))
 
 
-def _fleet_app(out: str, history: str) -> None:
+def _fleet_app(output: str, history: str) -> None:
+    from dashboard.model.operator_file import DatasetEntry
     from dashboard.views import fleet_view
 
-    fleet_view.render(out, history)
+    fleet_view.render(DatasetEntry("sample-history", output, history))
 
 
 def test_history_view_renders_verdicts_and_charts(outputs: Path) -> None:
-    app = AppTest.from_function(_history_app, args=(str(outputs / "lag"),), default_timeout=60)
+    app = AppTest.from_function(_history_app, args=(str(outputs),), default_timeout=60)
     app.run()
     assert not app.exception
     assert len(app.dataframe) >= 2  # verdicts and the partitions of the picked group
@@ -101,12 +104,12 @@ def test_history_view_renders_verdicts_and_charts(outputs: Path) -> None:
 
 def test_fleet_view_opens_a_group_in_the_explorer(outputs: Path) -> None:
     app = AppTest.from_function(
-        _fleet_app, args=(str(outputs / "whatif"), str(SAMPLE_HISTORY)), default_timeout=60
+        _fleet_app, args=(str(outputs), str(SAMPLE_HISTORY)), default_timeout=60
     )
     app.run()
     assert not app.exception
     shown = app.dataframe[0].value
-    assert shown["explorer"].str.startswith("?pipeline_input=").all()
+    assert shown["explorer"].str.startswith("?dataset=sample-history&").all()
     app.selectbox(key="fleet.group").set_value("group-00003")
     app.button(key="fleet.open").click().run()
     assert not app.exception
