@@ -133,7 +133,7 @@ def _assign(options: argparse.Namespace) -> int:
     parsed = strategy.parse(read_json_file(file))
     if version is not None:
         parsed = replace(parsed, kafka_version=parse_kafka_version(version))
-    answer = strategy.to_json(strategy.compute(parsed))
+    answer = strategy.to_json(strategy.answer(parsed))
     print(json.dumps(answer, indent=None if as_json else 2))
     return 0
 

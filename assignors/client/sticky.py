@@ -114,6 +114,7 @@ from assignors.java_order import (
     string_hash,
     topic_partition_hash,
 )
+from assignors.kafka_versions import CLIENT_STICKY_LINES
 from assignors.model import (
     Member,
     PartitionRun,
@@ -1403,4 +1404,5 @@ STRATEGY = PartitionStrategy(
     consumer_config="partition.assignment.strategy=org.apache.kafka.clients.consumer.StickyAssignor",
     protocol="eager",
     compute=assign_sticky,
+    kafka_lines=CLIENT_STICKY_LINES,
 )
