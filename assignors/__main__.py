@@ -183,6 +183,8 @@ def _list() -> int:
         print(f"{name}  ({strategy.kind}, {strategy.protocol} rebalancing)")
         print(textwrap.indent(textwrap.fill(strategy.summary, 96), "    "))
         print(f"    select it with: {strategy.consumer_config}")
+        lines = strategy.kafka_lines.accepted
+        print(f"    Kafka lines answered: {', '.join(lines)}")
         for version, change in strategy.older_kafka:
             line = f"--kafka-version {version}: {change}"
             print(textwrap.indent(textwrap.fill(line, 96), "    "))

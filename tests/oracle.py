@@ -257,9 +257,9 @@ if __name__ == "__main__":
     import sys
 
     # ``python -m tests.oracle command 3.4`` prints the Maven command for that line's release;
-    # ``python -m tests.oracle build 3.4 3.5`` builds those lines.
+    # ``python -m tests.oracle build 3.4 3.5`` builds those lines (``all``: every line).
     action, *lines = sys.argv[1:]
-    for line in lines:
+    for line in list(RELEASES) if lines == ["all"] else lines:
         release = RELEASES.get(line, line)
         if action == "command":
             print(" ".join(maven_command(release)))

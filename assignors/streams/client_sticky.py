@@ -385,7 +385,7 @@ STRATEGY = TaskStrategy(
     to_json=streams_assignment_to_json,
     older_kafka=(
         (
-            "3.9",
+            "3.8-4.3",
             "a client's quota of active tasks is its threads x (tasks // all threads), rounded "
             "down (Kafka 4.4: ceil(tasks x its threads / all threads))",
         ),
