@@ -61,7 +61,13 @@ def test_streams_groups_of_equal_processes_as_kafka(kafka_oracle: Oracle, first_
 
 
 def test_version_dependent_strategies_are_known() -> None:
-    assert VERSION_DEPENDENT == ("range", "uniform", "streams-sticky")
+    assert VERSION_DEPENDENT == (
+        "range",
+        "sticky",
+        "cooperative-sticky",
+        "uniform",
+        "streams-sticky",
+    )
 
 
 def test_oracle_answers_errors_and_timing(kafka_oracle: Oracle) -> None:
