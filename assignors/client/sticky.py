@@ -92,9 +92,8 @@ its claims in the order it sent them (the cooperative assignor's owned list; the
 data, topic by topic in ``HashMap`` order), and a claim off its rack is not counted as given up;
 the same-rack fill (step 2a) queues every member reaching the floor below the ceiling for one
 more and does not count those it brings to the ceiling; and a partition given up or claimed
-twice is *transferring* whoever it goes to, even the member that gave it up. Kafka 3.4 is 3.5/3.6
-without racks (KIP-881 came with 3.5). Kafka 3.0 to 3.3 are not reproduced
-(:data:`assignors.kafka_versions.CLIENT_STICKY_LINES`).
+twice is *transferring* whoever it goes to, even the member that gave it up. Kafka 3.0 to 3.4
+are not reproduced (:data:`assignors.kafka_versions.CLIENT_STICKY_LINES` says why).
 
 The answer: each member's partitions as a list or tuple, sorted where the answer is a
 :class:`~assignors.model.SortedAnswer`. One case answers with runs instead
@@ -176,8 +175,6 @@ COOPERATIVE_RULES = ClaimRules(conflict_uses_claim_generation=True, claims_group
 #: The first release line whose constrained algorithm is the one :func:`_constrained` describes
 #: first; 3.5 and 3.6 ran the earlier form (the module docstring's "Kafka 3.5 and 3.6").
 REVISED_CONSTRAINED_SINCE = "3.7"
-#: The first release line whose sticky assignors look at racks (KIP-881).
-RACK_AWARE_SINCE = "3.5"
 #: What the older lines the sticky assignors answer for do differently (``older_kafka``).
 STICKY_BEFORE_37 = (
     (
@@ -185,11 +182,6 @@ STICKY_BEFORE_37 = (
         "equal subscriptions: a member keeps the first of its claims in the order it sent them "
         "(3.7 keeps the lowest partition numbers), claims off its rack are not counted as given "
         "up, and the same-rack fill does not count members it brings to the ceiling",
-    ),
-    (
-        "3.4",
-        "as 3.5-3.6 without rack awareness (KIP-881 came with 3.5): client.rack and replica "
-        "racks are not looked at",
     ),
 )
 
@@ -440,9 +432,7 @@ def _sticky_assign(
     }
     order = subscription_order(list(members))
     claims = _resolve_claims(order, members, partition_counts, rules)
-    racks = _NO_RACKS
-    if at_least(scenario.kafka_version, RACK_AWARE_SINCE):
-        racks = _rack_info(scenario, order, members, list(partition_counts))
+    racks = _rack_info(scenario, order, members, list(partition_counts))
     if trace is not None:
         _note_claims(trace, claims, racks)
     if claims.all_equal:

@@ -325,8 +325,8 @@ def test_sorted_values_figure(series: list[tuple[str, list[float]]], title: str)
 @st.composite
 def deploy_pictures(draw: st.DrawFn) -> deploy_model.DeployPicture:
     """The Deploy view's picture of a generated group: 1 to 60 members (past 40 the columns
-    pool members), any strategy and a Kafka version it answers for, a rolling restart, a scale step or an
-    upgrade."""
+    pool members), any strategy and a Kafka version it answers for, a rolling restart, a scale
+    step or an upgrade."""
     strategy, version = draw(with_a_line([s for s in STRATEGIES if s != "failover"]))
     members = draw(member_ids(most=60))
     partitions = draw(st.integers(1, 48))
