@@ -532,17 +532,8 @@ def _constrained(
             keep = floor_quota
             if at_ceiling < ceiling_slots:
                 at_floor.append(member_id)
-        if keep < len(owned):
-            if revised:
-                owned = sorted(owned, key=_by_partition_then_topic)
-            given_up.update(zip(owned[keep:], repeat(member_id)))
-            if trace is not None:
-                _trace_kept(trace, owned, keep, member_id, f"{at_ceiling} of {ceiling_slots}")
-            owned = owned[:keep]
-        else:
-            owned = list(owned)
-            if trace is not None:
-                _trace_kept(trace, owned, keep, member_id, f"{at_ceiling} of {ceiling_slots}")
+        slots = f"{at_ceiling} of {ceiling_slots}"
+        owned = _cut(owned, keep, member_id, given_up, revised, trace, slots)
         assignment[member_id] = owned
         for tp in owned:
             kept_marks[tp.topic][tp.partition] = 1
@@ -573,6 +564,26 @@ def _constrained(
     if not revised:
         return _hand_over_before_37(assignment, given, given_up, doubly_claimed)
     return _hand_over(assignment, given, given_up, doubly_claimed, presorted)
+
+
+def _cut(
+    owned: list[TopicPartition],
+    keep: int,
+    member_id: str,
+    given_up: dict[TopicPartition, str],
+    revised: bool,
+    trace: DecisionTrace | None,
+    slots: str,
+) -> list[TopicPartition]:
+    """Step 1's cut: a member keeps ``keep`` of its claims and gives up the rest. From Kafka 3.7
+    it keeps the lowest partition numbers; 3.5/3.6 keep the first in the order claimed."""
+    if keep < len(owned):
+        if revised:
+            owned = sorted(owned, key=_by_partition_then_topic)
+        given_up.update(zip(owned[keep:], repeat(member_id)))
+    if trace is not None:
+        _trace_kept(trace, owned, keep, member_id, slots)
+    return owned[:keep]
 
 
 def _claim_order_before_37(claims: _Claims, rules: ClaimRules) -> _Claims:
