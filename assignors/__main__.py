@@ -133,7 +133,7 @@ def _assign(options: argparse.Namespace) -> int:
     parsed = strategy.parse(read_json_file(file))
     if version is not None:
         parsed = replace(parsed, kafka_version=parse_kafka_version(version))
-    answer = strategy.to_json(strategy.compute(parsed))
+    answer = strategy.to_json(strategy.answer(parsed))
     print(json.dumps(answer, indent=None if as_json else 2))
     return 0
 
@@ -183,6 +183,8 @@ def _list() -> int:
         print(f"{name}  ({strategy.kind}, {strategy.protocol} rebalancing)")
         print(textwrap.indent(textwrap.fill(strategy.summary, 96), "    "))
         print(f"    select it with: {strategy.consumer_config}")
+        lines = strategy.kafka_lines.accepted
+        print(f"    Kafka lines answered: {', '.join(lines)}")
         for version, change in strategy.older_kafka:
             line = f"--kafka-version {version}: {change}"
             print(textwrap.indent(textwrap.fill(line, 96), "    "))

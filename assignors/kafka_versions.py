@@ -5,19 +5,31 @@ answers differ between the releases listed here takes the release as an option: 
 ``kafka_version`` field, the CLI's ``--kafka-version``, the dashboard's Kafka version selector.
 Every other strategy ignores it. ``None`` means the newest.
 
-Values: :data:`KAFKA_VERSIONS`, oldest first, each a release line (``major.minor``) that the
-differential tests compare with Kafka's own classes (the oracle builds 3.9.2 and 4.4.0). A patch
-release (``"3.9.2"``) is read as its line (``"3.9"``).
+Values: :data:`KAFKA_VERSIONS`, oldest first, each a release line (``major.minor``) from 3.0 to
+the newest; a patch release (``"3.4.1"``) is read as its line (``"3.4"``). The differential tests
+compare every line a strategy accepts with that line's own Kafka classes (the oracle builds the
+newest patch of each line, ``tests/oracle.RELEASES``).
+
+Which lines a strategy answers for is its :class:`KafkaLines`: the first line that has its
+assignor (client-side assignors 3.0, the KIP-848 broker-side ones 3.9 as reproduced here, share
+groups 4.0, Streams groups 4.1), and the lines after it that are refused because their answers
+differ from every implemented line and are not reproduced yet. Invariants: a line is accepted
+only if it is at or after ``first`` and not refused; a refusal names the first line that has the
+assignor, or the lines that are accepted.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from assignors.errors import ScenarioError
 
 #: The release lines a strategy can be asked to reproduce, oldest first.
-KAFKA_VERSIONS: tuple[str, ...] = ("3.9", "4.4")
+KAFKA_VERSIONS: tuple[str, ...] = (
+    "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9",
+    "4.0", "4.1", "4.2", "4.3", "4.4",
+)  # fmt: skip
 #: The default: the newest release line.
 NEWEST_KAFKA_VERSION = KAFKA_VERSIONS[-1]
 #: ``major.minor`` or ``major.minor.patch``.
@@ -27,11 +39,14 @@ _VERSION = re.compile(r"[0-9]+\.[0-9]+(\.[0-9]+)?")
 def kafka_version_problem(value: object) -> str | None:
     """Why ``value`` is not a Kafka version this project reproduces, else ``None``."""
     if not isinstance(value, str):
-        return f"expected a Kafka version as text ({', '.join(KAFKA_VERSIONS)}), got {value!r:.40}"
+        return (
+            f"expected a Kafka version as text ({KAFKA_VERSIONS[0]} to {NEWEST_KAFKA_VERSION}), "
+            f"got {value!r:.40}"
+        )
     if _VERSION.fullmatch(value) is None or release_line(value) not in KAFKA_VERSIONS:
         return (
-            f"Kafka version {value!r:.40} is not one of {', '.join(KAFKA_VERSIONS)} "
-            "(the releases whose assignors are reproduced and checked)"
+            f"Kafka version {value!r:.40} is not a release line from {KAFKA_VERSIONS[0]} to "
+            f"{NEWEST_KAFKA_VERSION} (major.minor, or a patch release such as 3.4.1)"
         )
     return None
 
@@ -57,3 +72,89 @@ def _key(version: str) -> tuple[int, ...]:
 def at_least(version: str | None, release: str) -> bool:
     """Whether ``version`` (``None``: the newest) is ``release`` or later."""
     return _key(version or NEWEST_KAFKA_VERSION) >= _key(release)
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaLines:
+    """The release lines a strategy answers for (see the module docstring's invariants).
+
+    ``first``: the first line that has the assignor; ``arrived``: what came with it (for the
+    message, e.g. "share groups (KIP-932)"); ``refused``: lines from ``first`` on that are not
+    reproduced, each with why."""
+
+    first: str = KAFKA_VERSIONS[0]
+    arrived: str = ""
+    refused: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def accepted(self) -> tuple[str, ...]:
+        """The release lines answered, oldest first."""
+        skipped = {line for line, _ in self.refused}
+        return tuple(v for v in KAFKA_VERSIONS if at_least(v, self.first) and v not in skipped)
+
+    def problem(self, strategy: str, version: str | None) -> str | None:
+        """Why ``strategy`` does not answer as Kafka ``version`` (a release line), else ``None``."""
+        if version is None or version in self.accepted:
+            return None
+        if not at_least(version, self.first):
+            came = f": {self.arrived} came with Kafka {self.first}" if self.arrived else ""
+            return (
+                f"{strategy} does not exist in Kafka {version}{came}; the first release line "
+                f"that has it is {self.first} (ask for {self.first} or later)"
+            )
+        why = dict(self.refused)[version]
+        return (
+            f"{strategy} as Kafka {version} is not reproduced: {why}; the lines it answers for "
+            f"are {', '.join(self.accepted)}"
+        )
+
+    def check(self, strategy: str, version: str | None, path: str = "kafka_version") -> None:
+        """:class:`ScenarioError` at ``path`` when ``strategy`` does not answer as ``version``."""
+        problem = self.problem(strategy, version)
+        if problem is not None:
+            raise ScenarioError([f"{path}: {problem}"])
+
+
+#: Every line from 3.0: the client-side assignors (and the project's own strategies).
+EVERY_LINE = KafkaLines()
+
+
+def _lines(first: str, last: str) -> tuple[str, ...]:
+    """The release lines from ``first`` to ``last``, both included."""
+    return tuple(v for v in KAFKA_VERSIONS if at_least(v, first) and at_least(last, v))
+
+
+#: The client-side sticky assignors: answered from 3.5 (3.5 and 3.6 differ from 3.7 in the
+#: constrained algorithm, ``assignors/client/sticky.py``). Refused before, each line with why.
+CLIENT_STICKY_LINES = KafkaLines(
+    refused=(
+        *(
+            (
+                line,
+                "its sticky assignors keep only the newest generation's claims and can leave a "
+                "member a partition of a topic it no longer subscribes to (fixed in 3.4); that is "
+                "not reproduced (checked against that line's own classes)",
+            )
+            for line in _lines("3.0", "3.3")
+        ),
+        (
+            "3.4",
+            "before KIP-881 its general algorithm (members with different subscriptions) answers "
+            "differently from 3.5's on a few groups (2 of 2,000 generated ones, checked against "
+            "3.4.1's classes) and is not reproduced",
+        ),
+    ),
+)
+#: The broker-side consumer-group assignors (KIP-848): early access from 3.7, reproduced from 3.9.
+BROKER_LINES = KafkaLines(
+    first="3.7",
+    arrived="the consumer rebalance protocol's broker-side assignors (KIP-848, early access)",
+    refused=tuple(
+        (
+            line,
+            "KIP-848 ran early access there behind an earlier assignor interface, which the "
+            "oracle does not drive, so no answer of that line is checked",
+        )
+        for line in _lines("3.7", "3.8")
+    ),
+)

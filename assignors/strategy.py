@@ -8,7 +8,11 @@ descriptive fields so that the CLI and the dashboard can list every registered s
 ``older_kafka`` lists, for a strategy that reproduces a Kafka assignor whose answers changed
 between the releases of :data:`assignors.kafka_versions.KAFKA_VERSIONS`, each older release line
 with what that release does differently (the strategy reads the scenario's ``kafka_version``);
-empty for every other strategy.
+empty for every other strategy. ``kafka_lines`` says which release lines the strategy answers
+for at all (:class:`assignors.kafka_versions.KafkaLines`: from the first line that has its
+assignor, minus the lines not reproduced); asked for another line, :meth:`PartitionStrategy.assign`
+and :meth:`TaskStrategy.answer` raise :class:`~assignors.errors.ScenarioError` naming the first
+line that has it.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from assignors.gc_pause import paused_gc
-from assignors.kafka_versions import NEWEST_KAFKA_VERSION
+from assignors.kafka_versions import EVERY_LINE, NEWEST_KAFKA_VERSION, KafkaLines
 from assignors.model import Assignment, Scenario, TopicPartition
 from assignors.trace import DecisionTrace, Explanation
 
@@ -57,6 +61,7 @@ class PartitionStrategy:
 
     kind: Literal["partitions"] = "partitions"
     older_kafka: tuple[tuple[str, str], ...] = ()
+    kafka_lines: KafkaLines = EVERY_LINE
 
     @property
     def kafka_versions(self) -> tuple[str, ...]:
@@ -69,6 +74,7 @@ class PartitionStrategy:
         The cyclic collector is paused meanwhile (:func:`assignors.gc_pause.paused_gc`): a
         strategy builds up to millions of tuples and no reference cycles.
         """
+        self.kafka_lines.check(self.name, scenario.kafka_version)
         with paused_gc():
             return Assignment.of(
                 (member.member_id for member in scenario.members), self.compute(scenario), warnings
@@ -76,6 +82,7 @@ class PartitionStrategy:
 
     def explain(self, scenario: Scenario, warnings: Iterable[str] = ()) -> Explanation:
         """Run the strategy with a recorder: the same answer as :meth:`assign`, with its trace."""
+        self.kafka_lines.check(self.name, scenario.kafka_version)
         trace = DecisionTrace()
         assignment = Assignment.of(
             (member.member_id for member in scenario.members),
@@ -104,6 +111,13 @@ class TaskStrategy:
 
     kind: Literal["tasks"] = "tasks"
     older_kafka: tuple[tuple[str, str], ...] = ()
+    kafka_lines: KafkaLines = EVERY_LINE
+
+    def answer(self, parsed: Any) -> Any:
+        """``compute(parsed)`` once the parsed scenario's ``kafka_version`` (if any) is one this
+        strategy answers for; :class:`~assignors.errors.ScenarioError` otherwise."""
+        self.kafka_lines.check(self.name, getattr(parsed, "kafka_version", None))
+        return self.compute(parsed)
 
     @property
     def kafka_versions(self) -> tuple[str, ...]:

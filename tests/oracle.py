@@ -11,8 +11,10 @@ Kafka's sticky assignors never return on some groups (their rebalancing loop rep
 ``answer_limit_s`` is therefore an answer too: ``{"id", "error": UNFINISHED ...}``; the JVM,
 still busy with it, is killed and a new one answers the requests after it.
 
-Versions: :data:`NEWEST` (the default build) and :data:`PREVIOUS` (the newest 3.9.x, Maven
-profile ``kafka-3.9``).
+Versions: any Kafka release (``"3.4.1"``); :data:`RELEASES` names the newest patch of each
+release line 3.0 to 4.4 on Maven Central. :func:`maven_command` computes, per line, which oracle
+classes the build leaves out (their Kafka classes are missing there): :data:`NEWEST` is the
+default build, :data:`PREVIOUS` the newest 3.9.x.
 """
 
 from __future__ import annotations
@@ -30,10 +32,40 @@ from typing import IO, Any
 
 REPO = Path(__file__).resolve().parent.parent
 ORACLE_DIR = REPO / "oracle"
-NEWEST = "4.4.0"
-PREVIOUS = "3.9.2"
-#: Maven profile per Kafka version (the newest needs none).
-PROFILES = {NEWEST: (), PREVIOUS: ("-Pkafka-3.9",)}
+#: The newest patch release of every Kafka release line the project reproduces, oldest first.
+RELEASES: dict[str, str] = {
+    "3.0": "3.0.2",
+    "3.1": "3.1.2",
+    "3.2": "3.2.3",
+    "3.3": "3.3.2",
+    "3.4": "3.4.1",
+    "3.5": "3.5.2",
+    "3.6": "3.6.2",
+    "3.7": "3.7.2",
+    "3.8": "3.8.1",
+    "3.9": "3.9.2",
+    "4.0": "4.0.2",
+    "4.1": "4.1.2",
+    "4.2": "4.2.2",
+    "4.3": "4.3.1",
+    "4.4": "4.4.0",
+}
+NEWEST = RELEASES["4.4"]
+PREVIOUS = RELEASES["3.9"]
+#: The first release line whose jars hold what each optional part of the oracle drives: the
+#: pattern of its classes, and the line. Older builds leave those classes out and answer their
+#: requests with an error (``Oracle.since``).
+OPTIONAL_CLASSES: tuple[tuple[str, str, str], ...] = (
+    ("oracle.exclude.server", "**/*ServerAssignor.java", "3.9"),
+    ("oracle.exclude.share", "**/ShareAssignor.java", "3.9"),
+    ("oracle.exclude.streams", "**/Streams*Assignor.java", "3.8"),
+    ("oracle.exclude.streams.group", "**/StreamsGroupStickyAssignor.java", "4.4"),
+)
+#: Maven switches that leave out the group coordinator's jars before the line that first has them.
+MISSING_JARS: tuple[tuple[str, str], ...] = (
+    ("oracle.no.coordinator", "3.4"),
+    ("oracle.no.coordinator.api", "3.8"),
+)
 #: Seconds the oracle may take over one answer (a generated group takes milliseconds; the first
 #: answer of a JVM includes loading Kafka's classes) before the request counts as never answered.
 ANSWER_LIMIT_S = 60.0
@@ -60,11 +92,36 @@ def build(version: str = NEWEST) -> Path:
             return target
     if shutil.which("mvn") is None or shutil.which("java") is None:
         raise OracleUnavailable("the oracle needs Java 17 and Maven (mvn) on the path")
-    command = ["mvn", "-q", "-B", "-Dstyle.color=never", *PROFILES[version], "package"]
+    command = maven_command(version)
     done = subprocess.run(command, cwd=ORACLE_DIR, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise OracleUnavailable(f"building the oracle failed:\n{done.stdout[-4000:]}{done.stderr}")
     return target
+
+
+def _line_key(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def maven_command(version: str) -> list[str]:
+    """The Maven command that builds the oracle for Kafka ``version`` into :func:`build_dir`."""
+    older = [
+        f"-D{prop}={pattern}"
+        for prop, pattern, since in OPTIONAL_CLASSES
+        if _line_key(version) < _line_key(since)
+    ]
+    absent = [f"-D{prop}" for prop, since in MISSING_JARS if _line_key(version) < _line_key(since)]
+    return [
+        "mvn",
+        "-q",
+        "-B",
+        "-Dstyle.color=never",
+        f"-Dkafka.version={version}",
+        *absent,
+        *older,
+        "package",
+    ]
 
 
 def java_command(version: str = NEWEST) -> list[str]:
@@ -194,3 +251,17 @@ def _read_lines(stream: IO[str], into: queue.Queue[str | None]) -> None:
         for line in stream:
             into.put(line)
     into.put(None)
+
+
+if __name__ == "__main__":
+    import sys
+
+    # ``python -m tests.oracle command 3.4`` prints the Maven command for that line's release;
+    # ``python -m tests.oracle build 3.4 3.5`` builds those lines (``all``: every line).
+    action, *lines = sys.argv[1:]
+    for line in list(RELEASES) if lines == ["all"] else lines:
+        release = RELEASES.get(line, line)
+        if action == "command":
+            print(" ".join(maven_command(release)))
+        else:
+            print(build(release))

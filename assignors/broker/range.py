@@ -33,6 +33,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import chain, groupby, repeat
 
 from assignors.java_order import hash_order, java_string_key, string_hash
+from assignors.kafka_versions import BROKER_LINES
 from assignors.model import (
     Member,
     PartitionRun,
@@ -208,4 +209,5 @@ STRATEGY = PartitionStrategy(
     consumer_config="group.protocol=consumer\ngroup.remote.assignor=range",
     protocol="consumer",
     compute=compute,
+    kafka_lines=BROKER_LINES,
 )

@@ -59,6 +59,7 @@ from assignors.java_order import (
     string_hash,
     uuid_hash,
 )
+from assignors.kafka_versions import KafkaLines
 from assignors.model import Scenario, TopicPartition, topic_partitions
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
@@ -555,6 +556,21 @@ def compute(
         return assign_heterogeneous(group)
 
 
+#: Share groups came with 4.0 (KIP-932, early access; preview in 4.1); 4.0 and 4.1's
+#: ``SimpleAssignor`` answer differently from 4.2 on, which this module reproduces.
+SHARE_LINES = KafkaLines(
+    first="4.0",
+    arrived="share groups (KIP-932)",
+    refused=tuple(
+        (
+            line,
+            "share groups were early access / preview there and that line's SimpleAssignor "
+            "answers differently on generated groups; it is not reproduced (4.2 and later are)",
+        )
+        for line in ("4.0", "4.1")
+    ),
+)
+
 STRATEGY = PartitionStrategy(
     name="share-simple",
     summary=(
@@ -572,4 +588,5 @@ STRATEGY = PartitionStrategy(
     ),
     protocol="consumer",
     compute=compute,
+    kafka_lines=SHARE_LINES,
 )

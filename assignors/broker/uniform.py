@@ -95,7 +95,7 @@ from assignors.java_order import (
     string_hash,
     uuid_hash,
 )
-from assignors.kafka_versions import at_least
+from assignors.kafka_versions import BROKER_LINES, at_least
 from assignors.model import Scenario, SortedAnswer, Topic, TopicPartition, topic_partitions
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
@@ -331,8 +331,9 @@ def assign_homogeneous(
 ) -> dict[str, list[TopicPartition]]:
     """Kafka's ``UniformHomogeneousAssignmentBuilder``: steps 1-4 of the module docstring.
 
-    ``keep_extra_unused``: Kafka 3.9 / 4.0 (a member keeps its extra slot even when its kept
-    partitions leave it unused); Kafka 4.1 and later give it up (step 1). When nobody holds a
+    ``keep_extra_unused``: Kafka 3.9 (a member keeps its extra slot even when its kept
+    partitions leave it unused); Kafka 4.1 and later give it up (step 1), and so does 4.0.2, the
+    newest 4.0 patch release, which the 4.0 line reproduces. When nobody holds a
     partition, every member's answer is one slice of the unassigned list; a
     :class:`SortedAnswer` when each slice is in order (:func:`_slices_in_order`).
     """
@@ -808,7 +809,7 @@ def compute(
     with paused_gc():
         group = GroupSpec.of(scenario)
         if group.homogeneous:
-            return assign_homogeneous(group, trace, keep_extra_unused=not at_least(version, "4.1"))
+            return assign_homogeneous(group, trace, keep_extra_unused=not at_least(version, "4.0"))
         if not at_least(version, "4.0"):
             return assign_heterogeneous_kafka39(group, trace)
         return assign_heterogeneous(group, trace)
@@ -836,4 +837,5 @@ STRATEGY = PartitionStrategy(
             "the first members in member-map order",
         ),
     ),
+    kafka_lines=BROKER_LINES,
 )

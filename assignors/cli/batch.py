@@ -97,7 +97,7 @@ def answer_request(request: dict[str, Any]) -> dict[str, Any]:
             result["warnings"] = list(assignment.warnings)
         return result
     parsed = strategy.parse(raw)
-    return {"assignment": strategy.to_json(strategy.compute(parsed))}
+    return {"assignment": strategy.to_json(strategy.answer(parsed))}
 
 
 def _clean_id(request: object) -> object:

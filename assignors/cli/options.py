@@ -6,18 +6,30 @@ import argparse
 
 from assignors import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION
 from assignors.io.compact import COMPACT_FROM_PARTITIONS, FORMS
+from assignors.kafka_versions import kafka_version_problem, release_line
+
+
+def kafka_version_option(value: str) -> str:
+    """``--kafka-version``'s value as a release line (``"3.4.1"`` -> ``"3.4"``)."""
+    problem = kafka_version_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return release_line(value)
 
 
 def add_kafka_version_argument(parser: argparse.ArgumentParser) -> None:
-    """``--kafka-version``: the Kafka release the version-dependent strategies reproduce."""
+    """``--kafka-version``: the Kafka release line the strategies reproduce."""
     parser.add_argument(
         "--kafka-version",
-        choices=KAFKA_VERSIONS,
+        type=kafka_version_option,
         default=None,
+        metavar="LINE",
         help=(
-            "the Kafka release to reproduce where an assignor changed between releases "
-            f"(uniform, streams-sticky; `list` says what changed); default: the scenario's "
-            f"kafka_version, else {NEWEST_KAFKA_VERSION}"
+            f"the Kafka release line to reproduce, {KAFKA_VERSIONS[0]} to {NEWEST_KAFKA_VERSION} "
+            "(a patch release such as 3.4.1 reads as its line); a strategy asked for a line it "
+            "did not exist in, or does not reproduce, says so (`list` says which lines each "
+            f"answers and what changed); default: the scenario's kafka_version, else "
+            f"{NEWEST_KAFKA_VERSION}"
         ),
     )
 

@@ -3,5 +3,6 @@
 
 May import: the standard library, :mod:`assignors.model`, :mod:`assignors.strategy`,
 :mod:`assignors.errors`, :mod:`assignors.java_order`, :mod:`assignors.gc_pause`,
-:mod:`assignors.trace` (the decisions ``--explain`` shows), and each other.
+:mod:`assignors.trace` (the decisions ``--explain`` shows), :mod:`assignors.kafka_versions` (which
+release lines each answers, and what differs by line), and each other.
 """

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from assignors.client.sticky import COOPERATIVE_RULES, sticky_assign
+from assignors.client.sticky import COOPERATIVE_RULES, STICKY_BEFORE_37, sticky_assign
+from assignors.kafka_versions import CLIENT_STICKY_LINES
 from assignors.model import Scenario, SortedAnswer, TopicPartition
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
@@ -108,4 +109,6 @@ STRATEGY = PartitionStrategy(
     ),
     protocol="cooperative",
     compute=assign_cooperative_sticky,
+    kafka_lines=CLIENT_STICKY_LINES,
+    older_kafka=STICKY_BEFORE_37,
 )

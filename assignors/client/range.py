@@ -49,10 +49,13 @@ from functools import partial
 from itertools import product
 
 from assignors.java_order import hash_order, java_string_key, string_hash
+from assignors.kafka_versions import at_least
 from assignors.model import Member, Scenario, Topic, TopicPartition
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
 
+#: The first Kafka release line whose range assignor looks at racks (KIP-881).
+RACK_AWARE_SINCE = "3.5"
 #: Builds a ``TopicPartition`` from a ``(topic, partition)`` tuple without a Python-level call.
 new_topic_partition = partial(tuple.__new__, TopicPartition)
 
@@ -397,7 +400,13 @@ def assign_range(
             "member order (static members by group.instance.id, then the rest by member id): "
             + ", ".join(member.member_id for member in index.ordered)
         )
-    if any(racks.values()):
+    if any(racks.values()) and not at_least(scenario.kafka_version, RACK_AWARE_SINCE):
+        if trace is not None:
+            trace.note(
+                f"Kafka {scenario.kafka_version} has no rack-aware range (KIP-881 came with "
+                f"{RACK_AWARE_SINCE}): client.rack and replica racks are not looked at"
+            )
+    elif any(racks.values()):
         states = [
             _topic_state(topic, index.consumers_of[topic.name], racks, trace)
             for topic in index.topics
@@ -445,4 +454,11 @@ STRATEGY = PartitionStrategy(
     ),
     protocol="eager",
     compute=assign_range,
+    older_kafka=(
+        (
+            "3.0-3.4",
+            "no rack awareness (KIP-881 came with 3.5): client.rack and replica racks are not "
+            "looked at, every topic is cut in member order",
+        ),
+    ),
 )

@@ -86,6 +86,15 @@ ownership*: after the constrained algorithm, those a member gave up (or that wer
 claimed) and the fill steps handed to a different member; after the general algorithm, those
 newly in a member's target that some member claimed and no longer gets.
 
+Kafka versions (the scenario's ``kafka_version``): the above is Kafka 3.7 and later. Kafka 3.5
+and 3.6 ran the constrained algorithm in an earlier form: in step 1 a member keeps the first of
+its claims in the order it sent them (the cooperative assignor's owned list; the eager one's user
+data, topic by topic in ``HashMap`` order), and a claim off its rack is not counted as given up;
+the same-rack fill (step 2a) queues every member reaching the floor below the ceiling for one
+more and does not count those it brings to the ceiling; and a partition given up or claimed
+twice is *transferring* whoever it goes to, even the member that gave it up. Kafka 3.0 to 3.4
+are not reproduced (:data:`assignors.kafka_versions.CLIENT_STICKY_LINES` says why).
+
 The answer: each member's partitions as a list or tuple, sorted where the answer is a
 :class:`~assignors.model.SortedAnswer`. One case answers with runs instead
 (:class:`~assignors.model.PartitionRuns`, equal to the sorted tuple): a fresh group (constrained,
@@ -114,6 +123,7 @@ from assignors.java_order import (
     string_hash,
     topic_partition_hash,
 )
+from assignors.kafka_versions import CLIENT_STICKY_LINES, at_least
 from assignors.model import (
     Member,
     PartitionRun,
@@ -154,10 +164,26 @@ class ClaimRules:
     """
 
     conflict_uses_claim_generation: bool
+    #: The eager assignor reads a member's claims back from its user data, written topic by topic
+    #: in ``HashMap`` order (``CollectionUtils.groupPartitionsByTopic``); only Kafka 3.5 and 3.6
+    #: keep claims in that order (3.7 sorts them), see :func:`_claim_order_before_37`.
+    claims_grouped_by_topic: bool
 
 
-STICKY_RULES = ClaimRules(conflict_uses_claim_generation=False)
-COOPERATIVE_RULES = ClaimRules(conflict_uses_claim_generation=True)
+STICKY_RULES = ClaimRules(conflict_uses_claim_generation=False, claims_grouped_by_topic=True)
+COOPERATIVE_RULES = ClaimRules(conflict_uses_claim_generation=True, claims_grouped_by_topic=False)
+#: The first release line whose constrained algorithm is the one :func:`_constrained` describes
+#: first; 3.5 and 3.6 ran the earlier form (the module docstring's "Kafka 3.5 and 3.6").
+REVISED_CONSTRAINED_SINCE = "3.7"
+#: What the older lines the sticky assignors answer for do differently (``older_kafka``).
+STICKY_BEFORE_37 = (
+    (
+        "3.5-3.6",
+        "equal subscriptions: a member keeps the first of its claims in the order it sent them "
+        "(3.7 keeps the lowest partition numbers), claims off its rack are not counted as given "
+        "up, and the same-rack fill does not count members it brings to the ceiling",
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,7 +436,11 @@ def _sticky_assign(
     if trace is not None:
         _note_claims(trace, claims, racks)
     if claims.all_equal:
-        return _constrained(partition_counts, claims, racks, trace)
+        if at_least(scenario.kafka_version, REVISED_CONSTRAINED_SINCE):
+            return _constrained(partition_counts, claims, racks, trace)
+        return _constrained(
+            partition_counts, _claim_order_before_37(claims, rules), racks, trace, revised=False
+        )
     assignment = _GeneralAssignment(order, members, partition_counts, claims, racks, trace).build()
     return StickyOutcome(assignment, _transferring_from_claims(members, assignment))
 
@@ -462,7 +492,9 @@ def _constrained(
     claims: _Claims,
     racks: _Racks,
     trace: DecisionTrace | None = None,
+    revised: bool = True,
 ) -> StickyOutcome:
+    """The constrained algorithm; ``revised`` ``False``: as Kafka 3.5 and 3.6 ran it."""
     total = sum(partition_counts.values())
     member_count = len(claims.owned)
     floor_quota = total // member_count
@@ -477,13 +509,15 @@ def _constrained(
     under_floor: list[str] = []
     at_floor: list[str] = []
     given_up: dict[TopicPartition, str] = {}  # partition -> the member that gave it up
+    # Kafka 3.5/3.6 do not count a claim off the member's rack as given up.
+    off_rack = given_up if revised else {}
     doubly_claimed = claims.doubly_claimed
 
     # Step 1: keep owned partitions up to the quotas, in subscription-map order.
     for member_id, claimed in claims.owned.items():
         owned = claimed
         if racks.aware:
-            owned = _on_rack(member_id, claimed, racks, given_up, trace)
+            owned = _on_rack(member_id, claimed, racks, off_rack, trace)
         if doubly_claimed:
             owned = [tp for tp in owned if tp not in doubly_claimed]
         if len(owned) < floor_quota:
@@ -498,16 +532,8 @@ def _constrained(
             keep = floor_quota
             if at_ceiling < ceiling_slots:
                 at_floor.append(member_id)
-        if keep < len(owned):
-            owned = sorted(owned, key=_by_partition_then_topic)
-            given_up.update(zip(owned[keep:], repeat(member_id)))
-            if trace is not None:
-                _trace_kept(trace, owned, keep, member_id, f"{at_ceiling} of {ceiling_slots}")
-            owned = owned[:keep]
-        else:
-            owned = list(owned)
-            if trace is not None:
-                _trace_kept(trace, owned, keep, member_id, f"{at_ceiling} of {ceiling_slots}")
+        slots = f"{at_ceiling} of {ceiling_slots}"
+        owned = _cut(owned, keep, member_id, given_up, revised, trace, slots)
         assignment[member_id] = owned
         for tp in owned:
             kept_marks[tp.topic][tp.partition] = 1
@@ -525,7 +551,7 @@ def _constrained(
 
     given: _Given = {member_id: [] for member_id in assignment}
     if racks.aware:
-        quotas = _Quotas(floor_quota, ceiling_quota, ceiling_slots, at_ceiling)
+        quotas = _Quotas(floor_quota, ceiling_quota, ceiling_slots, at_ceiling, revised)
         unassigned = _fill_same_rack(
             unassigned, under_floor, at_floor, assignment, given, racks, quotas, trace
         )
@@ -535,7 +561,61 @@ def _constrained(
         unassigned, under_floor, deque(at_floor), assignment, given, floor_quota, trace
     )
 
+    if not revised:
+        return _hand_over_before_37(assignment, given, given_up, doubly_claimed)
     return _hand_over(assignment, given, given_up, doubly_claimed, presorted)
+
+
+def _cut(
+    owned: list[TopicPartition],
+    keep: int,
+    member_id: str,
+    given_up: dict[TopicPartition, str],
+    revised: bool,
+    trace: DecisionTrace | None,
+    slots: str,
+) -> list[TopicPartition]:
+    """Step 1's cut: a member keeps ``keep`` of its claims and gives up the rest. From Kafka 3.7
+    it keeps the lowest partition numbers; 3.5/3.6 keep the first in the order claimed."""
+    if keep < len(owned):
+        if revised:
+            owned = sorted(owned, key=_by_partition_then_topic)
+        given_up.update(zip(owned[keep:], repeat(member_id)))
+    if trace is not None:
+        _trace_kept(trace, owned, keep, member_id, slots)
+    return owned[:keep]
+
+
+def _claim_order_before_37(claims: _Claims, rules: ClaimRules) -> _Claims:
+    """Kafka 3.5/3.6 keep a member's first claims in the order the member sent them: the
+    cooperative assignor's owned list as it is; the eager one's user data topic by topic, in the
+    ``HashMap`` order of the topics as first met in the claims (partitions in claim order)."""
+    if not rules.claims_grouped_by_topic:
+        return claims
+    owned = {}
+    for member_id, claimed in claims.owned.items():
+        topic_order = hash_order((tp.topic for tp in claimed), string_hash)
+        rank = {topic: index for index, topic in enumerate(topic_order)}
+        owned[member_id] = sorted(claimed, key=lambda tp: rank[tp.topic])
+    return _Claims(owned, claims.doubly_claimed, claims.all_equal, claims.max_generation)
+
+
+def _hand_over_before_37(
+    assignment: dict[str, list[TopicPartition]],
+    given: _Given,
+    given_up: Mapping[TopicPartition, str],
+    doubly_claimed: set[TopicPartition],
+) -> StickyOutcome:
+    """:func:`_hand_over` as Kafka 3.5/3.6: a partition given up (over quota) or claimed twice
+    changes hands whoever the fill steps give it to, even the member that gave it up."""
+    transferring: dict[TopicPartition, str] = {}
+    for member_id, kept in assignment.items():
+        new_partitions = given[member_id]
+        kept.extend(new_partitions)
+        for tp in new_partitions:
+            if tp in given_up or tp in doubly_claimed:
+                transferring[tp] = member_id
+    return StickyOutcome(assignment, transferring)
 
 
 def _on_rack(
@@ -731,6 +811,9 @@ class _Quotas:
     ceiling: int
     ceiling_slots: int  # how many members may end at the ceiling
     at_ceiling: int  # how many are there (or promised) so far
+    #: Kafka 3.7 on: the same-rack fill counts the members it brings to the ceiling (3.5/3.6 do
+    #: not, and queue a member reaching the floor for one more whatever the count).
+    counts_ceiling: bool = True
 
 
 def _unassigned_partitions(
@@ -789,7 +872,9 @@ def _fill_same_rack(
             count = len(assignment[receiver]) + len(given[receiver]) + 1
             if count >= quotas.floor:
                 under_floor.remove(receiver)
-                if count < quotas.ceiling and quotas.at_ceiling < quotas.ceiling_slots:
+                if count < quotas.ceiling and (
+                    quotas.at_ceiling < quotas.ceiling_slots or not quotas.counts_ceiling
+                ):
                     at_floor.append(receiver)
             else:
                 index += 1
@@ -800,9 +885,10 @@ def _fill_same_rack(
                 receiver = at_floor[first]
                 if len(assignment[receiver]) + len(given[receiver]) + 1 == quotas.ceiling:
                     del at_floor[first]
-                    quotas.at_ceiling += 1
-                    if quotas.at_ceiling == quotas.ceiling_slots:
-                        at_floor.clear()
+                    if quotas.counts_ceiling:
+                        quotas.at_ceiling += 1
+                        if quotas.at_ceiling == quotas.ceiling_slots:
+                            at_floor.clear()
         if receiver is None:
             left.append(tp)
         else:
@@ -1403,4 +1489,6 @@ STRATEGY = PartitionStrategy(
     consumer_config="partition.assignment.strategy=org.apache.kafka.clients.consumer.StickyAssignor",
     protocol="eager",
     compute=assign_sticky,
+    kafka_lines=CLIENT_STICKY_LINES,
+    older_kafka=STICKY_BEFORE_37,
 )

@@ -69,7 +69,7 @@ from assignors.java_order import (
     java_uuid_halves,
     to_int32,
 )
-from assignors.kafka_versions import at_least
+from assignors.kafka_versions import KafkaLines, at_least
 from assignors.strategy import TaskStrategy
 from assignors.streams.model import (
     ClientAssignment,
@@ -357,6 +357,11 @@ def assign_streams_sticky(scenario: StreamsScenario) -> StreamsAssignment:
     return StreamsAssignment(clients, False, 0, scenario.warnings)
 
 
+#: The public ``StickyTaskAssignor`` came with KIP-924 in 3.8.
+STREAMS_STICKY_LINES = KafkaLines(
+    first="3.8", arrived="the public task assignor StickyTaskAssignor (KIP-924)"
+)
+
 STRATEGY = TaskStrategy(
     name="streams-sticky",
     summary=(
@@ -380,9 +385,10 @@ STRATEGY = TaskStrategy(
     to_json=streams_assignment_to_json,
     older_kafka=(
         (
-            "3.9",
+            "3.8-4.3",
             "a client's quota of active tasks is its threads x (tasks // all threads), rounded "
             "down (Kafka 4.4: ceil(tasks x its threads / all threads))",
         ),
     ),
+    kafka_lines=STREAMS_STICKY_LINES,
 )

@@ -84,7 +84,7 @@ def compare_task_strategies(
     results = []
     for name, strategy in strategies.items():
         try:
-            answer: Any = strategy.compute(scenario)
+            answer: Any = strategy.answer(scenario)
         except AssignmentExplorerError as error:
             results.append(TaskComparison(name, {}, 0, False, str(error)))
             continue

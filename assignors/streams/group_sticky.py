@@ -89,6 +89,7 @@ from assignors.java_order import (
     hash_order,
     string_hash,
 )
+from assignors.kafka_versions import KafkaLines
 from assignors.strategy import TaskStrategy
 from assignors.streams.model import (
     StreamsClient,
@@ -696,6 +697,22 @@ def streams_group_assignment_to_json(answer: StreamsGroupAssignment) -> dict[str
     return result
 
 
+#: Streams groups came with 4.1 (KIP-1071); 4.1 to 4.3 ranked a task's previous standby owners
+#: without the offset sums members report, and their assignor interface differs from 4.4's, which
+#: is the one the oracle drives: only 4.4 is checked.
+STREAMS_GROUP_LINES = KafkaLines(
+    first="4.1",
+    arrived="Streams groups (KIP-1071)",
+    refused=tuple(
+        (
+            line,
+            "that line ranked a task's previous standby owners without the offset sums members "
+            "report (not reproduced), and its assignor interface is not driven by the oracle",
+        )
+        for line in ("4.1", "4.2", "4.3")
+    ),
+)
+
 STRATEGY = TaskStrategy(
     name="streams-group-sticky",
     summary=(
@@ -717,4 +734,5 @@ STRATEGY = TaskStrategy(
     parse=parse_streams_scenario,
     compute=assign_streams_group_sticky,
     to_json=streams_group_assignment_to_json,
+    kafka_lines=STREAMS_GROUP_LINES,
 )

@@ -82,6 +82,7 @@ from assignors.java_order import (
     java_uuid_halves,
     spread,
 )
+from assignors.kafka_versions import KafkaLines
 from assignors.strategy import TaskStrategy
 from assignors.streams.model import (
     LATEST_OFFSET,
@@ -746,6 +747,19 @@ def assign_streams_ha(scenario: StreamsScenario) -> StreamsAssignment:
     )
 
 
+#: Checked against Kafka's own ``HighAvailabilityTaskAssignor`` from 3.8 (the oracle drives it
+#: through the task-assignment interface of KIP-924, new in 3.8); older lines are not checked.
+STREAMS_HA_LINES = KafkaLines(
+    refused=tuple(
+        (
+            line,
+            "the oracle drives Kafka's task assignors through the KIP-924 interface that came "
+            "with 3.8, so no answer of that line is checked",
+        )
+        for line in ("3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7")
+    ),
+)
+
 STRATEGY = TaskStrategy(
     name="streams-ha",
     summary=(
@@ -766,4 +780,5 @@ STRATEGY = TaskStrategy(
     parse=parse_streams_scenario,
     compute=assign_streams_ha,
     to_json=streams_assignment_to_json,
+    kafka_lines=STREAMS_HA_LINES,
 )

@@ -32,11 +32,14 @@ def answer(strategy: str, scenario: dict[str, Any], version: str | None = None) 
 
 
 def test_versions_are_release_lines_newest_last() -> None:
-    assert KAFKA_VERSIONS == ("3.9", "4.4") and NEWEST_KAFKA_VERSION == "4.4"
+    assert KAFKA_VERSIONS[0] == "3.0" and NEWEST_KAFKA_VERSION == KAFKA_VERSIONS[-1] == "4.4"
+    assert len(KAFKA_VERSIONS) == 15
     assert parse_kafka_version("3.9.2") == "3.9"
+    assert parse_kafka_version("3.4.1") == "3.4"
     assert parse_kafka_version("4.4") == "4.4"
     assert at_least(None, "4.1") and at_least("4.4", "4.4") and not at_least("3.9", "4.0")
-    for wrong in ("3.8", "5.0", 3.9, "", None):
+    assert at_least("3.10", "3.9")  # numbers, not text
+    for wrong in ("2.8", "5.0", "4.5", 3.9, "", None):
         with pytest.raises(ScenarioError, match="kafka_version"):
             parse_kafka_version(wrong)
 
@@ -232,9 +235,11 @@ def test_cli_kafka_version_flag(tmp_path: Path, capsys: pytest.CaptureFixture[st
     clients = json.loads(capsys.readouterr().out)["clients"]
     assert clients["00000000-0000-0000-0000-00000000000a"]["active"] == ["0_0"]
     with pytest.raises(SystemExit) as refused:
-        main(["assign", str(group), "--strategy", "uniform", "--kafka-version", "3.8"])
+        main(["assign", str(group), "--strategy", "uniform", "--kafka-version", "2.8"])
     assert refused.value.code == 2
-    assert "3.9" in capsys.readouterr().err
+    assert "3.0 to 4.4" in capsys.readouterr().err
+    assert main(["assign", str(group), "--strategy", "uniform", "--kafka-version", "3.2"]) == 2
+    assert "the first release line that has it is 3.7" in capsys.readouterr().err
     for version, moved in (("4.4", 0), ("3.9", 1)):
         assert (
             main(
@@ -264,7 +269,10 @@ def test_schema_accepts_what_the_loader_accepts() -> None:
     for version in ("3.9", "3.9.2", "4.4", "4.4.0"):
         assert not list(validator.iter_errors({**base, "kafka_version": version}))
         parse_scenario({**base, "kafka_version": version})
-    for wrong in ("3.8", "4.40", "x", "3.9.2.1", " 3.9"):
+    for version in ("3.0", "3.4.1", "4.3.1"):
+        assert not list(validator.iter_errors({**base, "kafka_version": version}))
+        parse_scenario({**base, "kafka_version": version})
+    for wrong in ("2.8", "4.5", "4.40", "x", "3.9.2.1", " 3.9"):
         assert list(validator.iter_errors({**base, "kafka_version": wrong}))
         with pytest.raises(ScenarioError):
             parse_scenario({**base, "kafka_version": wrong})

@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assignors import (
-    KAFKA_VERSIONS,
     PROTOCOLS,
     AddMember,
     DeployPlan,
@@ -44,6 +43,17 @@ from dashboard.model import deploy_model, protocol_timeline
 
 #: Every strategy the explorer compares, and the panels of the lag chart: those plus "current".
 STRATEGIES = [name for name in registry.partition_strategies() if name != "share-simple"]
+
+
+def with_a_line(names: list[str]) -> st.SearchStrategy[tuple[str, str]]:
+    """A strategy of ``names`` and a Kafka release line it answers for."""
+    return st.sampled_from(names).flatmap(
+        lambda name: st.tuples(
+            st.just(name), st.sampled_from(registry.get(name).kafka_lines.accepted)
+        )
+    )
+
+
 MOST_PANELS = len(registry.partition_strategies()) + 1
 MOST_MEMBERS = 2_000
 #: A member id as a user, a cluster or a Kubernetes pod may spell it.
@@ -133,14 +143,14 @@ def test_drain_projection_figure(chosen: list[str], clears: float, pause: float)
 @FAST
 @given(
     protocols=st.lists(st.sampled_from(PROTOCOLS), min_size=1, unique=True),
-    strategy=st.sampled_from(STRATEGIES),
-    version=st.sampled_from(KAFKA_VERSIONS),
+    picked=with_a_line(STRATEGIES),
     members=member_ids(most=200, least=2),
     most=st.none() | st.integers(1, 60),
 )
 def test_protocol_timeline_figure(
-    protocols: list[str], strategy: str, version: str, members: list[str], most: int | None
+    protocols: list[str], picked: tuple[str, str], members: list[str], most: int | None
 ) -> None:
+    strategy, version = picked
     scenario = Scenario(
         topics=(Topic("orders", 12),),
         members=tuple(Member(m, ("orders",)) for m in members[1:]),
@@ -315,8 +325,9 @@ def test_sorted_values_figure(series: list[tuple[str, list[float]]], title: str)
 @st.composite
 def deploy_pictures(draw: st.DrawFn) -> deploy_model.DeployPicture:
     """The Deploy view's picture of a generated group: 1 to 60 members (past 40 the columns
-    pool members), any strategy and Kafka version, a rolling restart, a scale step or an
-    upgrade."""
+    pool members), any strategy and a Kafka version it answers for, a rolling restart, a scale
+    step or an upgrade."""
+    strategy, version = draw(with_a_line([s for s in STRATEGIES if s != "failover"]))
     members = draw(member_ids(most=60))
     partitions = draw(st.integers(1, 48))
     scenario = Scenario(
@@ -324,14 +335,13 @@ def deploy_pictures(draw: st.DrawFn) -> deploy_model.DeployPicture:
             Topic("orders", partitions, lags=tuple(1000 * (p + 1) for p in range(partitions))),
         ),
         members=tuple(Member(m, ("orders",)) for m in members),
-        kafka_version=draw(st.sampled_from(KAFKA_VERSIONS)),
+        kafka_version=version,
     )
     plan = DeployPlan(
         batch_size=draw(st.integers(1, max(1, len(members)))),
         restart_s=draw(st.floats(0, 300)),
         scale=draw(st.integers(0, 3)),
     )
-    strategy = draw(st.sampled_from([s for s in STRATEGIES if s not in ("failover",)]))
     return deploy_model.picture(scenario, strategy, plan)
 
 

@@ -7,7 +7,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from assignors import NEWEST_KAFKA_VERSION, evaluate
+from assignors import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION, evaluate
 from sample_data import load_sample
 from tests.dashboard import plotly_spec
 from tests.dashboard.app_session import assert_no_exception, start_app
@@ -28,14 +28,15 @@ def test_selector_follows_the_strategies_and_changes_the_answer() -> None:
     # The sample's group answers apart under the two releases (3.9 moves a partition).
     assert _moved(None) != _moved("3.9")
     app = start_app(sample=SAMPLE)
-    app.multiselect(key="strategies.pick").set_value(["range"]).run()
+    app.multiselect(key="strategies.pick").set_value(["roundrobin"]).run()
     assert_no_exception(app)
     assert not [box for box in app.selectbox if box.key == SELECTOR]
 
     app.multiselect(key="strategies.pick").set_value(["range", "uniform"]).run()
     assert_no_exception(app)
     selector = app.selectbox(key=SELECTOR)
-    assert selector.value == NEWEST_KAFKA_VERSION and selector.options == ["4.4", "3.9"]
+    assert selector.value == NEWEST_KAFKA_VERSION
+    assert selector.options == list(reversed(KAFKA_VERSIONS))
     newest = plotly_spec.comparison(app)["uniform"]["partitions moved"]
     assert newest == str(_moved(None))
 
@@ -43,6 +44,13 @@ def test_selector_follows_the_strategies_and_changes_the_answer() -> None:
     assert_no_exception(app)
     assert plotly_spec.comparison(app)["uniform"]["partitions moved"] == str(_moved("3.9"))
     assert app.selectbox(key=SELECTOR).value == "3.9"
+
+    # A line uniform did not exist in: range still answers, uniform says which line has it.
+    app.selectbox(key=SELECTOR).set_value("3.2").run()
+    assert_no_exception(app)
+    shown = " ".join(str(box.value) for box in app.warning)
+    assert "uniform cannot run" in shown and "first release line that has it is 3.7" in shown
+    assert "range" in plotly_spec.comparison(app)
 
 
 def test_a_link_carries_the_kafka_version() -> None:

@@ -18,6 +18,6 @@ def kafka_oracle() -> Iterator[Oracle]:
 
 @pytest.fixture(scope="session")
 def previous_kafka_oracle() -> Iterator[Oracle]:
-    """The oracle of the newest Kafka 3.9.x (Maven profile ``kafka-3.9``)."""
+    """The oracle of the newest Kafka 3.9.x (``tests/oracle.RELEASES``)."""
     with Oracle(PREVIOUS) as oracle:
         yield oracle

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assignors import registry
 from assignors.cli.batch import answer_line
 from assignors.kafka_versions import release_line
 
@@ -27,16 +28,15 @@ NEVER_FINISHES = "never finishes on this group"
 STREAMS_STRATEGIES = frozenset({"streams-ha", "streams-sticky"})
 #: Strategies whose scenario is the Streams shape and whose answer is per group member.
 STREAMS_GROUP_STRATEGIES = frozenset({"streams-group-sticky"})
-#: Kafka versions that lack the assignor a strategy reproduces. Kafka 3.9 has no Streams groups
-#: (its oracle answers an error) and no share groups: its jar holds an unfinished
-#: ``SimpleAssignor`` (every member gets every partition it subscribes to) that no 3.9 broker
-#: runs; share groups came with Kafka 4.0 (KIP-932 early access).
-ABSENT_IN = {"3.9.2": frozenset({"streams-group-sticky", "share-simple"})}
 
 
 def in_kafka(strategy: str, version: str) -> bool:
-    """Whether Kafka ``version`` has the assignor ``strategy`` reproduces."""
-    return strategy not in ABSENT_IN.get(version, frozenset())
+    """Whether we answer ``strategy`` as Kafka ``version`` (a release such as ``"3.4.1"``): the
+    registry's ``kafka_lines`` for it accept that release's line. Lines before the assignor
+    existed, and lines not reproduced, are refused by us and not compared; their oracle lacks the
+    class or holds an unfinished one (Kafka 3.9's share ``SimpleAssignor`` gives every member every
+    partition it subscribes to, and no 3.9 broker runs it)."""
+    return release_line(version) in registry.get(strategy).kafka_lines.accepted
 
 
 def for_version(request: dict[str, Any], version: str) -> dict[str, Any]:

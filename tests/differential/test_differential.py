@@ -1,8 +1,6 @@
 """Every Kafka strategy against Kafka's own Java assignor on generated groups (2,000 per strategy).
 
-Against the newest Kafka 3.9.x too: each strategy that takes the Kafka version
-(``older_kafka``: uniform, streams-sticky) on 400 groups asked as ``kafka_version`` 3.9, and every
-other strategy Kafka 3.9 has on 100 (their answers did not change; this keeps that true).
+Every older release line is ``test_release_lines.py``'s (200 per strategy and line).
 
 Hypothesis picks where the seeded generator (``tests/differential/generate.py``) starts; the
 cases of one strategy go to the oracle in one round trip. A failure lists the first differing
@@ -17,18 +15,14 @@ from hypothesis import strategies as st
 
 from assignors import registry
 from tests.differential.compare import run_cases
-from tests.differential.core import KAFKA_STRATEGIES, in_kafka
+from tests.differential.core import KAFKA_STRATEGIES
 from tests.differential.generate import case, streams_group_equal_case
 from tests.oracle import PREVIOUS, UNFINISHED, Oracle
 
 CASES_PER_STRATEGY = 2_000
-#: Against Kafka 3.9: the strategies that answer by Kafka version, and the others.
-CASES_BY_VERSION = 400
-CASES_UNCHANGED = 100
 #: Streams groups whose processes all have as many members (Kafka's process queue in rounds).
 CASES_EQUAL_PROCESSES = 500
 VERSION_DEPENDENT = tuple(n for n in KAFKA_STRATEGIES if registry.get(n).older_kafka)
-IN_PREVIOUS = tuple(n for n in KAFKA_STRATEGIES if in_kafka(n, PREVIOUS))
 #: The oracle's answer limit where Kafka is asked a group it never finishes (it answers the
 #: others in milliseconds, and a fresh JVM its first in about a second).
 LIMIT_S = 15.0
@@ -67,22 +61,13 @@ def test_streams_groups_of_equal_processes_as_kafka(kafka_oracle: Oracle, first_
 
 
 def test_version_dependent_strategies_are_known() -> None:
-    assert VERSION_DEPENDENT == ("uniform", "streams-sticky")
-
-
-@pytest.mark.parametrize("strategy", IN_PREVIOUS)
-@ONE_BATCH
-@given(first_seed=st.integers(min_value=0, max_value=2**40))
-def test_same_answers_as_kafka_39(
-    previous_kafka_oracle: Oracle, strategy: str, first_seed: int
-) -> None:
-    """Asked as Kafka 3.9 (the scenario's ``kafka_version``), every answer is Kafka 3.9.2's."""
-    count = CASES_BY_VERSION if strategy in VERSION_DEPENDENT else CASES_UNCHANGED
-    requests = [case(strategy, seed) for seed in range(first_seed, first_seed + count)]
-    tally = run_cases(previous_kafka_oracle, requests)[strategy]
-    assert tally.cases == count
-    listed = "\n".join(f"{d.request['id']}: {d.why}" for d in tally.differences[:10])
-    assert not tally.differences, f"{len(tally.differences)} differences from Kafka 3.9:\n{listed}"
+    assert VERSION_DEPENDENT == (
+        "range",
+        "sticky",
+        "cooperative-sticky",
+        "uniform",
+        "streams-sticky",
+    )
 
 
 def test_oracle_answers_errors_and_timing(kafka_oracle: Oracle) -> None:

@@ -100,10 +100,32 @@ final class ClientAssignor implements Assignor {
         }
         ByteBuffer userData = own.subscriptionUserData(new HashSet<>(member.topics()));
         Subscription subscription = eager
-            ? new Subscription(member.topics(), userData, Collections.emptyList(), DEFAULT_GENERATION, member.rack())
-            : new Subscription(member.topics(), userData, owned, generation, member.rack());
+            ? newSubscription(member.topics(), userData, Collections.emptyList(), DEFAULT_GENERATION, member.rack())
+            : newSubscription(member.topics(), userData, owned, generation, member.rack());
         subscription.setGroupInstanceId(member.instanceId());
         return subscription;
+    }
+
+    /**
+     * A subscription with as many of its fields as this Kafka line's protocol carries: the rack
+     * came with KIP-881 (3.5), the generation with KIP-792 (3.1 wire format, 3.x constructor);
+     * an older line's constructor simply has no room for them, as its consumers sent none.
+     */
+    private static Subscription newSubscription(List<String> topics, ByteBuffer userData,
+            List<TopicPartition> owned, int generation, Optional<String> rack) throws Exception {
+        for (java.lang.reflect.Constructor<?> constructor : Subscription.class.getConstructors()) {
+            Class<?>[] types = constructor.getParameterTypes();
+            if (types.length == 5 && types[3] == int.class && types[4] == Optional.class) {
+                return (Subscription) constructor.newInstance(topics, userData, owned, generation, rack);
+            }
+        }
+        for (java.lang.reflect.Constructor<?> constructor : Subscription.class.getConstructors()) {
+            Class<?>[] types = constructor.getParameterTypes();
+            if (types.length == 4 && types[3] == int.class) {
+                return (Subscription) constructor.newInstance(topics, userData, owned, generation);
+            }
+        }
+        return new Subscription(topics, userData, owned);
     }
 
     static Cluster cluster(Scenario scenario) {

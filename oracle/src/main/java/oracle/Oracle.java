@@ -27,11 +27,11 @@ public final class Oracle {
         "roundrobin", () -> new ClientAssignor(new org.apache.kafka.clients.consumer.RoundRobinAssignor()),
         "sticky", () -> new ClientAssignor(new org.apache.kafka.clients.consumer.StickyAssignor()),
         "cooperative-sticky", () -> new ClientAssignor(new org.apache.kafka.clients.consumer.CooperativeStickyAssignor()),
-        "uniform", () -> new ServerAssignor(new org.apache.kafka.coordinator.group.assignor.UniformAssignor()),
-        "server-range", () -> new ServerAssignor(new org.apache.kafka.coordinator.group.assignor.RangeAssignor()),
-        "share-simple", ShareAssignor::new,
-        "streams-ha", StreamsHaAssignor::new,
-        "streams-sticky", StreamsStickyAssignor::new,
+        "uniform", () -> since("oracle.UniformServerAssignor", "consumer-group assignors (KIP-848, Kafka 3.9 jars and later)"),
+        "server-range", () -> since("oracle.RangeServerAssignor", "consumer-group assignors (KIP-848, Kafka 3.9 jars and later)"),
+        "share-simple", () -> since("oracle.ShareAssignor", "share-group assignors (KIP-932)"),
+        "streams-ha", () -> since("oracle.StreamsHaAssignor", "task assignor API this oracle drives (KIP-924, Kafka 3.8+)"),
+        "streams-sticky", () -> since("oracle.StreamsStickyAssignor", "task assignor API this oracle drives (KIP-924, Kafka 3.8+)"),
         "streams-group-sticky", () -> since("oracle.StreamsGroupStickyAssignor", "Streams groups (KIP-1071, Kafka 4.1+)")
     ));
 
@@ -39,8 +39,9 @@ public final class Oracle {
     }
 
     /**
-     * An assignor class compiled only for the Kafka versions that have its Kafka class (the pom
-     * leaves it out of older builds); in an older build every request gets an error answer.
+     * An assignor class compiled only for the Kafka versions that have its Kafka classes (the
+     * build leaves it out of older lines: {@code oracle.exclude}, computed per line by
+     * tests/oracle.py); in an older build every request gets an error answer.
      */
     static Assignor since(String className, String what) {
         try {
