@@ -81,6 +81,21 @@ CI_STEPS = 6
 
 SAMPLES = [info.key for info in sample_data.list_samples()]
 STRATEGIES = list(registry.partition_strategies())
+
+
+def span_lines(span: str) -> list[str]:
+    """The release lines of ``span`` (``"3.0-3.4"`` or one line ``"3.9"``)."""
+    first, _, last = span.partition("-")
+    last = last or first
+    lines = list(KAFKA_VERSIONS)
+    return lines[lines.index(first) : lines.index(last) + 1]
+
+
+#: The spans of release lines that answer alike (each strategy's ``older_kafka``), and the
+#: newest line: a run must pick a line of each; a pick draws the span, then a line in it.
+_OLDER = {span for s in registry.strategies().values() for span, _ in s.older_kafka}
+KAFKA_SPANS = [*sorted(_OLDER), NEWEST_KAFKA_VERSION]
+KAFKA_PICKS = st.sampled_from(KAFKA_SPANS).flatmap(lambda span: st.sampled_from(span_lines(span)))
 #: Each page by the title it shows ("Assignment Explorer" for the default page, then
 #: "Assignment Explorer · <its menu title>"): every page the menu has, so a new one is generated.
 BY_TITLE = {
@@ -379,12 +394,12 @@ class UserSession(RuleBasedStateMachine):
         self._did("pick strategies")
         # A strategy that answers by Kafka release brings the version picker: pick one too.
         if "strategies.kafka_version" in self._keys():
-            self.pick_kafka_version(data.draw(st.sampled_from(KAFKA_VERSIONS), label="kafka"))
+            self.pick_kafka_version(data.draw(KAFKA_PICKS, label="kafka"))
 
     @precondition(
         lambda self: bool({"strategies.kafka_version", "streams.kafka_version"} & self._keys())
     )
-    @rule(version=st.sampled_from(KAFKA_VERSIONS))
+    @rule(version=KAFKA_PICKS)
     def pick_kafka_version(self, version: str) -> None:
         assert self.app is not None
         key = next(
@@ -684,8 +699,9 @@ class UserSession(RuleBasedStateMachine):
             for name in app.session_state["ae.strategies"]:
                 REACHED["strategies"][name] += 1
         version = app.session_state.get("ae.kafka_version")
-        if version:
-            REACHED["kafka"][version] += 1
+        for span in KAFKA_SPANS if version else ():
+            if version in span_lines(span):
+                REACHED["kafka"][span] += 1
 
     @invariant()
     def the_link_reproduces_the_page(self) -> None:
@@ -744,7 +760,7 @@ def missing(reached: dict[str, Counter[str]]) -> dict[str, list[str]]:
         "pages": [spec.title for spec in pages.PAGES],
         "samples": SAMPLES,
         "strategies": STRATEGIES,
-        "kafka": list(KAFKA_VERSIONS),
+        "kafka": KAFKA_SPANS,
         "actions": RULES + (PIPELINE_RULES if any(has_tables(p) for p in PIPELINE_OUTPUTS) else []),
     }
     gaps = {name: [k for k in keys if not reached[name][k]] for name, keys in wanted.items()}
