@@ -8,6 +8,10 @@ Steps:
 2. The user picks a group (each shown with its kind: classic, consumer, Kafka Streams, share)
    and presses *Load group*: :func:`cluster.snapshot.read_group` turns it into a scenario, which
    becomes the source; a Kafka Streams group becomes a Streams source and opens the Streams view.
+   The Kafka release the brokers run is read first (:meth:`ClusterReader.kafka_release`): the
+   scenario carries it as its ``kafka_version``, an earlier pick of the Kafka version is
+   dropped (so every version selector shows the cluster's), and :class:`LoadedGroup` keeps the
+   plain sentence saying what was read (:mod:`dashboard.panels.cluster_version` shows it).
 3. Once a group is loaded, :mod:`dashboard.panels.source_panel` adds the *Watch* switch
    (:mod:`dashboard.panels.watch`, off by default), which re-reads it every few seconds.
 
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from assignors import AssignmentExplorerError, StreamsScenario
+from assignors import AssignmentExplorerError, Scenario, StreamsScenario
 from cluster.connection import SASL_MECHANISMS, SECURITY_PROTOCOLS, ConnectionSettings, Secret
 from cluster.reader import ClusterReader, GroupListing
 from cluster.snapshot import read_group
@@ -116,18 +120,22 @@ def render() -> None:
         key="cluster.group",
     )
     if st.button("Load group", key="cluster.load", type="primary"):
-        _load(chosen)
+        _load(chosen, by_id[chosen].group_type)
         st.rerun()
 
 
 @dataclass(frozen=True, slots=True)
 class LoadedGroup:
     """The group the cluster source loaded last: which source family it is, and how to read it
-    again (the password is not kept here: it stays in its widget)."""
+    again (the password is not kept here: it stays in its widget). ``release_note``: the plain
+    sentence on the Kafka release the brokers run (:meth:`KafkaRelease.sentence`);
+    ``classic``: a classic group, whose assignment its leader's client library computes."""
 
     family: str
     group_id: str
     bootstrap_servers: str
+    release_note: str = ""
+    classic: bool = False
 
 
 def loaded_group() -> LoadedGroup | None:
@@ -138,19 +146,25 @@ def loaded_group() -> LoadedGroup | None:
     return loaded
 
 
-def _load(group_id: str) -> None:
+def _load(group_id: str, group_type: str | None) -> None:
     settings = settings_from_form()
     try:
         with ClusterReader(settings) as reader:
-            scenario, warnings = read_group(reader, group_id)
+            release = reader.kafka_release()
+            scenario, warnings = read_group(reader, group_id, release=release)
     except AssignmentExplorerError as error:
         state.report_error(f"Could not load group {group_id!r}: {error}")
         return
     key = f"cluster:{settings.bootstrap_servers}:{group_id}:{time.time_ns()}"
     source = sources.source_for(scenario, warnings, group_id, settings.bootstrap_servers, key)
     state.set_source(source)
+    if scenario.kafka_version is not None:
+        state.set_kafka_version(None)  # the cluster's own release, until the user picks one
+    classic = group_type == "classic" or (
+        group_type is None and isinstance(scenario, Scenario) and scenario.reconciliation is None
+    )
     st.session_state[_LOADED] = LoadedGroup(
-        state.family(source), group_id, settings.bootstrap_servers
+        state.family(source), group_id, settings.bootstrap_servers, release.sentence(), classic
     )
     if isinstance(scenario, StreamsScenario):
         state.report_notice(

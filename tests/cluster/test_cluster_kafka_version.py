@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from assignors import scenario_to_json
+from assignors import KAFKA_VERSIONS, scenario_to_json
 from assignors.kafka_versions import release_line
 from cluster.connection import ConnectionSettings
 from cluster.kafka_release import (
@@ -28,7 +28,11 @@ from cluster.kafka_release import (
 )
 from cluster.reader import ClusterReader, feature_levels
 from cluster.snapshot import snapshot_group
+from dashboard.panels.cluster_version import CLASSIC_NOTE
+from dashboard.views import pages
+from tests.cluster.dashboard_live import dashboard_with_live_group
 from tests.cluster.groups import running_group
+from tests.dashboard.app_session import assert_no_exception, open_page
 from tests.kafka_cluster.cluster import KAFKA_VERSION, ClusterStartError, KafkaCluster
 from tests.kafka_cluster.single_node import SingleNode, start_single_node, stop_single_node
 
@@ -111,3 +115,26 @@ def test_a_classic_group_carries_the_brokers_release_and_asks_for_the_clients(
     description = scenario.description or ""
     assert f"Cluster runs Kafka {line}, read from metadata.version" in description
     assert "set kafka_version to the client's Kafka version" in description
+
+
+def test_the_live_page_shows_the_clusters_release_as_plain_text_and_lets_the_user_change_it(
+    kafka_39: SingleNode,
+) -> None:
+    line = release_line(OTHER_VERSION)
+    with running_group(kafka_39, {"orders": 2}, {"orders": {0: 3}}, {}, members=1) as group:
+        app = dashboard_with_live_group(kafka_39.bootstrap, group.group_id, "classic")
+        app = open_page(app, pages.LIVE)
+    sentence = next(t.value for t in app.text if t.value.startswith("Cluster runs Kafka"))
+    assert sentence.startswith(f"Cluster runs Kafka {line}, read from metadata.version")
+    assert not any(sentence in str(m.value) for m in app.markdown)  # never drawn as Markdown
+    assert CLASSIC_NOTE in [c.value for c in app.caption]
+    picker = app.selectbox(key="live.kafka_version")
+    assert picker.value == reproduced_line(line)  # opens at the cluster's release
+    assert "kafka" not in app.query_params  # the link's scenario carries it already
+    other = next(v for v in reversed(KAFKA_VERSIONS) if v != picker.value)
+    picker.set_value(other).run()
+    assert_no_exception(app)
+    assert app.session_state["ae.kafka_version"] == other
+    assert app.query_params["kafka"] == other  # the share link keeps the user's choice
+    app = open_page(app, pages.EXPLORER)
+    assert app.session_state["ae.kafka_version"] == other
