@@ -42,4 +42,10 @@ def render(kafka_version: str | None, *, streams: bool = False) -> None:
         st.caption(CLASSIC_NOTE)
     found = registry.task_strategies() if streams else registry.partition_strategies()
     dependent = {name: s.older_kafka for name, s in found.items() if s.older_kafka}
-    kafka_version_picker(_VERSION, kafka_version, dependent)
+    with st.columns([1, 2])[0]:  # a version number needs no page-wide box
+        picked = kafka_version_picker(_VERSION, kafka_version, dependent)
+    if kafka_version is not None and picked != kafka_version:
+        st.caption(
+            f"Strategies answer as Kafka {picked} (your pick); the cluster's own is"
+            f" {kafka_version}."
+        )

@@ -135,6 +135,10 @@ def test_the_live_page_shows_the_clusters_release_as_plain_text_and_lets_the_use
     picker.set_value(other).run()
     assert_no_exception(app)
     assert app.session_state["ae.kafka_version"] == other
+    own = reproduced_line(line)
+    assert f"Strategies answer as Kafka {other} (your pick); the cluster's own is {own}." in [
+        c.value for c in app.caption
+    ]
     assert app.query_params["kafka"] == other  # the share link keeps the user's choice
     app = open_page(app, pages.EXPLORER)
     assert app.session_state["ae.kafka_version"] == other
