@@ -180,11 +180,15 @@ def _snapshot(
     )
 
     with ClusterReader(settings) as reader:
+        release = reader.kafka_release()
         try:
             read: Scenario | StreamsScenario
-            read, warnings = snapshot_group(reader, group_id, sample_seconds=sample_seconds)
+            read, warnings = snapshot_group(
+                reader, group_id, sample_seconds=sample_seconds, release=release
+            )
         except StreamsGroupError:
-            read, warnings = snapshot_streams_group(reader, group_id)
+            read, warnings = snapshot_streams_group(reader, group_id, release=release)
+    print(f"kafka version: {release.sentence()}", file=sys.stderr)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if isinstance(read, StreamsScenario):

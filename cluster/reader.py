@@ -27,6 +27,9 @@ What each call returns (plain frozen data, no kafka-python types leak out):
    (ListOffsets, earliest and latest).
 5. :meth:`ClusterReader.group_configs` -> a group's settings (DescribeConfigs on the group,
    e.g. a Streams group's ``streams.num.standby.replicas``).
+6. :meth:`ClusterReader.kafka_release` -> the Kafka release line the brokers run
+   (:mod:`cluster.kafka_release`), from one ApiVersions answer's feature levels and the API
+   version ranges the connection already holds.
 
 Every call is bounded by the settings' timeout; every failure is a
 :class:`~cluster.errors.ClusterError`.
@@ -58,6 +61,7 @@ from cluster.errors import (
     ShareGroupError,
     StreamsGroupError,
 )
+from cluster.kafka_release import METADATA_VERSION, FeatureLevels, KafkaRelease, detect_release
 from cluster.share_group import (
     ShareGroupDescription,
     assignment_pairs,
@@ -269,6 +273,27 @@ def kafka_topic_id(value: Any) -> str | None:
     else:
         text = str(value)
     return None if text == "AAAAAAAAAAAAAAAAAAAAAA" else text
+
+
+def feature_levels(described: Mapping[str, Any]) -> FeatureLevels:
+    """kafka-python's ``describe_features`` answer (feature -> ``{"supported": (min, max),
+    "finalized": (min, max)}``) as :class:`~cluster.kafka_release.FeatureLevels`; a feature
+    finalized at level 0 or less is left out (it is off)."""
+    finalized: dict[str, int] = {}
+    supported: dict[str, tuple[int, int]] = {}
+    for name, entry in described.items():
+        if not isinstance(entry, Mapping):
+            continue
+        if isinstance(entry.get("finalized"), tuple | list) and int(entry["finalized"][1]) > 0:
+            finalized[str(name)] = int(entry["finalized"][1])
+        if isinstance(entry.get("supported"), tuple | list):
+            low, high = entry["supported"]
+            supported[str(name)] = (int(low), int(high))
+    return FeatureLevels(finalized=finalized, supported=supported)
+
+
+def _ranges(api_versions: Mapping[Any, tuple[int, int]]) -> dict[int, tuple[int, int]]:
+    return {int(key): (int(low), int(high)) for key, (low, high) in api_versions.items()}
 
 
 def _consumer_member(raw: Any) -> ConsumerMemberDescription:
@@ -600,6 +625,39 @@ class ClusterReader:
             failure = kafka_errors.for_code(result.error_code)(result.error_message or "")
             raise ClusterError(f"{during} failed: {describe_error(failure)}")
         return {str(entry.name): entry.value for entry in result.configs or ()}
+
+    def kafka_release(self) -> KafkaRelease:
+        """The release line the brokers run, from one ApiVersions (v3+: the feature levels, as
+        kafka-python's ``describe_features`` asks) and, only when that names no
+        ``metadata.version``, the API version ranges (:meth:`api_version_ranges`). Never
+        raises: a failed read gives a release whose ``line`` is ``None`` and whose ``why`` says
+        what failed."""
+        levels, why = None, ""
+        try:
+            levels = feature_levels(self._admin.describe_features())
+        except Exception as error:
+            why = f"ApiVersions failed: {describe_error(error)}"
+        ranges = None
+        if levels is None or METADATA_VERSION not in {*levels.finalized, *levels.supported}:
+            ranges = self.api_version_ranges()
+        return detect_release(levels, ranges, why=why)
+
+    def api_version_ranges(self) -> dict[int, tuple[int, int]] | None:
+        """API key -> (oldest, newest) version, as a broker answered ApiVersions when
+        kafka-python connected; ``None`` when the settings fix ``broker_version`` (kafka-python
+        then holds its own table, not the broker's answer) or none can be had."""
+        if self.settings.broker_version is not None:
+            return None
+        try:
+            return _ranges(self._admin.api_versions())
+        except ValueError:  # kafka-python names only the API keys it knows; newer brokers have more
+            pass
+        try:  # the same answer, kept per broker with the keys as numbers
+            brokers = _field(self._admin.describe_cluster(), "brokers") or ()
+            node = min(int(_field(b, "node_id", _field(b, "broker_id"))) for b in brokers)
+            return _ranges(self._admin.get_broker_version_data(node).api_versions)
+        except Exception:
+            return None
 
     def topic_names(self) -> list[str]:
         """Every topic on the cluster the principal may describe (Metadata for all topics)."""

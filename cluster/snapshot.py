@@ -26,7 +26,14 @@ Steps of :func:`snapshot_group`:
 6. Members: id, client id, host, instance id, rack (subscription v3), subscription, and as
    ``owned_partitions`` the current assignment; ``generation`` from the subscription (v2+) or
    from the sticky assignor's user data; ``priority`` from the failover assignor's user data.
-7. The JSON object is validated by :func:`assignors.io.scenario.parse_scenario` (which first runs
+7. The Kafka version: the release line the brokers run (:meth:`ClusterReader.kafka_release`,
+   read once per snapshot unless the caller read it already) becomes the scenario's
+   ``kafka_version`` (the nearest reproduced line; the description says what was read). The
+   broker-side assignors (``uniform``, ``server-range``, ``share-simple``) run in the brokers,
+   so this is the version they answer as. A classic group's assignment is computed by the
+   leader's client library, whose version the brokers do not report: its description says so,
+   and the version stays the brokers' until the user names the client's.
+8. The JSON object is validated by :func:`assignors.io.scenario.parse_scenario` (which first runs
    the JSON gate's value checks: no NaN, no huge number, no lone surrogate in a name), so a
    snapshot and a file obey the same rules; its warnings come back with the scenario. The size
    limits are also checked on the cluster's answers before step 2 builds anything
@@ -62,6 +69,7 @@ from cluster.errors import (
     ShareGroupError,
     StreamsGroupError,
 )
+from cluster.kafka_release import KafkaRelease
 from cluster.reader import (
     ClusterReader,
     ConsumerGroupDescription,
@@ -161,8 +169,10 @@ def snapshot_group(
     sample_seconds: float = 0.0,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
+    release: KafkaRelease | None = None,
 ) -> tuple[Scenario, tuple[str, ...]]:
-    """Steps 1-7 of the module docstring; returns the scenario and the loader's warnings."""
+    """Steps 1-8 of the module docstring; returns the scenario and the loader's warnings.
+    ``release``: the brokers' release as the caller read it (read here when ``None``)."""
     if not 0 <= sample_seconds <= MAX_SAMPLE_SECONDS:
         raise ClusterError(
             f"the sampling interval must be 0 to {MAX_SAMPLE_SECONDS:g} s, got {sample_seconds:g}"
@@ -179,6 +189,10 @@ def snapshot_group(
         raise GroupNotFoundError(group_id)
     raw = scenario_json(reader, group, committed, sample_seconds, sleep, clock, lags)
     raw["description"] += note
+    release = release if release is not None else reader.kafka_release()
+    raw["description"] += " " + version_note(release, classic=consumer_group is None)
+    if release.kafka_version is not None:
+        raw["kafka_version"] = release.kafka_version
     if isinstance(consumer_group, ConsumerGroupDescription):
         raw["reconciliation"] = consumer_reconciliation_json(consumer_group)
     return parse_scenario(raw, path="")
@@ -200,18 +214,32 @@ def consumer_reconciliation_json(group: ConsumerGroupDescription) -> dict[str, A
     }
 
 
+def version_note(release: KafkaRelease, *, classic: bool) -> str:
+    """The description's sentence on the Kafka version (step 7): what the brokers run and, for
+    a classic group, that its client library decides."""
+    if not classic:
+        return release.sentence()
+    return (
+        f"{release.sentence()} A classic group's assignment is computed by its leader's client"
+        " library, not by the brokers: set kafka_version to the client's Kafka version for the"
+        " client-side strategies."
+    )
+
+
 def read_group(
-    reader: ClusterReader, group_id: str
+    reader: ClusterReader, group_id: str, release: KafkaRelease | None = None
 ) -> tuple[Scenario | StreamsScenario, tuple[str, ...]]:
     """Any group as the scenario of its kind: a Kafka Streams group (KIP-1071) as a Streams
     scenario (:func:`cluster.streams_snapshot.snapshot_streams_group`), every other kind
-    (classic, KIP-848, share) as a consumer-group scenario (:func:`snapshot_group`)."""
+    (classic, KIP-848, share) as a consumer-group scenario (:func:`snapshot_group`). The
+    brokers' release is read once (unless given) and carried by either."""
+    release = release if release is not None else reader.kafka_release()
     try:
-        return snapshot_group(reader, group_id)
+        return snapshot_group(reader, group_id, release=release)
     except StreamsGroupError:
         from cluster.streams_snapshot import snapshot_streams_group
 
-        return snapshot_streams_group(reader, group_id)
+        return snapshot_streams_group(reader, group_id, release=release)
 
 
 def describe_any_group(

@@ -37,8 +37,10 @@ Steps of :func:`snapshot_streams_group`:
      epoch, its process, the tasks it runs now and (where they differ) its target tasks
      (:func:`streams_reconciliation_json`).
 
-4. The object goes through :func:`assignors.parse_streams_scenario`, the loader every Streams
-   file goes through.
+4. The brokers' release line (:meth:`ClusterReader.kafka_release`) becomes the scenario's
+   ``kafka_version`` (the brokers run a Streams group's task assignor) and its sentence ends
+   the description; then the object goes through :func:`assignors.parse_streams_scenario`, the
+   loader every Streams file goes through.
 
 What the reading cannot see (``streams-group-sticky`` on the scenario answers what the
 coordinator would compute from the group *as read*): the inputs of the computation that made the
@@ -61,6 +63,7 @@ from typing import Any
 
 from assignors import LATEST_OFFSET, UNKNOWN_OFFSET, StreamsScenario, parse_streams_scenario
 from cluster.errors import ClusterError, GroupNotFoundError
+from cluster.kafka_release import KafkaRelease
 from cluster.reader import ClusterReader
 from cluster.streams_group import (
     StreamsGroupDescription,
@@ -273,9 +276,11 @@ def read_standby_setting(reader: ClusterReader, group_id: str) -> StandbySetting
 
 
 def snapshot_streams_group(
-    reader: ClusterReader, group_id: str
+    reader: ClusterReader, group_id: str, release: KafkaRelease | None = None
 ) -> tuple[StreamsScenario, tuple[str, ...]]:
-    """Steps 1-4: the Streams scenario of a live Streams group, and the loader's warnings."""
+    """Steps 1-4: the Streams scenario of a live Streams group, and the loader's warnings. The
+    brokers' release (``release``, read here when ``None``) becomes its ``kafka_version``: the
+    brokers run a Streams group's task assignor."""
     group = reader.describe_streams_group(group_id)
     if not group.members and group.subtopologies is None:
         raise GroupNotFoundError(group_id)
@@ -286,5 +291,10 @@ def snapshot_streams_group(
     }
     partitions = {name: meta.partitions for name, meta in reader.topics(wanted).items()}
     standby = read_standby_setting(reader, group_id)
-    scenario = parse_streams_scenario(streams_scenario_json(group, partitions, standby), path="")
+    raw = streams_scenario_json(group, partitions, standby)
+    release = release if release is not None else reader.kafka_release()
+    raw["description"] = f"{raw['description']} {release.sentence()}"[:4096]
+    if release.kafka_version is not None:
+        raw["kafka_version"] = release.kafka_version
+    scenario = parse_streams_scenario(raw, path="")
     return scenario, scenario.warnings

@@ -7,7 +7,9 @@ query parameters:
 * ``step`` (optional): how many of the sample's walkthrough steps the scenario has behind it,
 * ``strategies``: comma-separated strategy names,
 * ``kafka`` (optional): the Kafka release the version-dependent strategies reproduce (added by
-  :func:`dashboard.panels.source_panel.link_params` when it is not the newest),
+  :func:`dashboard.panels.source_panel.link_params` when it is not the newest, and for the newest
+  too when the restored scenario would open with another: its own ``kafka_version``, e.g. a live
+  cluster's),
 * ``edits``: the edits as compact JSON, zlib-compressed, URL-safe base64 without padding; each
   :func:`restore_edits` checks each on the way in (:func:`dashboard.model.whatif.check_edit`: the
   core's one change format), so a link made before and one made now restore alike.

@@ -12,6 +12,10 @@ Steps:
 2. The user picks a group (each shown with its kind: classic, consumer, Kafka Streams, share)
    and presses *Load group*: :func:`cluster.snapshot.read_group` turns it into a scenario, which
    becomes the source; a Kafka Streams group becomes a Streams source and opens the Streams view.
+   The Kafka release the brokers run is read first (:meth:`ClusterReader.kafka_release`): the
+   scenario carries it as its ``kafka_version``, an earlier pick of the Kafka version is
+   dropped (so every version selector shows the cluster's), and :class:`LoadedGroup` keeps the
+   plain sentence saying what was read (:mod:`dashboard.panels.cluster_version` shows it).
 3. Once a group is loaded, :mod:`dashboard.panels.source_panel` adds the *Watch* switch
    (:mod:`dashboard.panels.watch`, off by default), which re-reads it every few seconds.
 
@@ -34,7 +38,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from assignors import AssignmentExplorerError, StreamsScenario
+from assignors import AssignmentExplorerError, Scenario, StreamsScenario
 from cluster.connection import SASL_MECHANISMS, SECURITY_PROTOCOLS, ConnectionSettings, Secret
 from cluster.errors import ConnectionSettingsError
 from cluster.reader import ClusterReader, GroupListing
@@ -257,20 +261,26 @@ def render() -> None:
         key="cluster.group",
     )
     if st.button("Load group", key="cluster.load", type="primary"):
-        _load(chosen)
+        _load(chosen, by_id[chosen].group_type)
         st.rerun()
 
 
 @dataclass(frozen=True, slots=True)
 class LoadedGroup:
     """The group the cluster source loaded last: which source family it is, and how to read it
-    again (the password is not kept here: it stays in its widget)."""
+    again (the password is not kept here: it stays in its widget). ``release_note``: the plain
+    sentence on the Kafka release the brokers run (:meth:`KafkaRelease.sentence`);
+    ``classic``: a classic group, whose assignment its leader's client library computes."""
 
     family: str
     group_id: str
     bootstrap_servers: str
     #: The operator file's name for the cluster (``None``: an address typed in the form).
     cluster_name: str | None = None
+    release_note: str = ""
+    """What the cluster says of its Kafka release (:meth:`ClusterReader.kafka_release`)."""
+    classic: bool = False
+    """A classic group: its leader's client library assigns (the version is the client's)."""
 
     @property
     def where(self) -> str:
@@ -295,13 +305,14 @@ def loaded_group() -> LoadedGroup | None:
     return loaded
 
 
-def _load(group_id: str) -> None:
+def _load(group_id: str, group_type: str | None) -> None:
     name = st.session_state.get("cluster.name", TYPED)
     cluster_name = None if name == TYPED else str(name)
     try:
         connection = settings_from_form()
         with ClusterReader(connection) as reader:
-            scenario, warnings = read_group(reader, group_id)
+            release = reader.kafka_release()
+            scenario, warnings = read_group(reader, group_id, release=release)
     except AssignmentExplorerError as error:
         state.report_error(f"Could not load group {group_id!r}: {said(error)}")
         return
@@ -309,7 +320,14 @@ def _load(group_id: str) -> None:
     key = f"cluster:{loaded.where}:{group_id}:{time.time_ns()}"
     source = sources.source_for(scenario, warnings, group_id, loaded.where, key)
     state.set_source(source)
-    st.session_state[_LOADED] = dataclasses.replace(loaded, family=state.family(source))
+    if scenario.kafka_version is not None:
+        state.set_kafka_version(None)  # the cluster's own release, until the user picks one
+    classic = group_type == "classic" or (
+        group_type is None and isinstance(scenario, Scenario) and scenario.reconciliation is None
+    )
+    st.session_state[_LOADED] = dataclasses.replace(
+        loaded, family=state.family(source), release_note=release.sentence(), classic=classic
+    )
     if isinstance(scenario, StreamsScenario):
         state.report_notice(
             f"Loaded Kafka Streams group {group_id}: {len(scenario.clients)} instance(s),"

@@ -226,8 +226,12 @@ def link_params(source: sources.Source) -> dict[str, str] | None:
             return None
         params = share.scenario_params(encoded, state.selected_strategies(), state.edits())
     version = state.kafka_version()
-    if version is not None and version != NEWEST_KAFKA_VERSION:
-        params["kafka"] = version  # the release picked for the version-dependent strategies
+    opens_with = source.scenario.kafka_version or NEWEST_KAFKA_VERSION
+    if version is not None and (version != NEWEST_KAFKA_VERSION or version != opens_with):
+        # the release picked for the version-dependent strategies: any but the newest, and the
+        # newest too when the restored scenario would open with another (its own
+        # kafka_version, e.g. a live cluster's)
+        params["kafka"] = version
     return params
 
 

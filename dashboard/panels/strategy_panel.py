@@ -25,6 +25,7 @@ MAX_DEFAULT = 3
 _PICK = "strategies.pick"
 _VERSION = "strategies.kafka_version"
 _DRAWN = "ae.strategies_drawn"
+_DRAWN_VERSION = "ae.kafka_version_drawn."
 
 
 def _named_in(text: str, known: Sequence[str]) -> list[str]:
@@ -101,9 +102,13 @@ def kafka_version_picker(
 ) -> str:
     """The *Kafka version* selectbox under ``key`` for the ``dependent`` strategies (name ->
     what each older release did); the pick is kept in :func:`dashboard.session.state.kafka_version`,
-    which also seeds the box when it is drawn again (else ``default``, else the newest)."""
-    if key not in st.session_state:
-        st.session_state[key] = state.kafka_version() or default or NEWEST_KAFKA_VERSION
+    which also seeds the box (else ``default``, else the newest). Several pages draw such a box:
+    one that last showed another version than the session's now (picked on another page, or
+    cleared by loading a live group) shows the session's; a pick made in this box is kept."""
+    wanted = state.kafka_version() or default or NEWEST_KAFKA_VERSION
+    drawn = f"{_DRAWN_VERSION}{key}"
+    if key not in st.session_state or st.session_state.get(drawn) != wanted:
+        st.session_state[key] = wanted
     changes = "; ".join(
         f"{name} as Kafka {version}: {change}"
         for name, older in dependent.items()
@@ -117,6 +122,7 @@ def kafka_version_picker(
     )
     if version != state.kafka_version():
         state.set_kafka_version(version)
+    st.session_state[drawn] = version
     return version
 
 

@@ -34,12 +34,13 @@ from assignors import (
     scenario_to_json,
 )
 from cluster.connection import ConnectionSettings
+from cluster.kafka_release import reproduced_line
 from cluster.reader import ClusterReader, ConsumerGroupDescription
 from cluster.snapshot import snapshot_group
 from tests.cluster.recording_proxy import RecordingProxy
 from tests.cluster.test_read_only import assert_read_only
 from tests.kafka_broker import unique_name
-from tests.kafka_cluster.cluster import KafkaCluster
+from tests.kafka_cluster.cluster import KAFKA_VERSION, KafkaCluster
 from tests.kafka_cluster.java_members import JavaGroup
 
 pytestmark = pytest.mark.broker
@@ -147,6 +148,7 @@ def test_a_consumer_group_read_live_equals_our_strategy(
                 member.rack, member.client_id, member.instance_id,
             )  # fmt: skip
         assert "KIP-848 group" in (scenario.description or "")
+        assert scenario.kafka_version == reproduced_line(KAFKA_VERSION)  # the brokers' release
         topics = scenario.topic_by_name()
         assert topics[orders].log_end_offsets == (5, 0, 0, 2, 0, 0)
         assert topics[orders].topic_id is not None

@@ -25,6 +25,7 @@ import pytest
 
 from assignors import PartitionStrategy, Scenario, StreamsScenario, TopicPartition, registry
 from cluster.connection import ConnectionSettings
+from cluster.kafka_release import reproduced_line
 from cluster.reader import ClusterReader
 from cluster.share_group import ShareGroupDescription
 from cluster.snapshot import read_group, snapshot_group
@@ -33,7 +34,7 @@ from tests.cluster.recording_proxy import RecordingProxy
 from tests.cluster.test_read_only import assert_read_only
 from tests.dashboard import plotly_spec
 from tests.kafka_broker import unique_name
-from tests.kafka_cluster.cluster import KafkaCluster
+from tests.kafka_cluster.cluster import KAFKA_VERSION, KafkaCluster
 from tests.kafka_cluster.java_share import ConfluentShareMember, JavaShareGroup
 
 pytestmark = pytest.mark.broker
@@ -154,6 +155,7 @@ def test_a_share_group_read_live_equals_its_consumers_and_our_strategy(
             scenario, warnings = with_share_state(reader, group_id, topic)
             assert isinstance(scenario, Scenario) and warnings == ()
             assert scenario.assignor == "share-simple"
+            assert scenario.kafka_version == reproduced_line(KAFKA_VERSION)  # the brokers' release
             assert "Share group" in (scenario.description or "")
             assert {
                 m.member_id: {(tp.topic, tp.partition) for tp in m.owned_partitions}

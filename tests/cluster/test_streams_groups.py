@@ -23,6 +23,7 @@ import pytest
 from assignors import StreamsScenario, parse_streams_scenario, registry
 from cluster.connection import ConnectionSettings
 from cluster.errors import StreamsGroupError
+from cluster.kafka_release import reproduced_line
 from cluster.reader import ClusterReader
 from cluster.snapshot import read_group, snapshot_group
 from cluster.streams_group import StreamsGroupDescription, StreamsTask
@@ -30,7 +31,7 @@ from tests.cluster.dashboard_live import dashboard_with_live_group, streams_figu
 from tests.cluster.recording_proxy import RecordingProxy
 from tests.cluster.test_read_only import assert_read_only
 from tests.kafka_broker import unique_name
-from tests.kafka_cluster.cluster import KafkaCluster
+from tests.kafka_cluster.cluster import KAFKA_VERSION, KafkaCluster
 from tests.kafka_cluster.java_streams import StreamsApplication
 
 pytestmark = pytest.mark.broker
@@ -122,6 +123,7 @@ def test_a_streams_group_read_live_equals_what_its_instances_run(
         scenario, warnings = read_group(reader, group_id)
         assert warnings == ()
         assert isinstance(scenario, StreamsScenario)
+        assert scenario.kafka_version == reproduced_line(KAFKA_VERSION)  # the brokers' release
         assert [str(t.id) for t in scenario.tasks] == [
             "0_0", "0_1", "0_2", "0_3", "1_0", "1_1", "1_2",
         ]  # fmt: skip

@@ -144,20 +144,28 @@ class KafkaCluster(BrokerClientHelpers):
         return _log_tails(self.work_dir)
 
 
-def classpath() -> str:
-    """The jars' class path, as ``scripts/test.sh`` resolved it (or resolve it now)."""
-    if not CLASSPATH_FILE.is_file():
+def classpath(version: str = KAFKA_VERSION) -> str:
+    """The jars' class path of Apache Kafka ``version``: the suite's own as ``scripts/test.sh``
+    resolved it, another release's from the same pom with ``-Dkafka.version`` (into
+    ``target/classpath-VERSION.txt``); resolved now when the file is missing (Maven keeps the
+    jars in ``~/.m2``, so only a first run downloads them)."""
+    target = (
+        CLASSPATH_FILE
+        if version == KAFKA_VERSION
+        else CLASSPATH_FILE.with_name(f"classpath-{version}.txt")
+    )
+    if not target.is_file():
         command = [
             "mvn", "-q", "-B", "-f", str(HERE / "pom.xml"), "dependency:build-classpath",
-            f"-Dmdep.outputFile={CLASSPATH_FILE}",
+            f"-Dkafka.version={version}", f"-Dmdep.outputFile={target}",
         ]  # fmt: skip
         result = subprocess.run(command, capture_output=True, text=True, check=False)
-        if result.returncode != 0 or not CLASSPATH_FILE.is_file():
+        if result.returncode != 0 or not target.is_file():
             raise ClusterStartError(
-                f"Maven could not resolve Apache Kafka {KAFKA_VERSION} ({' '.join(command)}):\n"
+                f"Maven could not resolve Apache Kafka {version} ({' '.join(command)}):\n"
                 f"{result.stdout[-LOG_TAIL_CHARS:]}{result.stderr[-LOG_TAIL_CHARS:]}"
             )
-    return CLASSPATH_FILE.read_text().strip()
+    return target.read_text().strip()
 
 
 def _write_tls(work_dir: Path) -> tuple[Any, Path, Path]:
