@@ -32,6 +32,7 @@ import pandas as pd
 import streamlit as st
 
 from assignors import (
+    AssignmentExplorerError,
     Scenario,
     registry,
 )
@@ -57,6 +58,22 @@ def _outline(source: Scenario) -> tuple[Scenario, Scenario] | None:
     return layout.undoing_misfits(build)
 
 
+def is_big_after_edits(source: Scenario) -> bool:
+    """Whether ``source``, as loaded or once the edits apply, is past what the per-partition
+    views draw (:func:`dashboard.model.aggregates.is_big`). The edits are applied once per
+    scenario and edits (shared with :func:`_outline`); edits that do not fit count as not big
+    (the page that applies them undoes them and says why)."""
+    if aggregates.is_big(source):
+        return True
+    try:
+        _, after = budget.shared().get_or_build(
+            ("outline", state.scenario_key()), lambda: whatif.outline(source, state.edits())
+        )
+    except AssignmentExplorerError:
+        return False
+    return aggregates.is_big(after)
+
+
 def summaries(
     key: str,
     current_key: str,
@@ -69,7 +86,10 @@ def summaries(
     worked out in one worker process and drawn (``draw(rows, final)``) as each arrives, with a
     progress line. Only final summaries are cached."""
     cache = budget.shared()
-    wanted = [(("current", current_key), "current")] + [(("strategy", key, n), n) for n in names]
+    # "big-current", not "current": that entry holds the per-partition page's Current, and one
+    # shaped scenario can now be shown both ways (small as loaded, big once members are added).
+    wanted = [(("big-current", current_key), "current")]
+    wanted += [(("strategy", key, n), n) for n in names]
     missing = [(k, n) for k, n in wanted if k not in cache]
     if not missing:
         return [found for found in (cache.get(k) for k, _ in wanted) if found is not None]
