@@ -38,6 +38,7 @@ from assignors import (
 )
 from dashboard.charts import aggregate_charts
 from dashboard.model import aggregates, whatif
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import layout, shape_panel
 from dashboard.runtime import budget, jobs, sessions
 from dashboard.session import state
@@ -184,7 +185,7 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
         st.stop()
     except jobs.JobFailed as error:
         area.empty()
-        st.error(f"The computation failed: {error}")
+        st.error(f"The computation failed: {escape_markdown(str(error))}")
         return
     draw(rows, True)
 
@@ -194,7 +195,10 @@ def _results(key: str, rows: Sequence[aggregates.Summary], suffix: str) -> None:
     keys of the drawings made while the work goes on distinct from the final one's."""
     for row in rows:
         if row.error is not None:
-            st.warning(f"{row.name} cannot run on this scenario: {row.error}")
+            st.warning(
+                f"{escape_markdown(row.name)} cannot run on this scenario:"
+                f" {escape_markdown(row.error)}"
+            )
     ran = [row for row in rows if row.error is None]
     st.dataframe(aggregates.summary_table(ran), hide_index=True, width="stretch")
     _figures(key, ran, suffix)

@@ -48,7 +48,7 @@ def page() -> None:
     st.title("Assignment Explorer")
     st.markdown(plain.headline(source.scenario.name or "Scenario", source.label))
     if source.scenario.description:
-        st.caption(source.scenario.description)
+        st.caption(plain.escape_markdown(source.scenario.description))
     messages = st.container()
     # The Kafka release picked in the sidebar (uniform answered differently before 4.0 and 4.1).
     scenario = state.versioned(source.scenario)

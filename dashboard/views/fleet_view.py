@@ -24,6 +24,7 @@ import streamlit as st
 from assignors import AssignmentExplorerError, Scenario
 from dashboard.charts import pipeline_charts
 from dashboard.model import sources
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import source_panel, tables
 from dashboard.panels.layout import from_address, page_address
 from dashboard.session import settings, state
@@ -129,7 +130,7 @@ def render(whatif_output: str | Path, input_dir: str | Path) -> bool:
     path = Path(whatif_output) / "whatif"
     if not path.exists():
         st.info(
-            f"No what-if table in {path}. "
+            f"No what-if table in {escape_markdown(str(path))}. "
             + settings.pipeline_hint("whatif", Path(input_dir), Path(whatif_output))
         )
         return False
@@ -212,8 +213,11 @@ def page() -> None:
     st.title("Assignment Explorer · Fleet")
     problem = state.take_error()
     if problem:
-        st.error(problem)
-    st.caption(f"The fleet what-if from {output}; snapshots in {snapshots}.")
+        st.error(escape_markdown(problem))
+    st.caption(
+        f"The fleet what-if from {escape_markdown(str(output))};"
+        f" snapshots in {escape_markdown(str(snapshots))}."
+    )
     if render(output / "whatif", snapshots):
         state.carry_widgets(source_panel.SIDEBAR_VALUES)
         st.switch_page(pages.EXPLORER.script)

@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.charts import pipeline_charts
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import tables
 from dashboard.panels.layout import from_address, page_address
 from dashboard.session import settings
@@ -65,7 +66,8 @@ def render(lag_output: str | Path, replay_output: str | Path | None = None) -> d
     missing = [name for name in LAG_TABLES if not (root / name).exists()]
     if missing:
         st.info(
-            f"No lag history in {root} (missing {', '.join(missing)}). "
+            f"No lag history in {escape_markdown(str(root))}"
+            f" (missing {escape_markdown(', '.join(missing))}). "
             + settings.pipeline_hint("lag", settings.pipeline_input(), root)
         )
         return {}
@@ -117,7 +119,10 @@ def page() -> None:
     """The History page: the pipeline's lag history read from ``AE_PIPELINE_OUTPUT``."""
     output = settings.pipeline_output()
     st.title("Assignment Explorer · History")
-    st.caption(f"Lag history and health verdicts from the pipeline output in {output}.")
+    st.caption(
+        "Lag history and health verdicts from the pipeline output in"
+        f" {escape_markdown(str(output))}."
+    )
     page_address(render(output / "lag", output / "replay"))
 
 
