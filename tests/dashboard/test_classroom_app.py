@@ -49,7 +49,7 @@ def _subtitle(app: AppTest, lesson: sample_data.Sample) -> str:
 def test_the_classroom_lists_every_lesson_with_its_question() -> None:
     app = open_address(pages.CLASSROOM)
     assert page_title(app) == "Assignment Explorer · Classroom"
-    shown = [box.value for box in app.info]
+    shown = [shown_text(str(box.value)) for box in app.info]
     keys = [button.key for button in app.button]
     for lesson in LESSONS:
         asked = sample_data.question(lesson)
