@@ -89,7 +89,7 @@ def summaries(
     cache = budget.shared()
     # "big-current", not "current": that entry holds the per-partition page's Current, and one
     # shaped scenario can now be shown both ways (small as loaded, big once members are added).
-    wanted = [(("big-current", current_key), "current")]
+    wanted: list[tuple[tuple[str, ...], str]] = [(("big-current", current_key), "current")]
     wanted += [(("strategy", key, n), n) for n in names]
     missing = [(k, n) for k, n in wanted if k not in cache]
     if not missing:

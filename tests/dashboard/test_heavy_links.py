@@ -9,11 +9,14 @@ colours ran in the server's script thread, beyond the reach of a closed tab, for
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dashboard.model import share, whatif
+from dashboard.runtime import sessions
 from tests.dashboard.app_session import start_app
 
 SAMPLE = "range-vs-roundrobin"
@@ -49,3 +52,14 @@ def test_restored_edits_never_add_more_than_the_limit(counts: list[int]) -> None
     else:
         with pytest.raises(share.ShareLinkError, match="at most 20,000"):
             share.restore_edits(param)
+
+
+def test_a_closed_tabs_page_stops_before_its_next_piece_of_work() -> None:
+    """The script thread's work (small groups) is cut at the next answer, figure or table once
+    the tab has gone: nothing more is worked out or drawn (a fresh scenario, so no answer is
+    cached yet)."""
+    query = link(3)  # three members added: a scenario no other test asked for
+    with mock.patch.object(sessions, "session_alive", lambda: False):
+        closed = start_app(**query)
+    assert not closed.get("plotly_chart"), "a closed tab's page went on drawing"
+    assert start_app(**query).get("plotly_chart"), "an open tab's page draws its charts"
