@@ -100,10 +100,7 @@ def restore_edits(param: str) -> list[dict[str, Any]]:
             raise ShareLinkError(f"the link's edits cannot be restored: {error}") from None
         added += whatif.members_added(edit)
         if added > whatif.MAX_ADDED_MEMBERS:
-            raise ShareLinkError(
-                "the link's edits cannot be restored: "
-                + whatif.too_many_added(added, f"edit {index + 1}")
-            )
+            raise ShareLinkError(whatif.too_many_added(added, f"edit {index + 1}"))
     return edits
 
 
