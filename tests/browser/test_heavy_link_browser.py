@@ -4,9 +4,9 @@ no work running 10 s after its tab closes.
 
 Found on ``main``: that link was worked out in the server's script thread (the page judged the
 group's size before its edits), the page still ran after 240 s, and after the tab closed the
-server kept a core at 100 % for more than ten minutes. Measured here: the CPU time of the
-server and every process under it (including children reaped meanwhile) over a few seconds,
-starting 10 s after the tab closed.
+server kept a core at 100 % for more than ten minutes. Measured here: how long the busiest thread
+of the server and of every process under it was runnable (on a core or waiting for one) over
+10 s, starting 10 s after the tab closed.
 
 Skipped, with the reason, when Chromium is not installed.
 """
@@ -33,26 +33,37 @@ QUERY = {
 }
 #: After the tab closes: wait this long, then measure over the window.
 SETTLE_S = 10.0
-WINDOW_S = 5.0
+WINDOW_S = 10.0
 #: The longest the tab stays open before it is closed.
 OPEN_S = 60.0
-#: The most CPU the server and its children may use in the window: its own sweeper and
-#: event loop use ~1 % (a busy core would be 100 %).
-MOST_CPU_SHARE = 0.15
-_TICKS = os.sysconf("SC_CLK_TCK")
+#: The most any one thread of the server or of a process under it may be runnable (on a core
+#: or waiting for one) in the window, as a share of it. A thread that computes is runnable the
+#: whole window, however loaded the machine; an idle server's threads wake for moments (its
+#: sweeper every 10 s), which a loaded machine stretches by the wait for a core. (CPU time
+#: alone does not tell them apart: at load 40 a busy thread got ~5 % of a core.)
+MOST_RUNNABLE_SHARE = 0.5
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU time of ``pid``, its reaped children and its live descendants (``/proc``)."""
-    total = 0.0
+def runnable_ns(pid: int) -> dict[int, int]:
+    """Per thread of ``pid`` and of every process under it: nanoseconds on a core plus waiting
+    for one, so far (``/proc/<pid>/task/<tid>/schedstat``)."""
+    found: dict[int, int] = {}
     for each in [pid, *served_app.descendants(pid)]:
-        try:
-            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        # utime, stime, cutime, cstime: fields 14-17 of stat(5), 11-14 after the name
-        total += sum(int(value) for value in fields[11:15]) / _TICKS
-    return total
+        with contextlib.suppress(OSError):
+            for thread in os.listdir(f"/proc/{each}/task"):
+                with contextlib.suppress(OSError, ValueError):
+                    stat = Path(f"/proc/{each}/task/{thread}/schedstat").read_text().split()
+                    found[int(thread)] = int(stat[0]) + int(stat[1])
+    return found
+
+
+def busiest_thread_seconds(pid: int, window_s: float) -> float:
+    """The most seconds one thread of the server or of its children was runnable during
+    ``window_s``."""
+    before = runnable_ns(pid)
+    time.sleep(window_s)
+    after = runnable_ns(pid)
+    return max((ns - before.get(thread, 0) for thread, ns in after.items()), default=0) / 1e9
 
 
 def test_closing_the_tab_of_the_20000_member_link_stops_its_work(tmp_path: Path) -> None:
@@ -72,15 +83,13 @@ def test_closing_the_tab_of_the_20000_member_link_stops_its_work(tmp_path: Path)
         with contextlib.suppress(PlaywrightTimeout):
             page.get_by_text("more than a browser can draw").first.wait_for(timeout=OPEN_S * 1e3)
         page.wait_for_timeout(1_000)  # the work is under way now (or done)
-        busy_before = cpu_seconds(served.process.pid)
+        busy = busiest_thread_seconds(served.process.pid, 1.0)
         context.close()
         time.sleep(SETTLE_S)
-        started = cpu_seconds(served.process.pid)
-        time.sleep(WINDOW_S)
-        used = cpu_seconds(served.process.pid) - started
-        print(f"CPU {used:.2f} s in the window; {busy_before:.1f} s before the tab closed")
-        assert used < MOST_CPU_SHARE * WINDOW_S, (
-            f"{used:.2f} s of CPU in {WINDOW_S:.0f} s, {SETTLE_S:.0f} s after the tab closed"
-            f" (the server had used {busy_before:.1f} s by then)"
+        used = busiest_thread_seconds(served.process.pid, WINDOW_S)
+        print(f"busiest thread runnable {used:.2f} s of {WINDOW_S:.0f} s; {busy:.2f} s of 1 s open")
+        assert used < MOST_RUNNABLE_SHARE * WINDOW_S, (
+            f"a thread of the server was runnable {used:.2f} s of {WINDOW_S:.0f} s,"
+            f" {SETTLE_S:.0f} s after the tab closed"
         )
         assert served_app.healthy(served.url)
