@@ -337,9 +337,15 @@ def _join_many(scenario: Scenario, change: AddMembers) -> Scenario:
     taken = set(_member_ids(scenario))
     names = (f"new-{i}" for i in itertools.count(1))
     fresh = list(itertools.islice((n for n in names if n not in taken), count))
-    for name in fresh:
-        scenario = _join(scenario, AddMember(name, consume_rate=change.consume_rate))
-    return scenario
+    if not scenario.members:
+        return _join(scenario, AddMember(fresh[0], consume_rate=change.consume_rate))  # says why
+    # One new tuple for all of them: joining one at a time copied the members each time
+    # (20,000 members took ~4 s, 100,000 about a minute and a half).
+    topics = scenario.members[0].topics
+    joining = (
+        joining_member(AddMember(name, consume_rate=change.consume_rate), topics) for name in fresh
+    )
+    return replace(scenario, members=(*scenario.members, *joining))
 
 
 def remove_member(scenario: Scenario, member_id: str, *, static_restart: bool = False) -> Scenario:

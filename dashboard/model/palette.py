@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import colorsys
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from assignors import AddMember
@@ -119,14 +119,40 @@ def _generated_colour(index: int) -> str:
     return f"#{round(red * 255):02X}{round(green * 255):02X}{round(blue * 255):02X}"
 
 
+#: Palette indices past which the golden-angle colours (:func:`_generated_colour`) are no longer
+#: tried: their 8-bit roundings give about 2,100 colours in all (the last new one at index
+#: 5,749), and looking further for a new one never ended (4,000 members hung the page).
+GOLDEN_END = 6_000
+#: An odd step: ``k * SPREAD`` modulo 2**24 meets every 24-bit colour once as ``k`` counts up,
+#: neighbours far apart.
+SPREAD = 0x9E3779
+_RGB_COLOURS = 1 << 24
+
+
+def colour_candidates(palette: Sequence[str]) -> Iterator[str]:
+    """The colours :func:`distinct_colours` tries, in order: ``palette``, golden-angle colours up
+    to :data:`GOLDEN_END`, then every 24-bit colour once (spread by :data:`SPREAD`)."""
+    yield from palette
+    for index in range(len(palette), GOLDEN_END):
+        yield _generated_colour(index)
+    for step in range(_RGB_COLOURS):
+        yield f"#{step * SPREAD % _RGB_COLOURS:06X}"
+
+
 def distinct_colours(count: int, palette: Sequence[str]) -> list[str]:
-    """``count`` colours, no two alike: ``palette`` first, then generated ones."""
+    """``count`` colours, no two alike: ``palette`` first, then generated ones.
+
+    Linear in ``count``: each candidate is tried once, and past the first :data:`GOLDEN_END`
+    candidates each is a colour not tried before, so at most ``count`` plus the colours already
+    taken (and the reserved ones) are passed over. ``ValueError`` past the 24-bit colours.
+    """
     chosen: list[str] = []
     seen: set[str] = set()
-    index = 0
+    candidates = colour_candidates(palette)
     while len(chosen) < count:
-        colour = palette[index] if index < len(palette) else _generated_colour(index)
-        index += 1
+        colour = next(candidates, None)
+        if colour is None:
+            raise ValueError(f"{count:,} colours asked for; there are not that many")
         if colour.upper() not in seen and colour.upper() not in RESERVED_COLOURS:
             seen.add(colour.upper())
             chosen.append(colour)

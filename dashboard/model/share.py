@@ -94,11 +94,15 @@ def restore_edits(param: str) -> list[dict[str, Any]]:
     edits = decode_edits(param)
     if len(edits) > MAX_CHANGES:
         raise ShareLinkError(f"the link holds {len(edits):,} edits; at most {MAX_CHANGES:,}")
+    added = 0
     for index, edit in enumerate(edits):
         try:
             whatif.check_edit(edit, index)
         except AssignmentExplorerError as error:
             raise ShareLinkError(f"the link's edits cannot be restored: {error}") from None
+        added += whatif.members_added(edit)
+        if added > whatif.MAX_ADDED_MEMBERS:
+            raise ShareLinkError(whatif.too_many_added(added, f"edit {index + 1}"))
     return edits
 
 

@@ -32,11 +32,13 @@ import pandas as pd
 import streamlit as st
 
 from assignors import (
+    AssignmentExplorerError,
     Scenario,
     registry,
 )
 from dashboard.charts import aggregate_charts
 from dashboard.model import aggregates, whatif
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import layout, shape_panel
 from dashboard.runtime import budget, jobs, sessions
 from dashboard.session import state
@@ -57,6 +59,22 @@ def _outline(source: Scenario) -> tuple[Scenario, Scenario] | None:
     return layout.undoing_misfits(build)
 
 
+def is_big_after_edits(source: Scenario) -> bool:
+    """Whether ``source``, as loaded or once the edits apply, is past what the per-partition
+    views draw (:func:`dashboard.model.aggregates.is_big`). The edits are applied once per
+    scenario and edits (shared with :func:`_outline`); edits that do not fit count as not big
+    (the page that applies them undoes them and says why)."""
+    if aggregates.is_big(source):
+        return True
+    try:
+        _, after = budget.shared().get_or_build(
+            ("outline", state.scenario_key()), lambda: whatif.outline(source, state.edits())
+        )
+    except AssignmentExplorerError:
+        return False
+    return aggregates.is_big(after)
+
+
 def summaries(
     key: str,
     current_key: str,
@@ -69,7 +87,10 @@ def summaries(
     worked out in one worker process and drawn (``draw(rows, final)``) as each arrives, with a
     progress line. Only final summaries are cached."""
     cache = budget.shared()
-    wanted = [(("current", current_key), "current")] + [(("strategy", key, n), n) for n in names]
+    # "big-current", not "current": that entry holds the per-partition page's Current, and one
+    # shaped scenario can now be shown both ways (small as loaded, big once members are added).
+    wanted: list[tuple[tuple[str, ...], str]] = [(("big-current", current_key), "current")]
+    wanted += [(("strategy", key, n), n) for n in names]
     missing = [(k, n) for k, n in wanted if k not in cache]
     if not missing:
         return [found for found in (cache.get(k) for k, _ in wanted) if found is not None]
@@ -164,7 +185,7 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
         st.stop()
     except jobs.JobFailed as error:
         area.empty()
-        st.error(f"The computation failed: {error}")
+        st.error(f"The computation failed: {escape_markdown(str(error))}")
         return
     draw(rows, True)
 
@@ -174,7 +195,10 @@ def _results(key: str, rows: Sequence[aggregates.Summary], suffix: str) -> None:
     keys of the drawings made while the work goes on distinct from the final one's."""
     for row in rows:
         if row.error is not None:
-            st.warning(f"{row.name} cannot run on this scenario: {row.error}")
+            st.warning(
+                f"{escape_markdown(row.name)} cannot run on this scenario:"
+                f" {escape_markdown(row.error)}"
+            )
     ran = [row for row in rows if row.error is None]
     st.dataframe(aggregates.summary_table(ran), hide_index=True, width="stretch")
     _figures(key, ran, suffix)

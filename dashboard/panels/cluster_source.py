@@ -50,6 +50,7 @@ from dashboard.model.operator_file import (
     names_offered,
     without_paths,
 )
+from dashboard.model.plain import escape_markdown
 from dashboard.session import login, settings, state
 
 _GROUPS = "ae.cluster_groups"
@@ -203,7 +204,7 @@ def _pick_cluster() -> str | None:
     if wanted is not None and "cluster.name" not in st.session_state:
         # A link's pick, once and before the widget (the user's own pick is never overridden).
         if config.cluster(wanted) is None or wanted not in choices:
-            st.error(refused_cluster())
+            st.error(escape_markdown(refused_cluster()))
         else:
             st.session_state["cluster.name"] = wanted
     if not choices:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import streamlit as st
 
 from assignors import registry
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import cluster_source
 from dashboard.panels.strategy_panel import kafka_version_picker
 
@@ -46,6 +47,8 @@ def render(kafka_version: str | None, *, streams: bool = False) -> None:
         picked = kafka_version_picker(_VERSION, kafka_version, dependent)
     if kafka_version is not None and picked != kafka_version:
         st.caption(
-            f"Strategies answer as Kafka {picked} (your pick); the cluster's own is"
-            f" {kafka_version}."
+            escape_markdown(
+                f"Strategies answer as Kafka {picked} (your pick); the cluster's own is"
+                f" {kafka_version}."
+            )
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.model.operator_file import DatasetEntry, names_offered
+from dashboard.model.plain import escape_markdown
 from dashboard.panels.layout import from_address
 from dashboard.session import settings
 
@@ -28,8 +29,10 @@ def pick() -> DatasetEntry | None:
     if wanted is not None and wanted not in names and WIDGET not in st.session_state:
         # The link's own text is not repeated: it may be anything, a path among them.
         st.error(
-            "The link names a dataset this server does not offer:"
-            f" {names_offered('dataset', names)}."
+            escape_markdown(
+                "The link names a dataset this server does not offer:"
+                f" {names_offered('dataset', names)}."
+            )
         )
         return None
     if len(offered) == 1:
@@ -40,7 +43,7 @@ def pick() -> DatasetEntry | None:
     return settings.dataset(str(picked))
 
 
-def missing_tables(job: str, entry: DatasetEntry) -> str:
+def missing_tables_markdown(job: str, entry: DatasetEntry) -> str:
     """What a page tells the user when dataset ``entry`` lacks job ``job``'s tables (Markdown).
     The commands with their paths only on a laptop (no operator file, the built-in dataset):
     a team server shows no path."""
@@ -49,6 +52,7 @@ def missing_tables(job: str, entry: DatasetEntry) -> str:
     if entry.snapshots is not None and not settings.operator_config().loaded:
         return settings.pipeline_hint(job, Path(entry.snapshots), Path(entry.output) / job)
     return (
-        f"Dataset {entry.name} has no {job} tables yet: whoever runs this server makes them with"
-        " the Spark pipeline (docs/pipeline.md), then this page shows them."
+        f"Dataset {escape_markdown(entry.name)} has no {job} tables yet: whoever runs this"
+        " server makes them with the Spark pipeline (docs/pipeline.md), then this page shows"
+        " them."
     )

@@ -17,6 +17,7 @@ from dashboard.charts import assignment_charts, png_export
 from dashboard.charts.figure_build import Figure
 from dashboard.charts.figure_files import standalone_html, static_figure
 from dashboard.model import share, sources, whatif
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import lesson_export, protocols_panel, results_panel, source_panel
 from dashboard.session import compute, state
 
@@ -119,7 +120,7 @@ def _contents(
     if ran:
         st.markdown("**Consumer configuration**")
         for o in ran:
-            st.markdown(f"*{o.name}*")
+            st.markdown(f"*{escape_markdown(o.name)}*")
             st.code(o.strategy.consumer_config, language="properties")
 
 
@@ -176,7 +177,7 @@ def _chart_downloads(figures: Mapping[str, Callable[[], Figure]]) -> None:
         slug = _slug(title)
         cols = st.columns(2)
         cols[0].download_button(
-            f"{title} (HTML)",
+            f"{escape_markdown(title)} (HTML)",
             functools.partial(_html_of, build),
             file_name=f"{slug}.html",
             mime="text/html",
@@ -185,7 +186,7 @@ def _chart_downloads(figures: Mapping[str, Callable[[], Figure]]) -> None:
         if png_problem is None:
             # Rendered only when clicked: a browser starts for it (a few seconds).
             cols[1].download_button(
-                f"{title} (PNG)",
+                f"{escape_markdown(title)} (PNG)",
                 functools.partial(_png_of, build),
                 file_name=f"{slug}.png",
                 mime="image/png",
@@ -193,7 +194,8 @@ def _chart_downloads(figures: Mapping[str, Callable[[], Figure]]) -> None:
             )
     if png_problem is not None:
         st.caption(
-            f"{png_problem}; use the camera icon on any chart to save it as PNG from your browser."
+            f"{escape_markdown(png_problem)}; use the camera icon on any chart to save it as PNG"
+            " from your browser."
         )
 
 

@@ -54,7 +54,7 @@ def show_messages(source: sources.Source) -> None:
     if source.warnings:
         with st.expander(f"{len(source.warnings)} warning(s) about this scenario"):
             for warning in source.warnings:
-                st.markdown(f"- {warning}")
+                st.markdown(f"- {escape_markdown(warning)}")
 
 
 def show_pending() -> None:
@@ -62,10 +62,10 @@ def show_pending() -> None:
     every page with the shared sidebar shows them, as a sidebar action may start on any."""
     error = state.take_error()
     if error:
-        st.error(error)
+        st.error(escape_markdown(error))  # plain text: it quotes links, files and clusters
     notice = state.take_notice()
     if notice:
-        st.success(notice)
+        st.success(escape_markdown(notice))
 
 
 def undoing_misfits(build: Callable[[], T]) -> T | None:
@@ -77,11 +77,13 @@ def undoing_misfits(build: Callable[[], T]) -> T | None:
             return build()
         except AssignmentExplorerError as error:
             dropped = state.undo()
-            reason = escape_markdown(str(error))  # errors quote member ids and topics
+            reason_markdown = escape_markdown(str(error))  # errors quote member ids and topics
             if dropped is None:
-                st.error(f"The scenario cannot be shown: {reason}")
+                st.error(f"The scenario cannot be shown: {reason_markdown}")
                 return None
-            st.error(f"Edit “{escape_markdown(whatif.describe(dropped))}” was undone: {reason}")
+            st.error(
+                f"Edit “{escape_markdown(whatif.describe(dropped))}” was undone: {reason_markdown}"
+            )
     return None
 
 

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from dashboard.model.plain import escape_markdown
+
 #: Above this many options the pickers filter instead of listing.
 LIMIT = 200
 #: Above this many options a subset is filtered too: a multiselect draws one chip per chosen
@@ -59,17 +61,19 @@ def pick_subset(label: str, options: Sequence[str], current: Sequence[str], key:
         # A value the page put in the session (dashboard.session.state.scope_widgets) wins over
         # ``current``: Streamlit refuses a default beside a session value.
         default = None if key in st.session_state else list(current)
-        picked: list[str] = st.multiselect(label, list(options), default=default, key=key)
+        picked: list[str] = st.multiselect(
+            escape_markdown(label), list(options), default=default, key=key
+        )
         return picked
     pattern = st.text_input(
-        f"{label}: filter",
+        f"{escape_markdown(label)}: filter",
         key=f"{key}.filter",
         placeholder="part of a name, or a glob such as consumer-1*",
         help=f"{len(options):,} to choose from: too many to list, so filter them.",
     )
     mode = st.radio("Then", MODES, horizontal=True, key=f"{key}.mode", label_visibility="collapsed")
     matches = matching(options, pattern)
-    st.caption(_summary(len(options), len(current), matches))
+    st.caption(escape_markdown(_summary(len(options), len(current), matches)))  # names ids
     return choose(options, current, matches, mode)
 
 
@@ -83,10 +87,10 @@ def _summary(total: int, current: int, matches: Sequence[str]) -> str:
 def pick_one(label: str, options: Sequence[str], key: str) -> str | None:
     """One of ``options``; past :data:`LIMIT`, found with a filter (the first match by default)."""
     if len(options) <= LIMIT:
-        value: str | None = st.selectbox(label, list(options), key=key)
+        value: str | None = st.selectbox(escape_markdown(label), list(options), key=key)
         return value
     pattern = st.text_input(
-        f"{label}: filter",
+        f"{escape_markdown(label)}: filter",
         key=f"{key}.filter",
         placeholder="part of a name, or a glob",
         help=f"{len(options):,} to choose from: filter, then pick among the first {SHOWN}.",
@@ -95,5 +99,7 @@ def pick_one(label: str, options: Sequence[str], key: str) -> str | None:
     if not found:
         st.caption(f"Nothing of {len(options):,} matches.")
         return None
-    shown: str | None = st.selectbox(label, found[:SHOWN], key=f"{key}.{pattern.strip()}")
+    shown: str | None = st.selectbox(
+        escape_markdown(label), found[:SHOWN], key=f"{key}.{pattern.strip()}"
+    )
     return shown

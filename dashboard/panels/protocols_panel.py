@@ -21,6 +21,7 @@ from assignors import AssignmentExplorerError, RebalanceSimulation, Timings
 from dashboard.charts import protocol_timeline_chart
 from dashboard.charts.figure_build import Figure
 from dashboard.model import protocol_timeline, whatif
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import projector_panel, tables
 from dashboard.session import compute
 
@@ -95,11 +96,11 @@ def _timing_inputs() -> None:
         f" warm-up {timings.warmup_s:g} s, slowest rejoin {timings.rejoin_delay_s:g} s"
     )
     defaults = Timings()
-    with st.expander(label):
+    with st.expander(escape_markdown(label)):
         columns = st.columns(4)
         for index, timing in enumerate(TIMING_INPUTS):
             columns[index % 4].number_input(
-                timing.label,
+                escape_markdown(timing.label),
                 min_value=0,
                 max_value=3_600_000,
                 value=round(getattr(defaults, timing.field) * 1000),
@@ -181,11 +182,11 @@ def render(
     try:
         runs = compute.protocol_runs(key, name, plan, chosen, timings)
     except AssignmentExplorerError as error:
-        st.warning(f"These timings do not fit this change: {error}")
+        st.warning(f"These timings do not fit this change: {escape_markdown(str(error))}")
         return
     shown = timelines(runs, order)
     figure = timeline_figure(key, plan, chosen, colours, order, timings)
     projector_panel.plotly_chart(figure, width="stretch", key="view.timeline")
-    st.caption(protocol_timeline_chart.timeline_caption(shown))
+    st.caption(escape_markdown(protocol_timeline_chart.timeline_caption(shown)))
     table = summary_frame(runs, order).set_index("protocol")
     st.markdown(tables.markdown_table(table))

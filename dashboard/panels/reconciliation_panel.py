@@ -230,8 +230,8 @@ def render_streams(streams: StreamsScenario) -> None:
     moving = sum(1 for p in progress if p.reconciling)
     st.subheader("Tasks each member runs now (live)")
     st.markdown(
-        f"Group epoch **{reconciliation.group_epoch}** · target assignment epoch"
-        f" **{reconciliation.assignment_epoch}** · **{moving} of {len(progress)}** member(s)"
+        f"Group epoch **{reconciliation.group_epoch:d}** · target assignment epoch"
+        f" **{reconciliation.assignment_epoch:d}** · **{moving:,} of {len(progress)}** member(s)"
         " still reconciling."
     )
     st.dataframe(streams_tasks_frame(reconciliation), hide_index=True, width="stretch")

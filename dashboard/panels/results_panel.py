@@ -57,7 +57,10 @@ def render(
         headline(plan, outcomes)
     with warnings:
         for failed in (o for o in outcomes if o.error is not None):
-            st.warning(f"{failed.name} cannot run on this scenario: {failed.error}")
+            st.warning(
+                f"{escape_markdown(failed.name)} cannot run on this scenario:"
+                f" {escape_markdown(str(failed.error))}"
+            )
     with cards:
         _cards(current, ran)
     _lag(key, current, ran, colours, order)
@@ -155,9 +158,9 @@ def headline_slot() -> DeltaGenerator:
     sentence shown last until :func:`headline` replaces it (emptied meanwhile, everything under
     it would jump up a line and back)."""
     slot = st.empty()
-    last = st.session_state.get(_HEADLINE)
-    if last:
-        slot.markdown(last)
+    last_markdown = st.session_state.get(_HEADLINE)
+    if last_markdown:
+        slot.markdown(last_markdown)
     return slot
 
 
@@ -179,9 +182,9 @@ def headline(plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -
     change = summary.change_phrase(
         [escape_markdown(describe_change(change)) for change in plan.changes]
     )
-    text = f"#### {summary.comparison_sentence(change, costs)}"
-    st.session_state[_HEADLINE] = text
-    st.markdown(text)
+    headline_markdown = f"#### {summary.comparison_sentence(change, costs)}"
+    st.session_state[_HEADLINE] = headline_markdown
+    st.markdown(headline_markdown)
 
 
 def phases_for(
@@ -255,7 +258,10 @@ def animation(
     name = left.radio("Animate", names, horizontal=True, key="view.animate")
     chosen = compute.outcome(key, name, plan)
     if chosen.simulation is None:
-        st.info(f"{name} cannot run on this scenario (why: above); animate another strategy.")
+        st.info(
+            f"{escape_markdown(name)} cannot run on this scenario (why: above);"
+            " animate another strategy."
+        )
         return
     tiles = sum(plan.after.partition_counts().values()) <= animation_chart.DEFAULT_MAX_TILES
     colour_by = "topic"
@@ -269,11 +275,12 @@ def animation(
     figure = animation_figure(key, plan, current, chosen, colours, order, colour_by, shown)
     projector_panel.plotly_chart(figure, width="stretch", key=f"view.animation.{name}")
     st.caption(
-        f"{chosen.strategy.protocol} protocol, {chosen.simulation.rounds} round(s). Press ▶ Play "
+        f"{escape_markdown(chosen.strategy.protocol)} protocol,"
+        f" {chosen.simulation.rounds:,} round(s). Press ▶ Play "
         "or drag the slider under the chart: one frame per phase, its caption above the chart."
     )
     for note in chosen.simulation.notes:
-        st.caption(note)
+        st.caption(escape_markdown(note))
 
 
 def animation_figure(
@@ -368,7 +375,7 @@ def _lag(
     figure = lag_figure(key, current, outcomes, colours, order)
     projector_panel.plotly_chart(figure, width="stretch", key="view.lag")
     for name, sentence in sentences:
-        st.markdown(f"**{name}**: {escape_markdown(sentence)}.")
+        st.markdown(f"**{escape_markdown(name)}**: {escape_markdown(sentence)}.")
 
 
 #: Up to this many members the Members view is a Markdown table (the browser needs no
@@ -458,8 +465,9 @@ def _movement(key: str, outcomes: Sequence[compute.StrategyOutcome]) -> None:
         )
         movement = o.metrics.movement
         st.markdown(
-            f"**{o.name}**: {movement.moved_count} moved, {movement.kept_count} kept, "
-            f"{movement.newly_assigned_count} newly assigned, {movement.dropped_count} dropped"
+            f"**{escape_markdown(o.name)}**: {movement.moved_count:,} moved,"
+            f" {movement.kept_count:,} kept, {movement.newly_assigned_count:,} newly assigned,"
+            f" {movement.dropped_count:,} dropped"
         )
         if len(table):
             st.dataframe(
@@ -491,7 +499,7 @@ def _drain_parts(
             pauses.append((f"{o.name} pause", start, end))
         clears = projection.group_clears_at_s
         notes.append(
-            f"**{o.name}**: "
+            f"**{escape_markdown(o.name)}**: "
             + (
                 f"lag clears after {clears:,.0f} s"
                 if clears is not None
@@ -538,8 +546,8 @@ def drain_view(key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.Strateg
     projector_panel.plotly_chart(
         drain_figure(key, plan, outcomes, horizon), width="stretch", key="view.drain"
     )
-    for note in _drain_parts(key, plan, outcomes, horizon)[2]:
-        st.markdown(note)
+    for note_markdown in _drain_parts(key, plan, outcomes, horizon)[2]:
+        st.markdown(note_markdown)
 
 
 def fitted_horizon(

@@ -92,7 +92,7 @@ def render(source: Scenario, before: Scenario, after: Scenario) -> None:
     a choice made for another scenario.
     """
     scope = state.scope_widgets(scenario_values(before, after))
-    st.caption(_edits_line(len(state.edits())))
+    st.caption(escape_markdown(_edits_line(len(state.edits()))))
     members_tab, topics_tab, lag_tab, edits_tab = st.tabs(TAB_LABELS, key=TABS, on_change="rerun")
     # Only the open tab is built and sent: the others' pickers, forms and the lag table (2,000
     # rows) cost the browser a re-render on every click elsewhere; picking a tab reruns the page.
@@ -248,9 +248,7 @@ def _add_member(after: Scenario, scope: str) -> None:
 
     new_id = str(field("add_id", "")).strip() or whatif.next_member_id(after)
     if new_id in {member.member_id for member in after.members}:
-        state.report_error(
-            f'a member "{escape_markdown(new_id)}" is already in the group; pick another id'
-        )
+        state.report_error(f'a member "{new_id}" is already in the group; pick another id')
         return
     edit: dict[str, Any] = {"op": "add_member", "member_id": new_id}
     if add_form_key("add_topics", scope) in values:
@@ -369,7 +367,7 @@ def _edit_list() -> None:
     if not current:
         st.caption("No edits yet: the scenario is as the source gave it.")
     for number, edit in enumerate(current, start=1):
-        st.markdown(f"{number}. {escape_markdown(whatif.describe(edit))}")
+        st.markdown(f"{number:d}. {escape_markdown(whatif.describe(edit))}")
     left, right = st.columns(2)
     if left.button("Undo last edit", key="shape.undo", disabled=not current):
         state.undo()

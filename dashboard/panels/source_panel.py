@@ -84,7 +84,7 @@ def _samples() -> None:
         key=_SAMPLE_WIDGET,
         on_change=_load_picked_sample,
     )
-    st.caption(descriptions.get(chosen, ""))
+    st.caption(plain.escape_markdown(descriptions.get(chosen, "")))
     if chosen != current and st.button("Load sample", key="source.load_sample", type="primary"):
         _load_picked_sample()
         st.rerun()
@@ -127,9 +127,7 @@ def _upload() -> None:
     try:
         loaded = sources.upload_source(uploaded.name, uploaded.getvalue())
     except AssignmentExplorerError as error:
-        # The file's name as typed, also where the core's reason repeats it.
-        name = plain.escape_markdown(uploaded.name)
-        state.report_error(f"{name} was not loaded: {str(error).replace(uploaded.name, name)}")
+        state.report_error(f"{uploaded.name} was not loaded: {error}")  # shown as typed
         # The widget must not keep showing a file the page does not show: draw it anew,
         # empty; the error waits in the session for that run.
         st.session_state[_UPLOAD_REJECTED] = int(st.session_state.get(_UPLOAD_REJECTED, 0)) + 1
@@ -137,7 +135,7 @@ def _upload() -> None:
         st.rerun()
     state.set_source(loaded)
     kind = " (a Kafka Streams application)" if loaded.streams is not None else ""
-    state.report_notice(plain.escape_markdown(f"Loaded {uploaded.name}{kind}."))
+    state.report_notice(f"Loaded {uploaded.name}{kind}.")
 
 
 def _cluster() -> None:
@@ -255,9 +253,12 @@ def _encoded(scenario: Scenario) -> str | None:
 def showing(source: sources.Source, picked: list[str]) -> None:
     """The sidebar's note of what the page shows, whatever the controls above say."""
     # A walkthrough step's label names it (walkthrough step 2 of 5); labels hold user text.
-    parts = [plain.escape_markdown(source.label)]
+    parts = [source.label]
     count = len(state.edits())
     if count:
         parts.append(f"{count} edit{'s' if count != 1 else ''}")
     compared = ", ".join(picked) if picked else "no strategy"
-    st.caption(f"**On the page:** {' · '.join(parts)}; comparing {compared}.")
+    st.caption(
+        f"**On the page:** {plain.escape_markdown(' · '.join(parts))}; comparing "
+        f"{plain.escape_markdown(compared)}."
+    )

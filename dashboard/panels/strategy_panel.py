@@ -16,6 +16,7 @@ import streamlit as st
 
 from assignors import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION, Scenario, WalkthroughStep
 from dashboard.model import sources
+from dashboard.model.plain import escape_markdown
 from dashboard.session import compute, state
 
 #: Tried in order when a scenario names fewer than two: one that moves little, then the rest.
@@ -136,10 +137,12 @@ def _details(picked: list[str]) -> None:
         return
     with panel:
         for name, strategy in known.items():
-            mark = "✔ " if name in picked else ""
-            st.markdown(f"**{mark}{name}** · {strategy.protocol} protocol")
-            st.caption(strategy.summary)
-            st.markdown(f"*When to use:* {strategy.when_to_use}")
+            st.markdown(
+                f"**{'✔ ' if name in picked else ''}{escape_markdown(name)}**"
+                f" · {escape_markdown(strategy.protocol)} protocol"
+            )
+            st.caption(escape_markdown(strategy.summary))
+            st.markdown(f"*When to use:* {escape_markdown(strategy.when_to_use)}")
             for version, change in strategy.older_kafka:
-                st.markdown(f"*As Kafka {version}:* {change}")
+                st.markdown(f"*As Kafka {escape_markdown(version)}:* {escape_markdown(change)}")
             st.code(strategy.consumer_config, language="properties")

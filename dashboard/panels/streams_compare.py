@@ -35,6 +35,7 @@ from assignors import (
 )
 from dashboard.charts import assignment_charts
 from dashboard.model import palette
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import projector_panel
 from dashboard.panels.strategy_panel import kafka_version_picker
 from dashboard.session import compute
@@ -133,4 +134,7 @@ def render(key: str, streams: StreamsScenario) -> None:
     st.dataframe(clients_table(streams, results), hide_index=True, width="stretch")
     with st.expander("How an application chooses its assignor"):
         for name, strategy in registry.task_strategies().items():
-            st.markdown(f"**`{name}`**: {strategy.summary}  \n{strategy.consumer_config}")
+            st.markdown(
+                f"**{escape_markdown(name)}**: {escape_markdown(strategy.summary)}  \n"
+                f"{escape_markdown(strategy.consumer_config)}"
+            )

@@ -30,6 +30,7 @@ from assignors import (
 )
 from dashboard.charts import assignment_charts
 from dashboard.model import palette
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import projector_panel, streams_compare
 from dashboard.session import compute
 
@@ -139,9 +140,9 @@ def render(key: str, streams: StreamsScenario) -> None:
     """The Streams view (reruns alone when an input changes)."""
     stateful = len(streams.stateful_tasks)
     st.markdown(
-        f"**{len(streams.clients)} clients**, {len(streams.tasks)} tasks ({stateful} stateful); "
-        f"{streams.config.num_standby_replicas} standby replica(s), at most "
-        f"{streams.config.max_warmup_replicas} warm-up(s), acceptable recovery lag "
+        f"**{len(streams.clients)} clients**, {len(streams.tasks)} tasks ({stateful:,} stateful);"
+        f" {streams.config.num_standby_replicas:,} standby replica(s), at most "
+        f"{streams.config.max_warmup_replicas:,} warm-up(s), acceptable recovery lag "
         f"{streams.config.acceptable_recovery_lag:,} records. Assigned by `streams-ha` "
         "(Kafka Streams' high-availability task assignor)."
     )
@@ -175,7 +176,7 @@ def render(key: str, streams: StreamsScenario) -> None:
             key, streams, float(restore_speed), round(minutes * 60_000), float(input_rate)
         )
     except AssignmentExplorerError as error:
-        st.error(str(error))
+        st.error(escape_markdown(str(error)))
         return
     (st.success if result.converged else st.warning)(
         summary(result, float(restore_speed), float(input_rate))

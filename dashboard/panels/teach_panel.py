@@ -37,6 +37,7 @@ from assignors import (
     describe_change,
 )
 from dashboard.model import sources, whatif
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import projector_panel, results_panel
 from dashboard.session import samples, state
 
@@ -158,12 +159,13 @@ def _steps(source: sources.Source, steps: Sequence[WalkthroughStep]) -> None:
     the buttons that move."""
     index = min(source.walkthrough_step, len(steps) - 1)
     step = steps[index]
-    st.markdown(f"**Step {index + 1} of {len(steps)}: {step.title}**")
-    texts = samples.narration(source.sample) if source.sample else None
-    st.markdown(texts[index] if texts else step.text)
+    st.markdown(f"**Step {index + 1:d} of {len(steps)}: {escape_markdown(step.title)}**")
+    # A bundled sample's narration is the project's own Markdown; a file's step text is not.
+    narration_markdown = samples.narration(source.sample) if source.sample else None
+    st.markdown(narration_markdown[index] if narration_markdown else escape_markdown(step.text))
     if step.question is not None:
-        st.info(f"Question for the class: {step.question}", icon=":material/quiz:")
-    st.caption(where_to_look(step))
+        st.info(f"Question for the class: {escape_markdown(step.question)}", icon=":material/quiz:")
+    st.caption(escape_markdown(where_to_look(step)))
     back, again, forward = st.columns(3)
     if back.button("◀ Previous", key="teach.back", disabled=index == 0):
         show_step(source, index - 1)
@@ -171,7 +173,7 @@ def _steps(source: sources.Source, steps: Sequence[WalkthroughStep]) -> None:
     original = samples.sample_source(source.sample).scenario if source.sample else None
     default = original.assignor if original is not None else None
     if not shows_step(steps, index, default) and again.button(
-        f"Show step {index + 1} again", key="teach.apply", type="primary"
+        f"Show step {index + 1:d} again", key="teach.apply", type="primary"
     ):
         st.session_state[_STARTED] = True
         show_step(source, index)

@@ -61,6 +61,7 @@ from dashboard.charts import reconciliation_charts
 from dashboard.model import sources
 from dashboard.model.members_table import compress
 from dashboard.model.palette import member_names, short_labels
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import cluster_source
 from dashboard.runtime import background
 from dashboard.session import state
@@ -334,15 +335,18 @@ def tick() -> bool:
     return False
 
 
-def status_text() -> str:
-    """The watch's status line."""
+def status_markdown() -> str:
+    """The watch's status line (Markdown; the group id escaped)."""
     loaded = cluster_source.loaded_group()
     last: LastReading | None = st.session_state.get(_LAST)
     interval = st.session_state.get(INTERVAL, DEFAULT_INTERVAL_S)
     group = loaded.group_id if loaded is not None else "?"
-    text = f"Watching group **{group}**: re-read every {interval} s (read-only)"
+    text = f"Watching group **{escape_markdown(group)}**: re-read every {interval} s (read-only)"
     if last is not None:
-        text += f"; last good reading at {last.succeeded_at} ({last.readings} in all)"
+        text += (
+            f"; last good reading at {escape_markdown(str(last.succeeded_at))}"
+            f" ({last.readings:,} in all)"
+        )
     if st.session_state.get(_JOB) is not None:
         text += "; reading now…"
     return text + "."
@@ -354,10 +358,13 @@ def live() -> None:
     the source changed."""
     if tick():
         st.rerun()
-    st.caption(status_text())
+    st.caption(status_markdown())
     last: LastReading | None = st.session_state.get(_LAST)
     if last is not None and last.error is not None:
-        st.warning(f"{last.error}. Showing the last good reading (taken at {last.succeeded_at}).")
+        st.warning(
+            f"{escape_markdown(str(last.error))}. Showing the last good reading"
+            f" (taken at {escape_markdown(str(last.succeeded_at))})."
+        )
 
 
 def _badges(
@@ -370,22 +377,27 @@ def _badges(
         ("target assignment epoch", changes.assignment_epoch),
     ):
         if before != after:
-            badges.append(f":blue-badge[{name} {before} → {after}]")
-    badges += [f":green-badge[{labels.get(m, m)} joined]" for m in changes.joined]
-    badges += [f":gray-badge[{labels.get(m, m)} left]" for m in changes.left]
-    badges += [f":orange-badge[{labels.get(m, m)} new target]" for m in changes.target_changed]
+            badges.append(_badge("blue", f"{name} {before} → {after}"))
+    badges += [_badge("green", f"{labels.get(m, m)} joined") for m in changes.joined]
+    badges += [_badge("gray", f"{labels.get(m, m)} left") for m in changes.left]
+    badges += [_badge("orange", f"{labels.get(m, m)} new target") for m in changes.target_changed]
     for member, (before, after) in changes.member_epochs.items():
-        badges.append(f":violet-badge[{labels.get(member, member)} epoch {before} → {after}]")
+        badges.append(_badge("violet", f"{labels.get(member, member)} epoch {before} → {after}"))
     return badges
 
 
 def _partition_badges(changes: ReadingChanges, labels: Mapping[str, str]) -> list[str]:
     badges = _badges(changes, labels)
     for member, tps in changes.lost.items():
-        badges.append(f":red-badge[{labels.get(member, member)} gave up {_plain(tps)}]")
+        badges.append(_badge("red", f"{labels.get(member, member)} gave up {_plain(tps)}"))
     for member, tps in changes.gained.items():
-        badges.append(f":green-badge[{labels.get(member, member)} got {_plain(tps)}]")
+        badges.append(_badge("green", f"{labels.get(member, member)} got {_plain(tps)}"))
     return badges
+
+
+def _badge(colour: str, text: str) -> str:
+    """A Markdown badge of ``colour`` showing ``text`` as typed (member ids are the cluster's)."""
+    return f":{colour}-badge[{escape_markdown(text)}]"
 
 
 def _plain(partitions: Sequence[TopicPartition]) -> str:
@@ -403,10 +415,14 @@ def render_changes(
     if not isinstance(shown, ChangeShown) or loaded is None or shown.family != loaded.family:
         return
     labels = {**member_names(shown.before), **member_names(shown.after)}
-    badges = _partition_badges(shown.changes, labels)
+    badges_markdown = _partition_badges(shown.changes, labels)
     st.markdown(
-        f"**Since the reading at {shown.before_at}:** "
-        + (" ".join(badges) if badges else "no member or epoch changed (offsets or lag did).")
+        f"**Since the reading at {escape_markdown(str(shown.before_at))}:** "
+        + (
+            " ".join(badges_markdown)
+            if badges_markdown
+            else "no member or epoch changed (offsets or lag did)."
+        )
     )
     render_log()
     changes = shown.changes
@@ -458,13 +474,21 @@ def render_streams_changes() -> None:
     if shown.family != loaded.family:
         return
     labels = _streams_labels(shown)
-    badges = _badges(shown.changes, labels)
+    badges_markdown = _badges(shown.changes, labels)
     for member, by_kind in shown.changes.lost.items():
-        badges.append(f":red-badge[{labels.get(member, member)} gave up {_tasks_text(by_kind)}]")
+        badges_markdown.append(
+            _badge("red", f"{labels.get(member, member)} gave up {_tasks_text(by_kind)}")
+        )
     for member, by_kind in shown.changes.gained.items():
-        badges.append(f":green-badge[{labels.get(member, member)} got {_tasks_text(by_kind)}]")
+        badges_markdown.append(
+            _badge("green", f"{labels.get(member, member)} got {_tasks_text(by_kind)}")
+        )
     st.markdown(
-        f"**Since the reading at {shown.before_at}:** "
-        + (" ".join(badges) if badges else "no member, task or epoch changed (offsets did).")
+        f"**Since the reading at {escape_markdown(str(shown.before_at))}:** "
+        + (
+            " ".join(badges_markdown)
+            if badges_markdown
+            else "no member, task or epoch changed (offsets did)."
+        )
     )
     render_log(tasks=True)

@@ -427,6 +427,6 @@ def show_off_notice() -> None:
     """Check every entry (once per process) and, if any is off, say so in the sidebar."""
     import streamlit as st
 
-    notice = off_notice(check_internals())
-    if notice is not None:
-        st.sidebar.warning(notice, icon="⚠️")
+    notice_markdown = off_notice(check_internals())  # names of our own entries only
+    if notice_markdown is not None:
+        st.sidebar.warning(notice_markdown, icon="⚠️")

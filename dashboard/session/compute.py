@@ -12,6 +12,10 @@ over-counts shared objects (the safe side for a budget). Work is done once per s
 rerun that changes nothing finds everything here. Groups too big for these per-partition views
 never come here: :mod:`dashboard.panels.big_group` works them out in worker processes.
 
+A closed tab's page stops before its next piece of work here (each answer, figure and table):
+what runs in the script thread is cut within one such piece; groups whose pieces are too big for
+that go to the worker processes (above).
+
 Nothing here decides anything: it asks the core's :func:`assignors.evaluate` (held by the
 what-if plan, :class:`dashboard.model.whatif.WhatIf`) for the answers each view needs and packs them
 for the views.
@@ -23,6 +27,8 @@ import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+import streamlit as st
 
 from assignors import (
     PROTOCOLS,
@@ -38,7 +44,7 @@ from assignors import (
     registry,
 )
 from dashboard.model import whatif
-from dashboard.runtime import budget
+from dashboard.runtime import budget, sessions
 
 T = TypeVar("T")
 #: Entry cap of the few small Streamlit caches left elsewhere (e.g. a Streams convergence).
@@ -103,6 +109,10 @@ def _cached(entry: tuple[str, ...], build: Callable[[], T], plan_key: str | None
     if found is not None:
         value: T = found
         return value
+    if not sessions.session_alive():
+        # The tab closed: Streamlit would run this page to its end for nobody (a script thread
+        # cannot be stopped from outside); end the run before the next piece of work instead.
+        st.stop()
     value = build()
     nbytes = budget.estimate_bytes(value)
     cache.put(entry, value, nbytes)

@@ -211,7 +211,8 @@ def set_strategies(names: list[str]) -> None:
 
 
 def report_error(message: str) -> None:
-    """Remember a problem to show on the next render."""
+    """Remember a problem to show on the next render: plain text (it quotes what users, links,
+    files and clusters supply), shown as typed, never as Markdown."""
     st.session_state[_ERROR] = message
 
 
@@ -222,7 +223,8 @@ def take_error() -> str | None:
 
 
 def report_notice(message: str) -> None:
-    """Remember a success message to show on the next render."""
+    """Remember a success message to show on the next render: plain text, as
+    :func:`report_error`."""
     st.session_state[_NOTICE] = message
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import layout, source_panel, teach_panel
 from dashboard.session import samples, state
 from dashboard.views import pages
@@ -40,18 +41,20 @@ def _lesson(row: tuple[str, str, str, str, int, str | None, str]) -> None:
     steps = samples.walkthrough(key)
     texts = samples.narration(key)
     with st.container(border=True):
-        st.subheader(title)
-        st.caption(description)
-        st.info(f"Question for the class: {question}", icon=":material/quiz:")
+        st.subheader(escape_markdown(title))
+        st.caption(escape_markdown(description))
+        st.info(f"Question for the class: {escape_markdown(question)}", icon=":material/quiz:")
         where = teach_panel.VIEWS.get(view, view) if view else "the walkthrough"
-        st.markdown(f"Asked at step {asked_at + 1}; answered by {where}.")
+        st.markdown(f"Asked at step {asked_at + 1:d}; answered by {escape_markdown(where)}.")
         label = "Open on the Kafka Streams page" if kind == "streams" else "Open the lesson"
-        if st.button(label, key=f"classroom.open.{key}", type="primary"):
+        if st.button(escape_markdown(label), key=f"classroom.open.{key}", type="primary"):
             open_lesson(key, 0, kind)
         with st.expander(f"The {len(texts)} steps", key=f"classroom.steps.{key}"):
-            for index, text in enumerate(texts):
+            for index, narration_markdown in enumerate(texts):  # the sample's own Markdown
                 left, right = st.columns([5, 1], vertical_alignment="top")
-                left.markdown(f"**{index + 1}. {steps[index].title}** {text}")
+                left.markdown(
+                    f"**{index + 1:d}. {escape_markdown(steps[index].title)}** {narration_markdown}"
+                )
                 if kind != "streams" and right.button(
                     "Open", key=f"classroom.step.{key}.{index}", help=f"Show step {index + 1}"
                 ):
@@ -63,7 +66,7 @@ def page() -> None:
     st.title("Assignment Explorer · Classroom")
     problem = state.take_error()
     if problem:
-        st.error(problem)
+        st.error(escape_markdown(problem))
     catalogue = samples.lesson_catalogue()
     st.markdown(
         f"{len(catalogue)} lessons, each a few steps with one question to ask the class. Every"

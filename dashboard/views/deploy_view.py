@@ -213,7 +213,7 @@ def _form(scenario: Scenario, scope: str) -> Request | None:
             try:
                 settings = _settings(static, scope)
             except AssignmentExplorerError as error:
-                st.error(f"These settings cannot run: {error}")
+                st.error(f"These settings cannot run: {plain.escape_markdown(str(error))}")
                 settings = DeploySettings(static_membership=static)
         pressed = st.form_submit_button("Simulate the deploy", type="primary")
     try:
@@ -226,7 +226,7 @@ def _form(scenario: Scenario, scope: str) -> Request | None:
             settings=settings,
         )
     except AssignmentExplorerError as error:
-        st.error(f"This plan cannot run: {error}")
+        st.error(f"This plan cannot run: {plain.escape_markdown(str(error))}")
         return None
     request = Request(str(strategy), plan)
     if pressed:
@@ -263,7 +263,7 @@ def _work_out(key: str, scenario: Scenario, request: Request) -> deploy_model.De
             box.update(label="The deploy cannot be simulated", state="error")
             original = error.original
             message = str(original) if isinstance(original, AssignmentExplorerError) else str(error)
-            st.error(f"The deploy cannot be simulated: {message}")
+            st.error(f"The deploy cannot be simulated: {plain.escape_markdown(message)}")
             return None
         box.update(label="Deploy simulated", state="complete")
     cache.put(cache_key, result)
@@ -304,7 +304,7 @@ def _show(picture: deploy_model.DeployPicture, key: object) -> None:
     if picture.alternatives:
         st.subheader("Ways to run it, ranked on every cost")
         _weights_controls()
-        st.info(picture.verdict)
+        st.info(plain.escape_markdown(picture.verdict))
         # st.table: every column shown whole, its text wrapped (a grid scrolled the last ones
         # out of sight at 1280 px); numbers formatted once, as the cards are.
         st.table(pd.DataFrame(deploy_model.alternatives_table(picture)).set_index("rank"))
@@ -325,7 +325,7 @@ def _show(picture: deploy_model.DeployPicture, key: object) -> None:
     with st.container(height=360):
         st.table(pd.DataFrame(deploy_model.steps_table(picture)).set_index("step"))
     for note in picture.notes:
-        st.caption(note)
+        st.caption(plain.escape_markdown(note))
     if picture.tiles is not None and picture.partitions is not None:
         with st.expander("Every partition, phase by phase (tiles)"):
             phases = [
@@ -428,7 +428,11 @@ def _weights_controls() -> None:
         columns = st.columns(4)
         for index, cost in enumerate(DEPLOY_COSTS):
             columns[index % 4].number_input(
-                cost.label, min_value=0.0, max_value=100.0, step=0.5, key=_weight_key(cost.key)
+                plain.escape_markdown(cost.label),
+                min_value=0.0,
+                max_value=100.0,
+                step=0.5,
+                key=_weight_key(cost.key),
             )
         if not any(float(st.session_state[_weight_key(c.key)]) for c in DEPLOY_COSTS):
             st.warning("Every weight is 0, which cannot order the plans: the defaults are used.")

@@ -48,7 +48,7 @@ def page() -> None:
     st.title("Assignment Explorer")
     st.markdown(plain.headline(source.scenario.name or "Scenario", source.label))
     if source.scenario.description:
-        st.caption(source.scenario.description)
+        st.caption(plain.escape_markdown(source.scenario.description))
     messages = st.container()
     # The Kafka release picked in the sidebar (uniform answered differently before 4.0 and 4.1).
     scenario = state.versioned(source.scenario)
@@ -56,8 +56,9 @@ def page() -> None:
         watch.live()
     if scenario.reconciliation is not None or watch.is_on():
         _live(scenario)
-    if aggregates.is_big(scenario):
-        # Past what a browser can draw per partition: aggregates, worked out in stoppable workers.
+    if big_group.is_big_after_edits(scenario):
+        # Past what a browser can draw per partition (as loaded, or once the edits apply, say a
+        # link's that add thousands of members): aggregates, worked out in stoppable workers.
         with st.sidebar:
             source_panel.showing(source, picked)
         with messages:
@@ -94,6 +95,8 @@ def comparison(source: sources.Source, picked: list[str], messages: DeltaGenerat
     key = state.plan_key()
     with messages:
         shown = st.container()  # written on every run: a fragment rerun can fill it again
+    if big_group.is_big_after_edits(scenario):
+        st.rerun()  # an edit made the group big: the whole page goes to the stoppable workers
     plan = resolve_plan(key, scenario)
     with st.sidebar:  # after resolve_plan, which drops an edit that does not fit
         source_panel.showing(source, picked)

@@ -163,7 +163,9 @@ def render(dataset: DatasetEntry) -> bool:
     """Steps 1-3 of the module docstring; whether a group was opened for the explorer."""
     path = Path(dataset.output) / "whatif" / "whatif"
     if not path.exists():
-        st.info(f"No what-if table yet. {dataset_picker.missing_tables('whatif', dataset)}")
+        st.info(
+            "No what-if table yet. " + dataset_picker.missing_tables_markdown("whatif", dataset)
+        )
         return False
     stamp = max((p.stat().st_mtime for p in path.rglob("*")), default=0.0)
     table = read_whatif(str(path), stamp)
@@ -243,11 +245,11 @@ def page() -> None:
     st.title("Assignment Explorer · Fleet")
     problem = state.take_error()
     if problem:
-        st.error(problem)
+        st.error(escape_markdown(problem))
     dataset = dataset_picker.pick()
     if dataset is None:
         return
-    st.caption(f"The fleet what-if of dataset {dataset.name}.")
+    st.caption(f"The fleet what-if of dataset {escape_markdown(dataset.name)}.")
     if render(dataset):
         state.carry_widgets(source_panel.SIDEBAR_VALUES)
         pages.switch_to(pages.EXPLORER)

@@ -22,6 +22,7 @@ import streamlit as st
 
 from dashboard.charts import pipeline_charts
 from dashboard.model.operator_file import DatasetEntry
+from dashboard.model.plain import escape_markdown
 from dashboard.panels import dataset_picker, tables
 from dashboard.panels.layout import from_address, page_address
 
@@ -67,8 +68,8 @@ def render(dataset: DatasetEntry) -> dict[str, str]:
     missing = [name for name in LAG_TABLES if not (root / name).exists()]
     if missing:
         st.info(
-            f"No lag history yet (missing {', '.join(missing)}). "
-            + dataset_picker.missing_tables("lag", dataset)
+            escape_markdown(f"No lag history yet (missing {', '.join(missing)}). ")
+            + dataset_picker.missing_tables_markdown("lag", dataset)
         )
         return {}
     verdicts = _table(root, "group_health")
@@ -121,7 +122,7 @@ def page() -> None:
     dataset = dataset_picker.pick()
     if dataset is None:
         return
-    st.caption(f"Lag history and health verdicts of dataset {dataset.name}.")
+    st.caption(f"Lag history and health verdicts of dataset {escape_markdown(dataset.name)}.")
     page_address({dataset_picker.PARAM: dataset.name, **render(dataset)})
 
 

@@ -36,7 +36,7 @@ def page() -> None:
         f" · {escape_markdown(source.label)}"
     )
     if source.streams.description:
-        st.caption(source.streams.description)
+        st.caption(escape_markdown(source.streams.description))
     show_messages(source)
     if watch.is_on():
         watch.live()

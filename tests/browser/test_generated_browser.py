@@ -68,7 +68,9 @@ MEMBER_IDS = st.sampled_from(["<b>x</b>", "**x**", "[a](b)", "`x` _y_ ~~z~~", "<
 STATEMENT_JS = """
 () => {
   const main = document.querySelector('[data-testid="stMain"]');
-  const text = node => (node ? node.textContent : '').replace(/\\s+/g, ' ').trim();
+  // escape_markdown's invisible link breaks (U+2060) are not part of what a user reads
+  const text = node => (node ? node.textContent : '').replace(/\\u2060/g, '')
+    .replace(/\\s+/g, ' ').trim();
   const notes = document.querySelectorAll(
     '[data-testid="stSidebar"] [data-testid="stCaptionContainer"]');
   const note = [...notes].find(node => node.textContent.includes('On the page:'));
@@ -86,8 +88,9 @@ RAN: Counter[str] = Counter()
 
 
 def normalized(text: str) -> str:
-    """``text`` as a page shows it: runs of white space as one space, none at the ends."""
-    return " ".join(text.split())
+    """``text`` as a page shows it: runs of white space as one space, none at the ends, no
+    invisible link break (escape_markdown's U+2060)."""
+    return " ".join(text.replace("\u2060", "").split())
 
 
 def title(page: Any) -> str:

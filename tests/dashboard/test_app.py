@@ -33,10 +33,13 @@ CONSUMER_SAMPLES = [
 
 
 def _texts(app: AppTest) -> str:
-    return "\n".join(
-        [m.value for m in app.markdown]
-        + [c.value for c in app.caption]
-        + [e.value for e in app.error]
+    """The page's Markdown, error and caption texts as shown (escapes read)."""
+    return shown_text(
+        "\n".join(
+            [m.value for m in app.markdown]
+            + [c.value for c in app.caption]
+            + [e.value for e in app.error]
+        )
     )
 
 

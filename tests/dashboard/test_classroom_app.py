@@ -37,7 +37,8 @@ def _markdown(app: AppTest) -> str:
 
 
 def _step_title(app: AppTest) -> str:
-    return next(m.value for m in app.markdown if m.value.startswith("**Step "))
+    """The open step's heading, as shown (its title escaped on the page)."""
+    return shown_text(next(m.value for m in app.markdown if m.value.startswith("**Step ")))
 
 
 def _subtitle(app: AppTest, lesson: sample_data.Sample) -> str:
@@ -49,7 +50,7 @@ def _subtitle(app: AppTest, lesson: sample_data.Sample) -> str:
 def test_the_classroom_lists_every_lesson_with_its_question() -> None:
     app = open_address(pages.CLASSROOM)
     assert page_title(app) == "Assignment Explorer · Classroom"
-    shown = [box.value for box in app.info]
+    shown = [shown_text(str(box.value)) for box in app.info]
     keys = [button.key for button in app.button]
     for lesson in LESSONS:
         asked = sample_data.question(lesson)
@@ -73,7 +74,7 @@ def test_opening_a_lesson_at_its_question_shows_it_and_the_address_restores_it(
     assert page_title(app) == "Assignment Explorer"
     title = f"**Step {index + 1} of {len(steps)}: {steps[index].title}**"
     assert _step_title(app) == title
-    assert f"Question for the class: {question}" in [box.value for box in app.info]
+    assert f"Question for the class: {question}" in [shown_text(box.value) for box in app.info]
     assert samples.narration(lesson.info.key)[index] in _markdown(app)
     params = dict(app.query_params)
     assert params["sample"] == lesson.info.key

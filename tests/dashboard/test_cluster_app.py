@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.cluster.groups import running_group
 from tests.dashboard import plotly_spec
-from tests.dashboard.app_session import assert_no_exception, start_app
+from tests.dashboard.app_session import assert_no_exception, shown_text, start_app
 from tests.kafka_cluster.cluster import KafkaCluster
 from tests.ports import free_port
 
@@ -30,7 +30,7 @@ def test_a_failed_connection_shows_why_and_keeps_the_scenario() -> None:
     app.text_input(key="cluster.bootstrap").input(f"127.0.0.1:{port}")
     app.button(key="cluster.connect").click().run()
     assert not app.exception, [e.message for e in app.exception]
-    errors = [e.value for e in app.error]
+    errors = [shown_text(e.value) for e in app.error]
     assert (
         f"Could not connect: nothing listens at 127.0.0.1:{port} (connection refused); check the"
         " host and port in the bootstrap servers."
@@ -43,7 +43,7 @@ def test_incomplete_settings_are_refused_before_connecting() -> None:
     app.text_input(key="cluster.bootstrap").input("127.0.0.1:9")
     app.selectbox(key="cluster.security_protocol").set_value("SASL_PLAINTEXT")
     app.button(key="cluster.connect").click().run()
-    errors = [e.value for e in app.error]
+    errors = [shown_text(e.value) for e in app.error]
     assert any(e.startswith("Could not connect:") and "SASL" in e for e in errors), errors
 
 
@@ -55,13 +55,13 @@ def test_a_live_group_shows_its_members_and_lag(kafka_cluster: KafkaCluster) -> 
         app = _start()
         app.text_input(key="cluster.bootstrap").input(kafka_cluster.bootstrap)
         app.button(key="cluster.connect").click().run()
-        assert not app.error, [e.value for e in app.error]
+        assert not app.error, [shown_text(e.value) for e in app.error]
         listing = app.selectbox(key="cluster.group")
         assert f"{group.group_id} — classic, Stable, 2 member(s)" in listing.options
         listing.set_value(group.group_id).run()
         app.button(key="cluster.load").click().run()
         assert not app.exception, [e.message for e in app.exception]
-        assert not app.error, [e.value for e in app.error]
+        assert not app.error, [shown_text(e.value) for e in app.error]
         assert group.group_id in app.markdown[0].value
         members = set(group.assignment())
         assert set(app.multiselect(key="shape.remove_ids").options) == members
@@ -96,11 +96,11 @@ def test_a_scram_login_over_tls_loads_a_group_and_the_password_stays_in_its_widg
         app.text_input(key="cluster.password").input(password)
         app.text_input(key="cluster.ca_file").input(str(kafka_cluster.ca_file))
         app.button(key="cluster.connect").click().run()
-        assert not app.error, [e.value for e in app.error]
+        assert not app.error, [shown_text(e.value) for e in app.error]
         app.selectbox(key="cluster.group").set_value(group.group_id).run()
         app.button(key="cluster.load").click().run()
         assert not app.exception, [e.message for e in app.exception]
-        assert not app.error, [e.value for e in app.error]
+        assert not app.error, [shown_text(e.value) for e in app.error]
         assert group.group_id in app.markdown[0].value
         shown = [
             str(dict(app.query_params)),
@@ -115,6 +115,6 @@ def test_a_scram_login_over_tls_loads_a_group_and_the_password_stays_in_its_widg
 
         app.text_input(key="cluster.password").input(password + "-wrong")
         app.button(key="cluster.connect").click().run()
-        errors = [e.value for e in app.error]
+        errors = [shown_text(e.value) for e in app.error]
         assert any("refused user 'reader' with SCRAM-SHA-512" in e for e in errors), errors
         assert all(password not in e for e in errors)

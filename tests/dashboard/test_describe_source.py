@@ -9,7 +9,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.dashboard.app_session import assert_no_exception, start_app
+from tests.dashboard.app_session import assert_no_exception, shown_text, start_app
 
 LISTINGS = Path(__file__).resolve().parents[1] / "assignors" / "listings"
 OFFSETS = (LISTINGS / "kafka-offsets.txt").read_text(encoding="utf-8")
@@ -32,7 +32,7 @@ def _read(app: AppTest, text: str, partitions: str = "") -> AppTest:
 def test_a_pasted_listing_becomes_the_scenario() -> None:
     app = _read(_describe(start_app()), OFFSETS, "orders:4, payments:2")
     assert "kafka-consumer-groups.sh output, group “billing”" in app.markdown[0].value
-    assert any("Read 3 member(s) from the listing." in s.value for s in app.success)
+    assert any("Read 3 member(s) from the listing." in shown_text(s.value) for s in app.success)
     members = app.multiselect(key="strategies.pick")
     assert members.value  # the group opens with strategies to compare
 
@@ -42,7 +42,7 @@ def test_an_unreadable_line_is_named_and_nothing_typed_is_lost() -> None:
     headline = app.markdown[0].value
     broken = OFFSETS + "billing orders 3 12 not-a-number 1 consumer-1 /10.0.0.10 consumer-1\n"
     _read(app, broken, "orders:4")
-    errors = [e.value for e in app.error]
+    errors = [shown_text(e.value) for e in app.error]
     line = len(OFFSETS.splitlines()) + 1
     wanted = f"The listing was not read: pasted text:{line}: LOG-END-OFFSET: expected a whole"
     assert any(wanted in e for e in errors), errors
@@ -57,5 +57,5 @@ def test_an_unreadable_line_is_named_and_nothing_typed_is_lost() -> None:
 
 def test_bad_partition_counts_are_reported() -> None:
     app = _read(_describe(start_app()), OFFSETS, "orders:many")
-    errors = [e.value for e in app.error]
+    errors = [shown_text(e.value) for e in app.error]
     assert any("partition counts: orders:many: N must be 1 to 1,000,000" in e for e in errors)

@@ -31,6 +31,7 @@ from tests.dashboard.app_session import (
     assert_no_exception,
     open_panel,
     open_tab,
+    shown_text,
     start_app,
 )
 
@@ -215,7 +216,7 @@ def test_charts_download_as_png_rendered_by_chromium(recording: None) -> None:
     name, content = downloads.download(app, "Lag per consumer (PNG)")
     assert name == "lag-per-consumer.png"
     assert content.startswith(b"\x89PNG\r\n\x1a\n") and len(content) > 5_000
-    assert not any("PNG export on the server needs" in c.value for c in app.caption)
+    assert not any("PNG export on the server needs" in shown_text(c.value) for c in app.caption)
 
 
 def test_without_a_browser_the_page_says_png_export_is_unavailable(
@@ -224,7 +225,7 @@ def test_without_a_browser_the_page_says_png_export_is_unavailable(
     monkeypatch.setenv("BROWSER_PATH", "/nonexistent/chromium")
     app = open_panel(start_app(sample=SAMPLE), export_panel.PANEL)
     assert not [label for label in downloads.labels(app) if label.endswith("(PNG)")]
-    captions = " ".join(c.value for c in app.caption)
+    captions = shown_text(" ".join(c.value for c in app.caption))
     assert "BROWSER_PATH points to /nonexistent/chromium" in captions
     assert "camera icon" in captions
     assert os.environ["BROWSER_PATH"] == "/nonexistent/chromium"
@@ -274,7 +275,7 @@ def test_walkthrough_buttons_step_through_and_show_a_step() -> None:
     # Step 3: C2 comes back, one rebalance after it left (not in the same change).
     app.button(key="teach.next").click().run()
     assert_no_exception(app)
-    assert not app.error, [e.value for e in app.error]
+    assert not app.error, [shown_text(e.value) for e in app.error]
     assert f"walkthrough step 3 of {len(steps)}" in _markdown(app)
     assert "add member C2" in _markdown(open_tab(app, "Edits"))
     assert "C2" in open_tab(app, "Members").multiselect(key="shape.remove_ids").options

@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 import sample_data
 from dashboard.model import share, whatif
 from dashboard.model.sources import upload_source
-from tests.dashboard.app_session import assert_no_exception, start_app
+from tests.dashboard.app_session import assert_no_exception, shown_text, start_app
 from tests.garbage import JSON_TREES, KNOWN_BAD, SCENARIO_TREES, is_ours, render
 
 GARBAGE = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -46,7 +46,7 @@ def test_a_5000_digit_upload_shows_the_path_and_keeps_the_scenario() -> None:
     app = start_app()
     headline = app.markdown[0].value
     _upload(app, "huge.json", KNOWN_BAD["5000-digit partitions"].encode())
-    errors = [e.value for e in app.error]
+    errors = [shown_text(e.value) for e in app.error]
     assert any(
         "huge.json was not loaded" in e and "topics[0].partitions: an integer of 5,000 digits" in e
         for e in errors
@@ -63,7 +63,7 @@ def test_an_upload_with_a_byte_order_mark_loads() -> None:
     }
     _upload(app, "bom.json", b"\xef\xbb\xbf" + json.dumps(scenario).encode())
     assert "Saved by Notepad" in app.markdown[0].value
-    assert not [e.value for e in app.error]
+    assert not [shown_text(e.value) for e in app.error]
 
 
 def test_a_link_repeating_a_strategy_150_times_shows_it_once() -> None:
@@ -76,7 +76,7 @@ def test_a_link_with_garbage_edits_shows_an_alert_not_a_traceback() -> None:
     packed = zlib.compress(b'[{"op": "set_partitions", "topic": "t0", "partitions": NaN}]')
     edits = base64.urlsafe_b64encode(packed).decode().rstrip("=")
     app = start_app(sample=sample_data.DEFAULT_SAMPLE, edits=edits, step="²")
-    texts = [e.value for e in app.error]
+    texts = [shown_text(e.value) for e in app.error]
     assert texts, "expected an alert for the link"
 
 

@@ -72,7 +72,7 @@ from dashboard.panels import (
 )
 from dashboard.views import pages
 from tests.dashboard import ui_inputs
-from tests.dashboard.app_session import add_form, open_page, start_app
+from tests.dashboard.app_session import add_form, open_page, shown_text, start_app
 
 #: Sequences and steps per sequence in CI: 300 sequences of up to 6 rules each (short ones, to
 #: stay within 5 minutes on the shared 2-core machine: docs/development.md has the figures).
@@ -202,7 +202,12 @@ def unexpected_errors(app: AppTest, also: tuple[str, ...] = ()) -> list[str]:
     """The error boxes of the last run that are not deliberate messages (:data:`DELIBERATE`, or
     opening with one of ``also``: what the last rule was told to expect)."""
     allowed = DELIBERATE + also
-    return [str(box.value) for box in app.error if not str(box.value).startswith(allowed)]
+    return [error for error in errors_shown(app) if not error.startswith(allowed)]
+
+
+def errors_shown(app: AppTest) -> list[str]:
+    """The error boxes of the last run as the user reads them (their escapes read)."""
+    return [shown_text(str(box.value)) for box in app.error]
 
 
 def uploaders(app: AppTest, prefix: str) -> list[FileUploader]:
@@ -421,10 +426,10 @@ class UserSession(RuleBasedStateMachine):
         self._did("add a member")
         wanted = member_id.strip()
         if wanted and wanted in present:
-            assert any("already in the group" in str(box.value) for box in app.error), app.error
+            assert any("already in the group" in error for error in errors_shown(app)), app.error
             return
         added = [edit.get("member_id") for edit in app.session_state["ae.edits"][edits:]]
-        if any(str(box.value).startswith("Edit “") for box in app.error):
+        if any(error.startswith("Edit “") for error in errors_shown(app)):
             return  # the group could not take it: undone, and the page says why
         if wanted:
             assert added == [wanted], added
@@ -566,11 +571,10 @@ class UserSession(RuleBasedStateMachine):
             assert (source.scenario, source.streams) == (expected.scenario, expected.streams)
             assert shown_as_typed(app, source.label), f"{source.label!r} shows as Markdown"
             return
-        # The file's name as typed (escaped), then the core's reason; a box strips its text.
-        typed = plain.escape_markdown(name)
-        message = f"{typed} was not loaded: {reason.replace(name, typed)}".strip()
+        # The file's name as typed, then the core's reason; a box strips its text.
+        message = shown_text(plain.escape_markdown(f"{name} was not loaded: {reason}").strip())
         self.expected = (message,)
-        assert message in [str(box.value) for box in app.error], (message, app.error)
+        assert message in errors_shown(app), (message, app.error)
         assert self._shown() == before, "a refused file changed the scenario or the edits"
         shown = [w.value for w in uploaders(app, "source.upload")]
         assert shown == [None], "the widget still shows the refused file"
@@ -603,7 +607,7 @@ class UserSession(RuleBasedStateMachine):
         if expected is not None:
             assert app.session_state["ae.source"].scenario == expected.scenario
         else:
-            assert any(str(b.value).startswith(DELIBERATE[-2]) for b in app.error), app.error
+            assert any(error.startswith(DELIBERATE[-2]) for error in errors_shown(app)), app.error
             assert self._shown() == before, "a refused listing changed the scenario or edits"
         if not as_file:
             assert app.text_area(key="source.describe_text").value == text, "the text is lost"
@@ -619,7 +623,7 @@ class UserSession(RuleBasedStateMachine):
         app.text_input(key="cluster.bootstrap").input(address)
         app.button(key="cluster.connect").click().run()
         self._did("connect to nothing")
-        refusals = [str(b.value) for b in app.error if str(b.value).startswith("Could not connect")]
+        refusals = [error for error in errors_shown(app) if error.startswith("Could not connect")]
         assert refusals, (address, app.error)
         # Clear: it names the server it could not use (or says none was given).
         servers = [part.strip() for part in address.split(",") if part.strip()]

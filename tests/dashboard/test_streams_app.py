@@ -18,7 +18,7 @@ from assignors import compare_task_strategies, registry
 from assignors.streams.convergence import simulate_convergence
 from dashboard.views import pages
 from tests.dashboard import plotly_spec
-from tests.dashboard.app_session import assert_no_exception, open_page, start_app
+from tests.dashboard.app_session import assert_no_exception, open_page, shown_text, start_app
 
 STREAMS_SAMPLES = [info.key for info in sample_data.list_samples() if info.kind == "streams"]
 SAMPLE = "streams-new-instance"
@@ -120,7 +120,7 @@ def test_an_uploaded_streams_file_is_shown_and_a_broken_one_is_refused() -> None
         "broken.json", json.dumps(broken).encode(), "application/json"
     ).run()
     assert_no_exception(app)
-    errors = " ".join(e.value for e in app.error)
+    errors = shown_text(" ".join(e.value for e in app.error))
     assert "broken.json was not loaded" in errors and "9_9" in errors
     assert "Uploaded Streams app" in app.markdown[0].value
 
