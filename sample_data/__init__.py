@@ -37,6 +37,7 @@ from assignors.errors import AssignmentExplorerError, ScenarioError, StrategyNot
 from assignors.io.scenario import parse_scenario, read_json_file
 from assignors.io.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
 from assignors.model import Assignment, Scenario
+from assignors.simulate.rebalance import rebalance_rounds
 from assignors.strategy import PartitionStrategy
 from assignors.streams.model import StreamsScenario, parse_streams_scenario
 
@@ -186,6 +187,13 @@ def _partition_strategy(name: str) -> PartitionStrategy:
     return strategy
 
 
+def _settled(name: str, scenario: Scenario) -> Assignment:
+    """Where one rebalance of ``scenario`` under strategy ``name`` leaves the group: the
+    strategy's answer, or a cooperative strategy's last round (round 1 withholds the partitions
+    that change owner; the follow-up round hands them over)."""
+    return rebalance_rounds(_partition_strategy(name), scenario)[-1]
+
+
 def replay_walkthrough(
     scenario: Scenario,
     steps: Sequence[WalkthroughStep],
@@ -195,21 +203,23 @@ def replay_walkthrough(
 
     The strategy of a step is ``strategy`` when given (the same one throughout, ignoring the
     steps' ``assignor`` switches), else the scenario's ``assignor`` as the steps change it, else
-    :data:`DEFAULT_STRATEGY`. Before each change the current answer is the "previous assignment"
-    that :func:`~assignors.io.walkthrough.apply_step` carries into owned partitions; a step that
-    does not rebalance keeps the scenario and the answer of the step before.
+    :data:`DEFAULT_STRATEGY`. A step's answer is where its rebalance settles
+    (:func:`_settled`): for a cooperative strategy the last of its rounds, not round 1. Before
+    each change the current answer is the "previous assignment" that
+    :func:`~assignors.io.walkthrough.apply_step` carries into owned partitions; a step that does
+    not rebalance keeps the scenario and the answer of the step before.
     """
     current = scenario
 
     def chosen() -> str:
         return strategy or current.assignor or DEFAULT_STRATEGY
 
-    assignment = _partition_strategy(chosen()).assign(current)
+    assignment = _settled(chosen(), current)
     states: list[StepState] = []
     for step in steps:
         if step.rebalances:
             current = apply_step(current, step, assignment)
-            assignment = _partition_strategy(chosen()).assign(current)
+            assignment = _settled(chosen(), current)
         states.append(StepState(step, current, chosen(), assignment))
     return states
 
