@@ -8,6 +8,8 @@ May import: :mod:`dashboard.model`, :mod:`dashboard.session.state`, :mod:`sample
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 import sample_data
@@ -71,17 +73,12 @@ def sample_source(key: str, step: int = 0) -> Source:
 
     ``step`` > 0: the group as the sample's walkthrough leaves it after that many steps (each
     step's change applied and rebalanced with the step's strategy), so that the next step's
-    change is one rebalance from there.
+    change is one rebalance from there. A Streams sample's steps narrate and change nothing:
+    its application is the same at every step, the source only names the step.
     """
     sample = _load_sample(key)
     if sample.streams is not None:
-        return streams_source(
-            sample.streams,
-            kind="sample",
-            label=f"sample “{sample.info.name}”",
-            key=f"sample:{key}",
-            sample=key,
-        )
+        return _streams_sample(sample, step)
     if sample.scenario is None:
         raise AssignmentExplorerError(f"sample {key!r} is neither a group nor a Streams scenario")
     scenario = sample.scenario if step == 0 else _walkthrough_before(key, step)
@@ -96,6 +93,25 @@ def sample_source(key: str, step: int = 0) -> Source:
         walkthrough=sample.walkthrough,
         walkthrough_step=step,
     )
+
+
+def _streams_sample(sample: sample_data.Sample, step: int) -> Source:
+    """A Streams sample at walkthrough step ``step`` (0-based; its steps change nothing)."""
+    assert sample.streams is not None
+    steps = sample.walkthrough
+    if step and not 0 < step < len(steps):
+        raise AssignmentExplorerError(
+            f"sample {sample.info.key!r} has no walkthrough step {step + 1} (it has {len(steps)})"
+        )
+    source = streams_source(
+        sample.streams,
+        kind="sample",
+        label=f"sample “{sample.info.name}”"
+        + (f", walkthrough step {step + 1} of {len(steps)}" if step else ""),
+        key=f"sample:{sample.info.key}" + (f"@{step}" if step else ""),
+        sample=sample.info.key,
+    )
+    return dataclasses.replace(source, walkthrough=steps, walkthrough_step=step)
 
 
 def load_sample_into_state(key: str) -> bool:

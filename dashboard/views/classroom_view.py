@@ -8,8 +8,8 @@ lesson before class.
 
 *Open* on a step loads the lesson as the source and shows that step, as the walkthrough panel's
 *Next* does (:func:`dashboard.panels.teach_panel.show_step`), then opens the page that shows it:
-the Explorer with the walkthrough panel on that step, or the Kafka Streams page for a Streams
-lesson. The Explorer's address then names the lesson and the step, so the link restores it.
+the Explorer, or the Kafka Streams page for a Streams lesson, with the walkthrough panel on that
+step. The page's address then names the lesson and the step, so the link restores it.
 """
 
 from __future__ import annotations
@@ -25,12 +25,10 @@ def open_lesson(key: str, index: int, kind: str) -> None:
     """Load lesson ``key`` at step ``index`` (0-based) and open the page that shows it."""
     if not samples.load_sample_into_state(key):
         return
-    source = state.source()
-    if kind == "streams":
-        st.switch_page(pages.STREAMS.script, query_params=source_panel.link_params(source))
-    teach_panel.open_at(source, index)
+    teach_panel.open_at(state.source(), index)
     shown = state.source()
-    st.switch_page(pages.EXPLORER.script, query_params=source_panel.link_params(shown))
+    page = pages.STREAMS if kind == "streams" else pages.EXPLORER
+    st.switch_page(page.script, query_params=source_panel.link_params(shown))
 
 
 def _lesson(row: tuple[str, str, str, str, int, str | None, str]) -> None:
@@ -51,7 +49,7 @@ def _lesson(row: tuple[str, str, str, str, int, str | None, str]) -> None:
             for index, text in enumerate(texts):
                 left, right = st.columns([5, 1], vertical_alignment="top")
                 left.markdown(f"**{index + 1}. {steps[index].title}** {text}")
-                if kind != "streams" and right.button(
+                if right.button(
                     "Open", key=f"classroom.step.{key}.{index}", help=f"Show step {index + 1}"
                 ):
                     open_lesson(key, index, kind)
