@@ -37,6 +37,7 @@ from assignors.errors import AssignmentExplorerError, ScenarioError, StrategyNot
 from assignors.io.scenario import parse_scenario, read_json_file
 from assignors.io.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
 from assignors.model import Assignment, Scenario
+from assignors.simulate.changes import with_current_ownership
 from assignors.simulate.rebalance import rebalance_rounds
 from assignors.strategy import PartitionStrategy
 from assignors.streams.model import StreamsScenario, parse_streams_scenario
@@ -224,6 +225,24 @@ def replay_walkthrough(
     return states
 
 
+def step_before(scenario: Scenario, steps: Sequence[WalkthroughStep], index: int) -> Scenario:
+    """The group a walkthrough shows before step ``index`` (0-based), whose change the step
+    then applies: what the dashboard, the narration and a lesson file show for that step.
+
+    1. A step that does not rebalance (it narrates) shows what the step before it showed: its
+       "before" is that step's, so the rebalance being narrated stays on screen.
+    2. Step 0: the sample as shipped.
+    3. Any other step: the group as the steps before it leave it (:func:`replay_walkthrough`),
+       every member owning what the last of them settled on.
+    """
+    while index > 0 and not steps[index].rebalances:
+        index -= 1
+    if index == 0:
+        return scenario
+    state = replay_walkthrough(scenario, steps[:index])[-1]
+    return with_current_ownership(state.scenario, state.assignment)
+
+
 __all__ = [
     "DEFAULT_SAMPLE",
     "DEFAULT_STRATEGY",
@@ -238,4 +257,5 @@ __all__ = [
     "question",
     "replay_walkthrough",
     "sample_paths",
+    "step_before",
 ]

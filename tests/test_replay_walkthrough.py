@@ -120,3 +120,27 @@ def test_every_step_shows_where_the_group_settles(
         assert 0 not in owners, f"{step.title}: a partition has no owner"
         assert strategy in SHARING or owners == {1}, f"{step.title}: a partition owned twice"
         before, previous = state.scenario, state.assignment
+
+
+@settings(max_examples=40, deadline=None)
+@given(walkthrough=walkthroughs(), narrating=st.lists(st.integers(0, 4), max_size=3))
+def test_a_step_starts_from_the_group_the_steps_before_leave(
+    walkthrough: tuple[Scenario, list[WalkthroughStep]], narrating: list[int]
+) -> None:
+    """:func:`sample_data.step_before`: step 0 starts from the group as shipped; a step that
+    rebalances from the group the steps before it leave, owning what they settled on; a step
+    that only narrates (inserted at generated places) from where the step before it started."""
+    group, changing = walkthrough
+    steps = list(changing)
+    for at in sorted(narrating, reverse=True):
+        steps.insert(min(at, len(steps)), WalkthroughStep("narrates", ""))
+    states = sample_data.replay_walkthrough(group, steps)
+    befores = [sample_data.step_before(group, steps, i) for i in range(len(steps))]
+    assert befores[0] == group
+    for index in range(1, len(steps)):
+        if steps[index].rebalances:
+            settled = states[index - 1]
+            owning = with_current_ownership(settled.scenario, settled.assignment)
+            assert befores[index] == owning
+        else:
+            assert befores[index] == befores[index - 1]

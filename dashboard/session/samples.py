@@ -13,7 +13,7 @@ import dataclasses
 import streamlit as st
 
 import sample_data
-from assignors import AssignmentExplorerError, Scenario, WalkthroughStep, with_current_ownership
+from assignors import AssignmentExplorerError, Scenario, WalkthroughStep
 from dashboard.model.sources import Source, streams_source
 from dashboard.session import state
 
@@ -33,14 +33,14 @@ def _load_sample(key: str) -> sample_data.Sample:
 
 @st.cache_resource(show_spinner=False)
 def _walkthrough_before(key: str, step: int) -> Scenario:
-    """Sample ``key`` as its walkthrough leaves it after ``step`` steps, owning that answer."""
+    """Sample ``key`` as its walkthrough shows it before step ``step`` (0-based): after the
+    steps before it, owning their answer (:func:`sample_data.step_before`)."""
     sample = _load_sample(key)
-    if sample.scenario is None or not 0 < step <= len(sample.walkthrough):
+    if sample.scenario is None or not 0 < step < len(sample.walkthrough):
         raise AssignmentExplorerError(
             f"sample {key!r} has no walkthrough step {step} (it has {len(sample.walkthrough)})"
         )
-    last = sample_data.replay_walkthrough(sample.scenario, sample.walkthrough[:step])[-1]
-    return with_current_ownership(last.scenario, last.assignment)
+    return sample_data.step_before(sample.scenario, sample.walkthrough, step)
 
 
 def walkthrough(key: str) -> tuple[WalkthroughStep, ...]:
