@@ -93,8 +93,8 @@ def _plot_height(spec: dict[str, Any], markers: float) -> float:
 def _ink_everywhere(layout: dict[str, Any], ink: str) -> None:
     """``ink`` for the texts a theme's template colours on its own (axes, legend, slider,
     buttons, colour bars), which the layout's font colour does not reach; and the axes' tick
-    labels at least :data:`TEXT_PX` (Streamlit's theme sizes them itself where a figure does
-    not: 12 px under the layout's 18)."""
+    labels and titles at least :data:`TEXT_PX` (Streamlit's theme sizes them itself where a
+    figure does not: 12 px under the layout's 18)."""
     for key, value in layout.items():
         if key.startswith(("xaxis", "yaxis")) and isinstance(value, dict):
             ticks = value.get("tickfont", {})
@@ -102,7 +102,8 @@ def _ink_everywhere(layout: dict[str, Any], ink: str) -> None:
             value["tickfont"] = {**ticks, "color": ink, "size": size}
             if isinstance(value.get("title"), dict):
                 title = value["title"]
-                title["font"] = {**title.get("font", {}), "color": ink}
+                font = title.get("font", {})
+                title["font"] = {**font, "color": ink, "size": max(TEXT_PX, font.get("size") or 0)}
     for menu in (*layout.get("sliders", []), *layout.get("updatemenus", [])):
         menu["font"] = {**menu.get("font", {}), "color": ink}
         if "currentvalue" in menu:
