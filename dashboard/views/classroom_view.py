@@ -65,7 +65,8 @@ def page() -> None:
     st.markdown(
         f"{len(catalogue)} lessons, each a few steps with one question to ask the class. Every"
         " number a lesson states is computed from its scenario. *Open* shows a step in the"
-        " Explorer, with the walkthrough panel to step through it."
+        " Explorer (the Kafka Streams lesson on its own page), with the walkthrough panel to step"
+        " through it."
     )
     columns = st.columns(2)  # two lessons side by side: the list stays short on a wide screen
     for index, row in enumerate(catalogue):
