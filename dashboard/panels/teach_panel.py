@@ -138,9 +138,13 @@ def render(source: sources.Source) -> None:
         st.session_state[_STARTED] = True
     if not st.session_state.get(_STARTED) and projector_panel.walkthrough_offer():
         left, right = st.columns([4, 1], vertical_alignment="center")
+        each = (
+            "each step explains what the charts below show"
+            if source.streams is not None  # a Streams walkthrough narrates: it changes nothing
+            else "each step is one change, explained, shown in every chart below"
+        )
         left.info(
-            f"New here? This sample has a {len(steps)}-step walkthrough: each step is one "
-            "change, explained, shown in every chart below.",
+            f"New here? This sample has a {len(steps)}-step walkthrough: {each}.",
             icon=":material/school:",
         )
         right.button(
