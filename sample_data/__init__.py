@@ -37,6 +37,8 @@ from assignors.errors import AssignmentExplorerError, ScenarioError, StrategyNot
 from assignors.io.scenario import parse_scenario, read_json_file
 from assignors.io.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
 from assignors.model import Assignment, Scenario
+from assignors.simulate.changes import with_current_ownership
+from assignors.simulate.rebalance import rebalance_rounds
 from assignors.strategy import PartitionStrategy
 from assignors.streams.model import StreamsScenario, parse_streams_scenario
 
@@ -186,6 +188,13 @@ def _partition_strategy(name: str) -> PartitionStrategy:
     return strategy
 
 
+def _settled(name: str, scenario: Scenario) -> Assignment:
+    """Where one rebalance of ``scenario`` under strategy ``name`` leaves the group: the
+    strategy's answer, or a cooperative strategy's last round (round 1 withholds the partitions
+    that change owner; the follow-up round hands them over)."""
+    return rebalance_rounds(_partition_strategy(name), scenario)[-1]
+
+
 def replay_walkthrough(
     scenario: Scenario,
     steps: Sequence[WalkthroughStep],
@@ -195,23 +204,43 @@ def replay_walkthrough(
 
     The strategy of a step is ``strategy`` when given (the same one throughout, ignoring the
     steps' ``assignor`` switches), else the scenario's ``assignor`` as the steps change it, else
-    :data:`DEFAULT_STRATEGY`. Before each change the current answer is the "previous assignment"
-    that :func:`~assignors.io.walkthrough.apply_step` carries into owned partitions; a step that
-    does not rebalance keeps the scenario and the answer of the step before.
+    :data:`DEFAULT_STRATEGY`. A step's answer is where its rebalance settles
+    (:func:`_settled`): for a cooperative strategy the last of its rounds, not round 1. Before
+    each change the current answer is the "previous assignment" that
+    :func:`~assignors.io.walkthrough.apply_step` carries into owned partitions; a step that does
+    not rebalance keeps the scenario and the answer of the step before.
     """
     current = scenario
 
     def chosen() -> str:
         return strategy or current.assignor or DEFAULT_STRATEGY
 
-    assignment = _partition_strategy(chosen()).assign(current)
+    assignment = _settled(chosen(), current)
     states: list[StepState] = []
     for step in steps:
         if step.rebalances:
             current = apply_step(current, step, assignment)
-            assignment = _partition_strategy(chosen()).assign(current)
+            assignment = _settled(chosen(), current)
         states.append(StepState(step, current, chosen(), assignment))
     return states
+
+
+def step_before(scenario: Scenario, steps: Sequence[WalkthroughStep], index: int) -> Scenario:
+    """The group a walkthrough shows before step ``index`` (0-based), whose change the step
+    then applies: what the dashboard, the narration and a lesson file show for that step.
+
+    1. A step that does not rebalance (it narrates) shows what the step before it showed: its
+       "before" is that step's, so the rebalance being narrated stays on screen.
+    2. Step 0: the sample as shipped.
+    3. Any other step: the group as the steps before it leave it (:func:`replay_walkthrough`),
+       every member owning what the last of them settled on.
+    """
+    while index > 0 and not steps[index].rebalances:
+        index -= 1
+    if index == 0:
+        return scenario
+    state = replay_walkthrough(scenario, steps[:index])[-1]
+    return with_current_ownership(state.scenario, state.assignment)
 
 
 __all__ = [
@@ -228,4 +257,5 @@ __all__ = [
     "question",
     "replay_walkthrough",
     "sample_paths",
+    "step_before",
 ]

@@ -6,10 +6,10 @@ charts the step shows.
 
 How a step's figures are computed (a consumer group):
 
-1. The group before the step: the sample as shipped for the first step, else the group as the
-   steps before it leave it, every member owning what the last of them assigned
-   (:func:`sample_data.replay_walkthrough` then ``with_current_ownership``): the "before" the
-   dashboard shows for that step.
+1. The group before the step (:func:`sample_data.step_before`): the sample as shipped for the
+   first step, else the group as the steps before it leave it, every member owning what the
+   last of them settled on; a step that only narrates keeps the "before" of the step before
+   it. The "before" the dashboard shows for that step.
 2. ``evaluate(before, step.changes, [strategy, *named])``: the step's own strategy (the last
    switch so far) and every strategy a placeholder names (``{moved:roundrobin}``).
 3. Each figure of :data:`GROUP_FIGURES` reads one answer of that evaluation; the per-protocol
@@ -42,7 +42,6 @@ from assignors import (
     StreamsScenario,
     evaluate,
     simulate_convergence,
-    with_current_ownership,
 )
 from assignors.io.narration import PLACEHOLDER, NarrationError, fill, strategies_named
 from assignors.io.walkthrough import WalkthroughStep
@@ -128,6 +127,83 @@ def _cross_rate(item: StrategyEvaluation) -> str:
     return count(math.ceil(total))
 
 
+def _each(item: StrategyEvaluation) -> str:
+    """Partitions per member: ``2 each``, or ``2 to 3 each`` when they differ."""
+    low, high = item.metrics.partitions_min, item.metrics.partitions_max
+    return f"{count(low)} each" if low == high else f"{count(low)} to {count(high)} each"
+
+
+def _member_partitions(item: StrategyEvaluation) -> str:
+    """Each member's partitions, in member order: ``C0: t0-0 and t0-1; C1: t0-2``."""
+    held = item.target.partitions
+    order = [m.member_id for m in item.evaluation.after.members]
+    return "; ".join(f"{member}: {names([str(tp) for tp in held[member]])}" for member in order)
+
+
+def _member_lags(item: StrategyEvaluation) -> str:
+    """Each member's lag under the strategy: ``C0 100,000 and C1 110,000``."""
+    return names([f"{m.member_id} {count(m.lag)}" for m in item.metrics.members])
+
+
+def _partition_lags(item: StrategyEvaluation) -> str:
+    """Each partition's lag: ``t0-0 (100,000), t0-1 (60,000) and t0-2 (50,000)``."""
+    lags = item.evaluation.lags
+    return names([f"{tp} ({count(lags[tp])})" for tp in sorted(lags)])
+
+
+def _commits(item: StrategyEvaluation, committed: bool) -> str:
+    """The partitions with (``committed``) or without a committed offset."""
+    found = [
+        f"{topic.name}-{index}"
+        for topic in item.evaluation.after.topics
+        for index in range(topic.partitions)
+        if (
+            topic.committed_offsets is not None
+            and index < len(topic.committed_offsets)
+            and topic.committed_offsets[index] is not None
+        )
+        == committed
+    ]
+    return names(found)
+
+
+def _moves(item: StrategyEvaluation) -> str:
+    """Each partition that changes owner and where it goes: ``orders-1 to C1 and ...``."""
+    return names([f"{move.partition} to {move.to_member}" for move in item.movement.moved])
+
+
+def _kept_by_member(item: StrategyEvaluation) -> str:
+    """What each member that owned partitions keeps: ``C0 keeps 4 of its 5 and C1 ...``."""
+    owned = item.evaluation.current.partitions
+    kept = [
+        f"{m.member_id} keeps {count(m.kept)} of its {count(len(owned[m.member_id]))}"
+        for m in item.metrics.members
+        if owned.get(m.member_id)
+    ]
+    return names(kept)
+
+
+def _holder(item: StrategyEvaluation) -> str:
+    """The member holding the most partitions (ties: the first in member order)."""
+    held = item.target.partitions
+    order = [m.member_id for m in item.evaluation.after.members]
+    return max(order, key=lambda member: (len(held[member]), -order.index(member)))
+
+
+def _holder_priority(item: StrategyEvaluation) -> str:
+    """The failover priority of :func:`_holder` (``none`` when it states none)."""
+    holder = _holder(item)
+    member = next(m for m in item.evaluation.after.members if m.member_id == holder)
+    return "none" if member.priority is None else count(member.priority)
+
+
+def _departed_partitions(item: StrategyEvaluation) -> str:
+    """Partitions the members that leave held before the change."""
+    present = {m.member_id for m in item.evaluation.after.members}
+    owned = item.evaluation.current.partitions
+    return count(sum(len(tps) for member, tps in owned.items() if member not in present))
+
+
 StrategyFigure = Callable[[StrategyEvaluation], str]
 #: Figures of one strategy on the step's change (``{name}`` or ``{name:strategy}``).
 GROUP_FIGURES: dict[str, StrategyFigure] = {
@@ -147,6 +223,17 @@ GROUP_FIGURES: dict[str, StrategyFigure] = {
     "cross_rack_share": lambda s: _share(s.metrics.cross_rack_share),
     "cross_rack_rate": _cross_rate,
     "sharing": _sharing,
+    "partitions_each": _each,
+    "member_partitions": _member_partitions,
+    "member_lags": _member_lags,
+    "partition_lags": _partition_lags,
+    "committed": lambda s: _commits(s, committed=True),
+    "uncommitted": lambda s: _commits(s, committed=False),
+    "moves": _moves,
+    "kept_by_member": _kept_by_member,
+    "holder": _holder,
+    "holder_priority": _holder_priority,
+    "departed_partitions": _departed_partitions,
     "restarted": lambda s: names(s.evaluation.restarted),
     "session_timeout_s": lambda s: seconds(s.evaluation.timings.session_timeout_s),
     "restart_s": lambda s: seconds(s.evaluation.timings.restart_s),
@@ -190,15 +277,12 @@ class GroupStep:
 
 def group_steps(scenario: Scenario, steps: Sequence[WalkthroughStep]) -> list[GroupStep]:
     """Steps 1-2 of the module docstring for every step of a consumer-group walkthrough."""
-    from sample_data import replay_walkthrough
+    from sample_data import replay_walkthrough, step_before
 
     states = replay_walkthrough(scenario, steps)
     result = []
     for index, step in enumerate(steps):
-        before = scenario
-        if index:
-            state = states[index - 1]
-            before = with_current_ownership(state.scenario, state.assignment)
+        before = step_before(scenario, steps, index)
         strategy = states[index].strategy
         wanted = [strategy, *strategies_named(step.text)]
         result.append(GroupStep(evaluate(before, step.changes, wanted), strategy))

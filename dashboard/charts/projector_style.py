@@ -92,13 +92,18 @@ def _plot_height(spec: dict[str, Any], markers: float) -> float:
 
 def _ink_everywhere(layout: dict[str, Any], ink: str) -> None:
     """``ink`` for the texts a theme's template colours on its own (axes, legend, slider,
-    buttons, colour bars), which the layout's font colour does not reach."""
+    buttons, colour bars), which the layout's font colour does not reach; and the axes' tick
+    labels and titles at least :data:`TEXT_PX` (Streamlit's theme sizes them itself where a
+    figure does not: 12 px under the layout's 18)."""
     for key, value in layout.items():
         if key.startswith(("xaxis", "yaxis")) and isinstance(value, dict):
-            value["tickfont"] = {**value.get("tickfont", {}), "color": ink}
+            ticks = value.get("tickfont", {})
+            size = max(TEXT_PX, ticks.get("size") or 0)
+            value["tickfont"] = {**ticks, "color": ink, "size": size}
             if isinstance(value.get("title"), dict):
                 title = value["title"]
-                title["font"] = {**title.get("font", {}), "color": ink}
+                font = title.get("font", {})
+                title["font"] = {**font, "color": ink, "size": max(TEXT_PX, font.get("size") or 0)}
     for menu in (*layout.get("sliders", []), *layout.get("updatemenus", [])):
         menu["font"] = {**menu.get("font", {}), "color": ink}
         if "currentvalue" in menu:

@@ -104,7 +104,7 @@ def _contents(
 
     1. The data: the edited scenario, the assignments and the movement (:func:`_data_downloads`).
     2. Every chart as HTML, and as PNG where the server can render one (:func:`_chart_downloads`).
-    3. A sample's walkthrough as one lesson file (:func:`_lesson_download`), when it has one.
+    3. A sample's walkthrough as one lesson file (:func:`lesson_download`), when it has one.
     4. The link that restores the view (:func:`_share_link`).
     5. Each strategy's consumer configuration.
 
@@ -115,7 +115,7 @@ def _contents(
     ran = [o for o in outcomes if o.target is not None and o.metrics is not None]
     _data_downloads(plan, current, ran, name)
     _chart_downloads(chart_builders(key, plan, current, outcomes, colours, order))
-    _lesson_download(source)
+    lesson_download(source)
     _share_link(source)
     if ran:
         st.markdown("**Consumer configuration**")
@@ -203,9 +203,10 @@ def _chart_downloads(figures: Mapping[str, Callable[[], Figure]]) -> None:
 LESSON_LABEL = "Lesson file (HTML, opens offline)"
 
 
-def _lesson_download(source: sources.Source) -> None:
-    """Step 3 of :func:`_contents`: the sample's whole walkthrough as one HTML file, every
-    step's title, narration and figures, that a teacher opens with no server or network."""
+def lesson_download(source: sources.Source) -> None:
+    """Step 3 of :func:`_contents` (and the Kafka Streams page's export): the sample's whole
+    walkthrough as one HTML file, every step's title, narration and figures, that a teacher
+    opens with no server or network."""
     if source.sample is None or not source.walkthrough:
         return
     st.markdown("**Lesson**")

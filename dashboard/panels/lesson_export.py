@@ -15,17 +15,29 @@ How a sample's lesson is made (:func:`sample_lesson`):
    keeps its colour and column from the first step to the last.
 4. A step that cannot be shown (its change no longer fits) keeps its title and narration and
    says why in place of its figures.
+5. A Kafka Streams sample's steps change nothing: each shows the Kafka Streams page's *Tasks per
+   client* chart (what the clients held, then rebalance after rebalance until the warm-ups
+   caught up) and its sentence, at the restore speed its narration states
+   (:data:`sample_data.narration.RESTORE_SPEED`, the page's default).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sample_data
-from assignors import AssignmentExplorerError
-from dashboard.charts import lesson_file
+from assignors import (
+    AssignmentExplorerError,
+    StreamsScenario,
+    WalkthroughStep,
+    simulate_convergence,
+)
+from dashboard.charts import assignment_charts, lesson_file
 from dashboard.charts.figure_build import Figure
 from dashboard.model import palette, whatif
-from dashboard.panels import layout, teach_panel
+from dashboard.panels import layout, streams_panel, teach_panel
 from dashboard.session import samples
+from sample_data import narration
 
 
 def _plans(key: str) -> list[whatif.WhatIf | str]:
@@ -51,6 +63,8 @@ def sample_lesson(key: str) -> lesson_file.Lesson:
     steps = source.walkthrough
     if not steps:
         raise AssignmentExplorerError(f"sample {key!r} has no walkthrough to export")
+    if source.streams is not None:
+        return _streams_lesson(key, source.streams, steps)
     plans = _plans(key)
     order = layout.colour_roster(source) or [m.member_id for m in source.scenario.members]
     colours = palette.member_colours(order)
@@ -69,6 +83,22 @@ def sample_lesson(key: str) -> lesson_file.Lesson:
         lesson_steps.append(lesson_file.LessonStep(step.title, text, figures, notes))
     title = source.scenario.name or key
     return lesson_file.Lesson(title, source.scenario.description or "", tuple(lesson_steps))
+
+
+def _streams_lesson(
+    key: str, streams: StreamsScenario, steps: Sequence[WalkthroughStep]
+) -> lesson_file.Lesson:
+    """Step 5 of the module docstring: every step with the Kafka Streams page's chart and its
+    sentence, worked out once at the restore speed the narration states."""
+    result = simulate_convergence(streams, narration.RESTORE_SPEED)
+    figure = assignment_charts.streams_tasks_figure(streams_panel.phases(streams, result))
+    sentence = streams_panel.summary(result, narration.RESTORE_SPEED, 0.0)
+    texts = samples.narration(key)
+    lesson_steps = tuple(
+        lesson_file.LessonStep(step.title, text, (figure,), (sentence,))
+        for step, text in zip(steps, texts, strict=True)
+    )
+    return lesson_file.Lesson(streams.name or key, streams.description or "", lesson_steps)
 
 
 def sample_lesson_html(key: str) -> str:

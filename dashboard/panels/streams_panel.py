@@ -33,9 +33,11 @@ from dashboard.model import palette
 from dashboard.model.plain import escape_markdown
 from dashboard.panels import projector_panel, streams_compare
 from dashboard.session import compute
+from sample_data import narration
 
-#: Records/s one warm-up or standby restores, before the user changes it.
-DEFAULT_RESTORE_SPEED = 1_000.0
+#: Records/s one warm-up or standby restores, before the user changes it (the speed a Streams
+#: lesson's narration states its figures at).
+DEFAULT_RESTORE_SPEED = narration.RESTORE_SPEED
 #: A sequence that has not converged after this many probing rebalances stops there.
 MAX_PROBING_REBALANCES = 100
 

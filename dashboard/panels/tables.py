@@ -15,27 +15,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from dashboard.model.column_names import header
 from dashboard.model.plain import escape_markdown
 
-#: Headers said better than by splitting the name.
-HEADERS = {
-    "group_id": "group",
-    "lag_cv": "lag coeff. of variation",
-    "extra_members_to_drain": "members to add to drain in an hour",
-    "extra_members_note": "note",
-    "t": "time",
-}
-_UNITS = {"_s": " (s)", "_ms": " (ms)", "_pct": " (%)"}
-
-
-def header(name: str) -> str:
-    """``peak_worst_lag`` -> "peak worst lag", ``pause_s`` -> "pause (s)"."""
-    if name in HEADERS:
-        return HEADERS[name]
-    for suffix, unit in _UNITS.items():
-        if name.endswith(suffix):
-            return name[: -len(suffix)].replace("_", " ") + unit
-    return name.replace("_", " ")
+__all__ = ["column_config", "header", "markdown_table", "show"]
 
 
 def column_config(frame: pd.DataFrame, **overrides: Any) -> dict[str, Any]:

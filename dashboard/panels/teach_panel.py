@@ -10,7 +10,9 @@ Each step is one rebalance, shown like any what-if:
    every view and its share link restores it.
 
 Showing step 1 starts from the sample as shipped. A member that leaves in one step and returns
-in a later one is two rebalances, as in Kafka (it rejoins with a new assignment).
+in a later one is two rebalances, as in Kafka (it rejoins with a new assignment). A Kafka Streams
+sample's steps change nothing (they narrate the probing rebalances its page shows): the panel,
+drawn on the Kafka Streams page, only moves from step to step.
 
 The step the panel shows is the source's (``Source.walkthrough_step``), so the page's subtitle,
 the sidebar's note, the share link and the panel always name the same step; a link to a step
@@ -50,7 +52,10 @@ VIEWS = {
     "Comparison table": "the comparison table under the animation (one row per strategy)",
     "Lag per consumer": "the lag per consumer chart",
     **{name: f"*{name}* under *More views*" for name in results_panel.MORE_VIEWS},
-    "Kafka Streams": "the Kafka Streams page (tasks per client, rebalance by rebalance)",
+    "Kafka Streams": (
+        "the Kafka Streams page's *Tasks per client* chart (rebalance by rebalance: press ▶ Play"
+        " or drag the slider)"
+    ),
 }
 
 
@@ -134,9 +139,13 @@ def render(source: sources.Source) -> None:
         st.session_state[_STARTED] = True
     if not st.session_state.get(_STARTED) and projector_panel.walkthrough_offer():
         left, right = st.columns([4, 1], vertical_alignment="center")
+        each = (
+            "each step explains what the charts below show"
+            if source.streams is not None  # a Streams walkthrough narrates: it changes nothing
+            else "each step is one change, explained, shown in every chart below"
+        )
         left.info(
-            f"New here? This sample has a {len(steps)}-step walkthrough: each step is one "
-            "change, explained, shown in every chart below.",
+            f"New here? This sample has a {len(steps)}-step walkthrough: {escape_markdown(each)}.",
             icon=":material/school:",
         )
         right.button(

@@ -8,10 +8,12 @@ May import: :mod:`dashboard.model`, :mod:`dashboard.session.state`, :mod:`sample
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 import sample_data
-from assignors import AssignmentExplorerError, Scenario, WalkthroughStep, with_current_ownership
+from assignors import AssignmentExplorerError, Scenario, WalkthroughStep
 from dashboard.model.sources import Source, streams_source
 from dashboard.session import state
 
@@ -31,14 +33,14 @@ def _load_sample(key: str) -> sample_data.Sample:
 
 @st.cache_resource(show_spinner=False)
 def _walkthrough_before(key: str, step: int) -> Scenario:
-    """Sample ``key`` as its walkthrough leaves it after ``step`` steps, owning that answer."""
+    """Sample ``key`` as its walkthrough shows it before step ``step`` (0-based): after the
+    steps before it, owning their answer (:func:`sample_data.step_before`)."""
     sample = _load_sample(key)
-    if sample.scenario is None or not 0 < step <= len(sample.walkthrough):
+    if sample.scenario is None or not 0 < step < len(sample.walkthrough):
         raise AssignmentExplorerError(
             f"sample {key!r} has no walkthrough step {step} (it has {len(sample.walkthrough)})"
         )
-    last = sample_data.replay_walkthrough(sample.scenario, sample.walkthrough[:step])[-1]
-    return with_current_ownership(last.scenario, last.assignment)
+    return sample_data.step_before(sample.scenario, sample.walkthrough, step)
 
 
 def walkthrough(key: str) -> tuple[WalkthroughStep, ...]:
@@ -71,17 +73,12 @@ def sample_source(key: str, step: int = 0) -> Source:
 
     ``step`` > 0: the group as the sample's walkthrough leaves it after that many steps (each
     step's change applied and rebalanced with the step's strategy), so that the next step's
-    change is one rebalance from there.
+    change is one rebalance from there. A Streams sample's steps narrate and change nothing:
+    its application is the same at every step, the source only names the step.
     """
     sample = _load_sample(key)
     if sample.streams is not None:
-        return streams_source(
-            sample.streams,
-            kind="sample",
-            label=f"sample “{sample.info.name}”",
-            key=f"sample:{key}",
-            sample=key,
-        )
+        return _streams_sample(sample, step)
     if sample.scenario is None:
         raise AssignmentExplorerError(f"sample {key!r} is neither a group nor a Streams scenario")
     scenario = sample.scenario if step == 0 else _walkthrough_before(key, step)
@@ -96,6 +93,25 @@ def sample_source(key: str, step: int = 0) -> Source:
         walkthrough=sample.walkthrough,
         walkthrough_step=step,
     )
+
+
+def _streams_sample(sample: sample_data.Sample, step: int) -> Source:
+    """A Streams sample at walkthrough step ``step`` (0-based; its steps change nothing)."""
+    assert sample.streams is not None
+    steps = sample.walkthrough
+    if step and not 0 < step < len(steps):
+        raise AssignmentExplorerError(
+            f"sample {sample.info.key!r} has no walkthrough step {step + 1} (it has {len(steps)})"
+        )
+    source = streams_source(
+        sample.streams,
+        kind="sample",
+        label=f"sample “{sample.info.name}”"
+        + (f", walkthrough step {step + 1} of {len(steps)}" if step else ""),
+        key=f"sample:{sample.info.key}" + (f"@{step}" if step else ""),
+        sample=sample.info.key,
+    )
+    return dataclasses.replace(source, walkthrough=steps, walkthrough_step=step)
 
 
 def load_sample_into_state(key: str) -> bool:

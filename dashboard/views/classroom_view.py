@@ -8,8 +8,8 @@ lesson before class.
 
 *Open* on a step loads the lesson as the source and shows that step, as the walkthrough panel's
 *Next* does (:func:`dashboard.panels.teach_panel.show_step`), then opens the page that shows it:
-the Explorer with the walkthrough panel on that step, or the Kafka Streams page for a Streams
-lesson. The Explorer's address then names the lesson and the step, so the link restores it.
+the Explorer, or the Kafka Streams page for a Streams lesson, with the walkthrough panel on that
+step. The page's address then names the lesson and the step, so the link restores it.
 """
 
 from __future__ import annotations
@@ -26,13 +26,10 @@ def open_lesson(key: str, index: int, kind: str) -> None:
     """Load lesson ``key`` at step ``index`` (0-based) and open the page that shows it."""
     if not samples.load_sample_into_state(key):
         return
-    source = state.source()
-    if kind == "streams":
-        pages.switch_to(pages.STREAMS, source_panel.link_params(source))
-        return
-    teach_panel.open_at(source, index)
+    teach_panel.open_at(state.source(), index)
     shown = state.source()
-    pages.switch_to(pages.EXPLORER, source_panel.link_params(shown))
+    page = pages.STREAMS if kind == "streams" else pages.EXPLORER
+    pages.switch_to(page, source_panel.link_params(shown))
 
 
 def _lesson(row: tuple[str, str, str, str, int, str | None, str]) -> None:
@@ -55,7 +52,7 @@ def _lesson(row: tuple[str, str, str, str, int, str | None, str]) -> None:
                 left.markdown(
                     f"**{index + 1:d}. {escape_markdown(steps[index].title)}** {narration_markdown}"
                 )
-                if kind != "streams" and right.button(
+                if right.button(
                     "Open", key=f"classroom.step.{key}.{index}", help=f"Show step {index + 1}"
                 ):
                     open_lesson(key, index, kind)
@@ -71,7 +68,8 @@ def page() -> None:
     st.markdown(
         f"{len(catalogue)} lessons, each a few steps with one question to ask the class. Every"
         " number a lesson states is computed from its scenario. *Open* shows a step in the"
-        " Explorer, with the walkthrough panel to step through it."
+        " Explorer (the Kafka Streams lesson on its own page), with the walkthrough panel to step"
+        " through it."
     )
     columns = st.columns(2)  # two lessons side by side: the list stays short on a wide screen
     for index, row in enumerate(catalogue):

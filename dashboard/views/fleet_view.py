@@ -10,6 +10,8 @@ holds a server path (an error reading a dataset names the dataset; the server lo
 
 1. Filters (strategy, change) and a sort column; rows worst first, flagged groups on top.
 2. A scatter of the groups now (total lag against imbalance).
+   The grid shows a few columns (:func:`dashboard.model.fleet.grid_columns`); the picked
+   group's every figure is in a table of its own (:func:`dashboard.model.fleet.group_details`).
 3. Each row links into the explorer pre-loaded with that group's scenario, in two ways:
    a link (query parameters :data:`QUERY_KEYS`, restored by :func:`restore_from_query`, which
    the app calls at start-up) and, in this session, the "Open in explorer" button, which makes
@@ -28,7 +30,8 @@ import streamlit as st
 
 from assignors import AssignmentExplorerError, Scenario
 from dashboard.charts import pipeline_charts
-from dashboard.model import sources
+from dashboard.model import fleet, sources
+from dashboard.model.column_names import header
 from dashboard.model.operator_file import DatasetEntry, names_offered, without_paths
 from dashboard.model.plain import escape_markdown
 from dashboard.panels import dataset_picker, source_panel, tables
@@ -184,7 +187,7 @@ def render(dataset: DatasetEntry) -> bool:
         from_address(widget, PAGE_PARAMS[widget], offered)
     change = middle.selectbox("Change", changes, key="fleet.change")
     strategy = left.selectbox("Strategy", options, key="fleet.strategy")
-    sort_by = right.selectbox("Worst first by", SORTABLE, key="fleet.sort")
+    sort_by = right.selectbox("Worst first by", SORTABLE, key="fleet.sort", format_func=header)
     view = pipeline_charts.fleet_table(
         table, None if strategy == "(all)" else strategy, change, sort_by
     )
@@ -194,33 +197,16 @@ def render(dataset: DatasetEntry) -> bool:
             for r in view.itertuples(index=False)
         ]
     )
-    shown = [
-        "explorer",
-        "group_id",
-        "strategy",
-        "change",
-        "members",
-        "partitions",
-        "lag_total",
-        "worst_member",
-        "worst_member_lag",
-        "lag_cv",
-        "moved",
-        "revoked",
-        "rounds",
-        "pause_s",
-        "drain_s",
-        "extra_members_to_drain",
-        "extra_members_note",
-        "error",
-    ]
-    # 18 columns are wider than any page: the link and the group stay pinned at the left while
-    # the rest scroll, so a scrolled row still says which group it is.
+    # The grid shows few enough columns to read whole at 1280 px; a group's other figures are in
+    # its details below.
+    view = fleet.with_flag(view)
     tables.show(
-        view[[c for c in shown if c in view.columns]],
+        view[fleet.grid_columns(list(view.columns), sort_by)],
         column_config={
             "explorer": st.column_config.LinkColumn("explorer", display_text="open", pinned=True),
             "group_id": st.column_config.Column("group", pinned=True),
+            "drain_s": st.column_config.NumberColumn("drain (s)", format="%,.0f"),
+            "flagged": st.column_config.CheckboxColumn("flagged"),
         },
     )
     current = table[table["change"] == "current"]
@@ -230,8 +216,11 @@ def render(dataset: DatasetEntry) -> bool:
         return False
     groups = list(view["group_id"].unique())
     from_address("fleet.group", PAGE_PARAMS["fleet.group"], groups)
-    picked = st.selectbox("Group to open", groups, key="fleet.group")
+    picked = st.selectbox("Group", groups, key="fleet.group")
     row = view[view["group_id"] == picked].iloc[0]
+    st.markdown(f"**Every figure of {escape_markdown(str(picked))}**")
+    details = fleet.group_details(view, str(picked))
+    st.markdown(tables.markdown_table(details))
     if st.button("Open in explorer", key="fleet.open"):
         at = None if pd.isna(row["t"]) else int(row["t"])
         if _load_group(dataset.name, str(row["cluster"]), str(picked), at):

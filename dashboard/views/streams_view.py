@@ -1,6 +1,7 @@
 """The *Kafka Streams* page (``/streams``): a Kafka Streams application's tasks over its
 clients, the task assignors compared and the probing rebalances that follow
-(:mod:`dashboard.panels.streams_panel`), with a live Streams group's reconciliation and changes.
+(:mod:`dashboard.panels.streams_panel`), with a live Streams group's reconciliation and changes,
+and a Streams sample's walkthrough one step at a time (:mod:`dashboard.panels.teach_panel`).
 
 A consumer-group source is not shown here: the page says where to find a Streams application,
 and when the source has just changed from a Streams application to a consumer group (picked in
@@ -12,7 +13,14 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.model.plain import escape_markdown
-from dashboard.panels import reconciliation_panel, source_panel, streams_panel, watch
+from dashboard.panels import (
+    export_panel,
+    reconciliation_panel,
+    source_panel,
+    streams_panel,
+    teach_panel,
+    watch,
+)
 from dashboard.panels.layout import show_messages, sync_address_bar
 from dashboard.session import state
 
@@ -42,7 +50,12 @@ def page() -> None:
         watch.live()
     watch.render_streams_changes()
     reconciliation_panel.render_streams(source.streams)
-    streams_panel.render(source.key, source.streams)
+    teach_panel.render(source)  # a Streams sample's walkthrough, step by step
+    # Every step of a walkthrough shows the same application: its answers are worked out once.
+    streams_panel.render(state.family(source), source.streams)
+    if source.walkthrough:  # a Streams lesson: its steps as one file that opens offline
+        with st.expander("Share and export", key="panel.streams_export"):
+            export_panel.lesson_download(source)
     # After the panel, whose Kafka version picker may have changed the release the link names.
     sync_address_bar(source_panel.link_params(source))
 

@@ -20,6 +20,7 @@ from tests.browser import served_app
 from tests.browser.served_app import CHROMIUM
 
 SAMPLE = "member-leaves-roundrobin-vs-sticky"
+STREAMS_LESSON = "streams-new-instance"
 
 
 @pytest.fixture(scope="module")
@@ -79,13 +80,15 @@ def _check_step(page: Any, number: int, count: int, title: str) -> None:
     assert page.evaluate("location.hash") == f"#step-{number}"
 
 
+@pytest.mark.parametrize("sample", [SAMPLE, STREAMS_LESSON])
 def test_a_lesson_steps_through_offline_with_the_keyboard_and_the_buttons(
-    browser: Any, tmp_path: Path
+    browser: Any, tmp_path: Path, sample: str
 ) -> None:
-    steps = sample_data.load_sample(SAMPLE).walkthrough
+    """A consumer group's lesson and the Kafka Streams lesson (the Streams page's chart)."""
+    steps = sample_data.load_sample(sample).walkthrough
     count = len(steps)
-    path = tmp_path / lesson_export.file_name(SAMPLE)
-    path.write_text(lesson_export.sample_lesson_html(SAMPLE), encoding="utf-8")
+    path = tmp_path / lesson_export.file_name(sample)
+    path.write_text(lesson_export.sample_lesson_html(sample), encoding="utf-8")
     tab = Offline(browser, path)
     page = tab.open()
     for number, step in enumerate(steps, 1):

@@ -86,13 +86,54 @@ def test_opening_a_lesson_at_its_question_shows_it_and_the_address_restores_it(
         assert _step_title(restored) == title
 
 
-@pytest.mark.parametrize("lesson", STREAMS_LESSONS, ids=lambda lesson: lesson.info.key)
-def test_a_streams_lesson_opens_on_the_streams_page(lesson: sample_data.Sample) -> None:
+@pytest.mark.parametrize(
+    ("lesson", "index"),
+    [(lesson, index) for lesson in STREAMS_LESSONS for index in range(len(lesson.walkthrough))],
+    ids=lambda value: value.info.key if isinstance(value, sample_data.Sample) else str(value),
+)
+def test_a_streams_lesson_opens_on_the_streams_page_at_each_step(
+    lesson: sample_data.Sample, index: int
+) -> None:
+    """The Kafka Streams page has the walkthrough panel too: a step opened from the Classroom
+    shows there, with its narration (figures filled) and question, and its address restores it."""
+    steps = lesson.walkthrough
     app = open_address(pages.CLASSROOM)
-    app.button(key=f"classroom.open.{lesson.info.key}").click().run()
+    app.button(key=f"classroom.step.{lesson.info.key}.{index}").click().run()
     assert_no_exception(app)
     assert page_title(app) == "Assignment Explorer · Kafka Streams"
-    assert dict(app.query_params)["sample"] == lesson.info.key
+    title = f"**Step {index + 1} of {len(steps)}: {steps[index].title}**"
+    assert _step_title(app) == title
+    assert samples.narration(lesson.info.key)[index] in _markdown(app)
+    if steps[index].question is not None:
+        assert f"Question for the class: {steps[index].question}" in [b.value for b in app.info]
+    params = dict(app.query_params)
+    assert params["sample"] == lesson.info.key
+    assert params.get("step", "0") == str(index)
+    restored = open_address(pages.STREAMS, **params)
+    assert_no_exception(restored)
+    if index == 0:  # the sample as shipped is step 1: the link offers the walkthrough
+        assert "teach.start" in [button.key for button in restored.button]
+    else:
+        assert _step_title(restored) == title
+
+
+@pytest.mark.parametrize("lesson", STREAMS_LESSONS, ids=lambda lesson: lesson.info.key)
+def test_a_streams_lesson_steps_through_on_its_page(lesson: sample_data.Sample) -> None:
+    """Next and Previous move through a Streams walkthrough: the panel, the subtitle and the
+    address name the same step, and the page's charts stay (the steps change nothing)."""
+    steps = lesson.walkthrough
+    app = open_address(pages.STREAMS, sample=lesson.info.key)
+    app.button(key="teach.start").click().run()
+    charts = len(app.get("plotly_chart"))
+    assert charts >= 2
+    for index in [*range(1, len(steps)), len(steps) - 2]:
+        key = "teach.next" if index > int(dict(app.query_params).get("step", "0")) else "teach.back"
+        app.button(key=key).click().run()
+        assert_no_exception(app)
+        assert _step_title(app).startswith(f"**Step {index + 1} of {len(steps)}:")
+        assert f"walkthrough step {index + 1} of {len(steps)}" in _subtitle(app, lesson)
+        assert dict(app.query_params)["step"] == str(index)
+        assert len(app.get("plotly_chart")) == charts
 
 
 # --- the walkthrough panel's wording ----------------------------------------------------------

@@ -16,7 +16,7 @@ from dashboard.model import share
 from dashboard.panels import export_panel, lesson_export, teach_panel
 from tests.dashboard import downloads, plotly_spec
 from tests.dashboard.app_session import open_panel, start_app
-from tests.dashboard.test_lesson_file import read
+from tests.dashboard.test_lesson_file import expected_paragraphs, read
 
 WALKTHROUGH = "member-leaves-roundrobin-vs-sticky"
 
@@ -65,3 +65,36 @@ def test_a_step_of_the_file_is_the_step_the_dashboard_shows() -> None:
     assert _frames(animation) == _frames(shown)
     assert _lag_panels(lag)["current"] == plotly_spec.lag_panel(app, "current")
     assert _lag_panels(lag)["roundrobin"] == plotly_spec.lag_panel(app, "roundrobin")
+
+
+STREAMS_LESSON = next(
+    lesson.info.key for lesson in sample_data.list_lessons() if lesson.streams is not None
+)
+
+
+def test_the_streams_page_exports_its_lesson_as_one_file(recording: None) -> None:
+    """The Kafka Streams page offers a Streams lesson's file: every step's title and narration
+    (its figures filled, as the panel shows it) with the page's *Tasks per client* chart, whose
+    frames are the page's own (what the clients held, then rebalance after rebalance)."""
+    from dashboard.session import samples
+    from dashboard.views import pages
+    from tests.dashboard.app_session import open_address
+
+    steps = sample_data.load_sample(STREAMS_LESSON).walkthrough
+    app = open_panel(open_address(pages.STREAMS, sample=STREAMS_LESSON), "panel.streams_export")
+    name, content = downloads.download(app, export_panel.LESSON_LABEL)
+    assert name == f"lesson-{STREAMS_LESSON}.html"
+    reader = read(content.decode("utf-8"))
+    assert [section.title for section in reader.sections] == [step.title for step in steps]
+    assert all(section.figure_slots == 1 for section in reader.sections)
+    narrated = samples.narration(STREAMS_LESSON)
+    for section, text in zip(reader.sections, narrated, strict=True):
+        assert section.paragraphs == expected_paragraphs(text)
+        assert len(section.notes) == 1  # how the chart's rebalances end, as the page says it
+    shown = plotly_spec.spec(app, "streams.figure")
+    lesson = lesson_export.sample_lesson(STREAMS_LESSON)
+    (figure,) = lesson.steps[0].figures
+    exported = json.loads(plotly.io.to_json(figure))
+    assert [frame["name"] for frame in exported["frames"]] == [
+        frame["name"] for frame in shown["frames"]
+    ]

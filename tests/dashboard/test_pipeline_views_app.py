@@ -207,11 +207,16 @@ def test_history_and_fleet_tables_show_words_and_formatted_numbers(
     assert history["lag_total"]["label"] == "lag total"
     assert history["lag_total"]["type_config"]["format"] == "localized"
     app = _view(app, "Fleet")
+    app.selectbox(key="fleet.sort").set_value("pause_s").run()  # the grid shows its sort column
     fleet = _columns_shown(app)
     assert fleet["pause_s"]["label"] == "pause (s)"
     assert fleet["pause_s"]["type_config"]["format"] == "%,.2f"
-    assert fleet["extra_members_to_drain"]["label"] == "members to add to drain in an hour"
+    assert fleet["lag_total"]["type_config"]["format"] == "localized"
     assert fleet["explorer"]["type_config"]["type"] == "link"  # the view's own column kept
+    # Every other figure of the picked group is in its details, in words.
+    details = "\n".join(block.value for block in app.markdown)
+    assert "| members to add to drain in an hour |" in details
+    assert "extra_members" not in details
     for columns in (history, fleet):
         labels = [column["label"] for column in columns.values() if "label" in column]
         assert labels and not [label for label in labels if "_" in label]

@@ -149,3 +149,28 @@ def test_a_link_with_projector_1_opens_projector_mode_and_keeps_it_in_the_addres
     assert_no_exception(app)
     assert "projector" not in app.query_params
     assert app.query_params.get("sample") == "member-leaves-roundrobin-vs-sticky"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_axis_states_its_tick_labels_and_title_at_18_px_or_more(theme: str) -> None:
+    """The Kafka Streams page's chart names no tick size of its own: Streamlit's theme then
+    draws its ticks at 12 px whatever the layout's font says (seen in projector mode's
+    screenshots). A projected figure states every axis's tick size."""
+    from dashboard.charts import assignment_charts
+
+    phases = [
+        ("before", [assignment_charts.ClientTasks("client-a", ("0_0",), ("0_1",), ())]),
+        ("rebalance", [assignment_charts.ClientTasks("client-a", ("0_0", "0_1"), (), ())]),
+    ]
+    figures = [assignment_charts.streams_tasks_figure(phases), _animation()]
+    titled = 0
+    for figure in figures:
+        layout = projector_style.projected(figure, theme).to_plotly_json()["layout"]  # type: ignore[arg-type]
+        axes = [value for key, value in layout.items() if key.startswith(("xaxis", "yaxis"))]
+        assert axes
+        for axis in axes:
+            assert axis["tickfont"]["size"] >= projector_style.TEXT_PX
+            if isinstance(axis.get("title"), dict) and axis["title"].get("text"):
+                assert axis["title"]["font"]["size"] >= projector_style.TEXT_PX
+                titled += 1
+    assert titled  # the Streams chart's "tasks" axis is among them
