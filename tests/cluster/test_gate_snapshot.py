@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assignors import MAX_PARTITIONS_PER_TOPIC, ScenarioError
+from cluster.kafka_release import KafkaRelease
 from cluster.reader import GroupDescription, MemberDescription, TopicMetadata, TopicPartitionKey
 from cluster.snapshot import snapshot_group
 from tests.garbage import is_ours
@@ -53,6 +54,9 @@ class AnsweringReader:
     ) -> tuple[dict[TopicPartitionKey, int], dict[TopicPartitionKey, int]]:
         self.asked_offsets += 1
         return self.starts, self.ends
+
+    def kafka_release(self) -> KafkaRelease:
+        return KafkaRelease(None, None, why="a stand-in reader has no brokers")
 
 
 def _member(member_id: str, **fields: object) -> MemberDescription:
