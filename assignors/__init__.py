@@ -50,7 +50,12 @@ from assignors.io.scenario import (
     scenario_to_json,
 )
 from assignors.io.walkthrough import WalkthroughStep, apply_step, parse_walkthrough
-from assignors.kafka_versions import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION, parse_kafka_version
+from assignors.kafka_versions import (
+    KAFKA_VERSIONS,
+    NEWEST_KAFKA_VERSION,
+    parse_kafka_version,
+    release_line,
+)
 from assignors.limits import (
     MAX_MEMBERS,
     MAX_NAME_LENGTH,
@@ -297,6 +302,7 @@ __all__ = [
     "reading_changes",
     "reconciliation_progress",
     "registry",
+    "release_line",
     "scenario_from_describe",
     "scenario_to_json",
     "short_count",

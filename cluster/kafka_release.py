@@ -36,8 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from assignors import KAFKA_VERSIONS
-from assignors.kafka_versions import release_line
+from assignors import KAFKA_VERSIONS, release_line
 
 #: ``metadata.version`` feature levels, lowest first: (level, Kafka's name for it). Levels are
 #: the same in every release that knows them; a release line starts at its first ``-IV``.

@@ -68,14 +68,33 @@ def show_pending() -> None:
         st.success(escape_markdown(notice))
 
 
+def _version_refused(error: AssignmentExplorerError) -> bool:
+    """Whether ``error`` is a strategy refusing the Kafka release line the user picked."""
+    problems = getattr(error, "problems", ())
+    return bool(problems) and all(str(p).startswith("kafka_version:") for p in problems)
+
+
 def undoing_misfits(build: Callable[[], T]) -> T | None:
     """``build()`` on the current edits; while it fails, the last edit is undone and the page
     says which and why, then ``build()`` runs again on the edits left. None (and the reason
-    shown) when even the source without edits fails. ``build`` reads the edits each time."""
-    for _ in range(len(state.edits()) + 1):
+    shown) when even the source without edits fails. ``build`` reads the edits each time.
+
+    A Kafka release line picked that a strategy on the page does not answer (a walkthrough's
+    step may use one the user did not pick) undoes no edit: the page says so, answers as the
+    newest line instead, and the version box follows."""
+    for _ in range(len(state.edits()) + 2):
         try:
             return build()
         except AssignmentExplorerError as error:
+            picked = state.kafka_version()
+            if picked is not None and _version_refused(error):
+                st.warning(
+                    f"Kafka {escape_markdown(picked)} cannot be shown here:"
+                    f" {escape_markdown(str(error))}. The page answers as the newest release"
+                    " line instead; pick another version under *Strategies*."
+                )
+                state.set_kafka_version(None)
+                continue
             dropped = state.undo()
             reason_markdown = escape_markdown(str(error))  # errors quote member ids and topics
             if dropped is None:

@@ -121,8 +121,8 @@ def kafka_version_picker(
         key=key,
         help=f"The Kafka release {', '.join(dependent)} reproduce (default the newest); {changes}.",
     )
-    if version != state.kafka_version():
-        state.set_kafka_version(version)
+    if version != wanted:  # a pick: kept; the box left as it opened writes nothing, so a
+        state.set_kafka_version(version)  # link without a version stays without one
     st.session_state[drawn] = version
     return version
 

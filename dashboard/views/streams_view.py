@@ -51,8 +51,11 @@ def page() -> None:
     watch.render_streams_changes()
     reconciliation_panel.render_streams(source.streams)
     teach_panel.render(source)  # a Streams sample's walkthrough, step by step
-    # Every step of a walkthrough shows the same application: its answers are worked out once.
-    streams_panel.render(state.family(source), source.streams)
+    # Every step of a Streams walkthrough shows the same application (its steps narrate and
+    # change nothing): its answers are worked out once. Any other source's key names its
+    # content (a watched group's key changes with each reading that changed it).
+    key = state.family(source) if source.walkthrough else source.key
+    streams_panel.render(key, source.streams)
     if source.walkthrough:  # a Streams lesson: its steps as one file that opens offline
         with st.expander("Share and export", key="panel.streams_export"):
             export_panel.lesson_download(source)
