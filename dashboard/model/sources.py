@@ -111,6 +111,10 @@ def upload_source(name: str, data: bytes | str) -> Source:
     if is_streams_document(document):
         return streams_source(parse_streams(document), kind="upload", label=label, key=key)
     scenario, warnings = parse_scenario(document, path="", json_checked=True)
+    if scenario.assignor is not None and scenario.assignor not in registry.strategies():
+        # The page plays the group's own assignor for "current": refused here, whole, so the
+        # page keeps what it showed rather than open a scenario it cannot show.
+        registry.get(scenario.assignor)  # raises UnknownStrategyError, naming the known ones
     return Source(kind="upload", label=label, key=key, scenario=scenario, warnings=warnings)
 
 
