@@ -33,19 +33,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
+from versus_java import SIZES, partition_scenario  # a sibling script: one group generator
+
 REPO = Path(__file__).resolve().parent.parent
-TOPICS, PER_TOPIC, MEMBERS = 500, 2_000, 2_000
+TOPICS, PER_TOPIC, MEMBERS = SIZES["large"]
 TARGET = 2.0
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
@@ -102,32 +102,10 @@ def load() -> str:
     return f"load {os.getloadavg()[0]:.1f}"
 
 
-def member_id(index: int) -> str:
-    """Shaped like a real client member id (client id, dash, UUID); deterministic."""
-    return f"consumer-bench-{index}-{uuid.UUID(int=random.Random(index).getrandbits(128))}"
-
-
 def scenario_document(kind: str) -> dict[str, Any]:
-    """The 1,000,000-partition group, one partition at a time (the verbose form)."""
-    names = [f"topic-{t:04d}" for t in range(TOPICS)]
-    owned: list[list[list[Any]]] = [[] for _ in range(MEMBERS)]
-    if kind == "rebalance":
-        slot = 0
-        for name in names:
-            for partition in range(PER_TOPIC):
-                owned[slot % MEMBERS].append([name, partition])
-                slot += 1
-    members = []
-    for index in range(MEMBERS):
-        if kind == "rebalance" and index % 10 == 9:
-            continue
-        member: dict[str, Any] = {"member_id": member_id(index), "topics": names}
-        if kind == "rebalance":
-            member["owned_partitions"] = owned[index]
-            member["generation"] = 1
-        members.append(member)
-    topics = [{"name": name, "partitions": PER_TOPIC} for name in names]
-    return {"name": f"1M partitions, {kind}", "topics": topics, "members": members}
+    """The 1,000,000-partition group, one partition at a time (the verbose form): the
+    ``large`` group of ``benchmarks/versus_java.py``, made by its generator."""
+    return {"name": f"1M partitions, {kind}", **partition_scenario("large", kind)}
 
 
 def write_inputs(folder: Path, verbose: bool) -> dict[str, Path]:
