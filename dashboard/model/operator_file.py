@@ -21,7 +21,7 @@ The shape, every key optional unless said::
     [dashboard]
     typed_addresses = false                 # users may only pick a cluster by name
 
-    [access]                                # the login's own table, read by its own module
+    [access]                                # the login's own table, checked by its own module
 
 Invariants of :func:`parse_operator_text`:
 
@@ -30,7 +30,9 @@ Invariants of :func:`parse_operator_text`:
    the server, and never stored in these types: they hold only the reference).
 2. Every key is known: an unknown key, a wrong type or a missing required key is refused with
    the key's dotted path (:attr:`OperatorFileError.key`) and what to write instead. The top-level
-   ``[access]`` table is left to the login and not read here.
+   ``[access]`` table is kept as written (:attr:`OperatorConfig.access`) for the login's own
+   parser (:mod:`dashboard.model.access`): the file is read in one place, its tables checked
+   by the module that knows them.
 3. Names (of clusters and datasets) are short words of letters, digits, ``.``, ``_`` and ``-``:
    they travel in links and are shown on pages, so they carry no markup and no path.
 4. No message holds the file's own path (a message is shown in the browser; the server logs
@@ -54,7 +56,7 @@ BUILTIN_DATASET = "sample-history"
 #: :mod:`cluster.connection`'s, which this pure layer may not import; a test holds them equal).
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-#: Top-level tables read by another module (the login's ``[access]``), skipped here.
+#: Top-level tables another module checks (the login's ``[access]``), kept as written.
 OTHER_TABLES = ("access",)
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -110,6 +112,9 @@ class OperatorConfig:
     datasets: tuple[DatasetEntry, ...] = ()
     typed_addresses: bool = True
     loaded: bool = field(default=False, compare=False)
+    #: The ``[access]`` table as written (the login's rules: :mod:`dashboard.model.access`
+    #: parses it), so the file is read in one place.
+    access: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def cluster(self, name: str) -> ClusterEntry | None:
         return next((entry for entry in self.clusters if entry.name == name), None)
@@ -138,7 +143,13 @@ def parse_operator_text(text: str) -> OperatorConfig:
     dashboard = _table(document, ("dashboard",))
     _only(dashboard, ("dashboard",), ("typed_addresses",))
     typed = _get(dashboard, ("dashboard", "typed_addresses"), bool, "true or false", default=True)
-    return OperatorConfig(tuple(clusters), tuple(datasets), bool(typed), loaded=True)
+    return OperatorConfig(
+        tuple(clusters),
+        tuple(datasets),
+        bool(typed),
+        loaded=True,
+        access=document.get("access", {}),
+    )
 
 
 def _named(document: Mapping[str, Any], table: str, build: Callable[..., Any]) -> list[Any]:

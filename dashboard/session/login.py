@@ -10,11 +10,8 @@ no message raised here names a path on the server.
 
 from __future__ import annotations
 
-import functools
 import logging
-import os
-import tomllib
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +19,10 @@ import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
 from dashboard.model import access
+from dashboard.model.operator_file import CONFIG_ENV, OperatorFileError
+from dashboard.session import settings
 
-CONFIG_VARIABLE = "ASSIGNMENT_EXPLORER_CONFIG"
+CONFIG_VARIABLE = CONFIG_ENV
 _LOG = logging.getLogger(__name__)
 
 
@@ -82,28 +81,14 @@ def claims() -> dict[str, Any]:
 
 
 def access_rules(known_pages: Collection[str]) -> access.AccessRules:
-    """The operator's ``[access]`` table (:func:`dashboard.model.access.parse_access`); no
-    configuration file: the open defaults. Read again only when the file changes."""
-    name = os.environ.get(CONFIG_VARIABLE)
-    if not name:
-        return access.AccessRules()
+    """The operator's ``[access]`` table (:func:`dashboard.model.access.parse_access`), from the
+    operator file as :func:`dashboard.session.settings.operator_config` reads it (no file: the
+    open defaults). A file that cannot be used fails closed: :class:`LoginConfigError`."""
     try:
-        stamp = Path(name).stat().st_mtime_ns
-    except OSError as error:
-        raise LoginConfigError(
-            f"The configuration file ({CONFIG_VARIABLE}) cannot be read: {error.strerror}"
-        ) from error
-    return _parsed(name, stamp, tuple(sorted(known_pages)))
-
-
-@functools.lru_cache(maxsize=4)
-def _parsed(name: str, stamp: int, known_pages: tuple[str, ...]) -> access.AccessRules:
-    del stamp  # part of the cache key only: a changed file is read again
-    try:
-        document: Mapping[str, Any] = tomllib.loads(Path(name).read_text("utf-8"))
-        return access.parse_access(document, known_pages)
-    except OSError as error:
-        reason = error.strerror
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, access.AccessConfigError) as error:
+        table = settings.operator_config().access
+        return access.parse_access({"access": table}, known_pages)
+    except OperatorFileError as error:
         reason = str(error)
-    raise LoginConfigError(f"The configuration file ({CONFIG_VARIABLE}) is refused: {reason}")
+    except access.AccessConfigError as error:
+        reason = f"The operator file ({CONFIG_VARIABLE}): {error}"
+    raise LoginConfigError(f"{reason} No page is served until it is fixed.")
