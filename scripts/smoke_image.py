@@ -203,6 +203,27 @@ def check_config(chroot: list[str], env: dict[str, str], working_dir: str) -> st
     )
 
 
+def check_login_extra(chroot: list[str], env: dict[str, str]) -> str:
+    """Checks that the image can sign users in: ``st.login`` needs the ``login`` extra's
+    Authlib, which Streamlit imports only when a login is configured (so the page checks
+    cannot see it missing)."""
+    probe = "import authlib, importlib.metadata as m; print(m.version('Authlib'))"
+    result = subprocess.run(
+        [*chroot, "/bin/sh", "-c", f"exec python -c {shlex.quote(probe)}"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CONFIG_SHOW_TIMEOUT_S,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise SmokeFailure(
+            "the image cannot sign users in (the login extra is missing: install '.[login]'):\n"
+            + result.stderr[-1000:]
+        )
+    return f"login: Authlib {result.stdout.strip()} is installed (st.login can run)"
+
+
 def check_in_browser(url: str) -> str:
     """Renders the main page in Chromium; returns what was checked, or why it was skipped."""
     try:
@@ -262,6 +283,7 @@ def smoke(image: str) -> None:
         }
         chroot = ["chroot", f"--userspec={uid}:{gid}", str(root)]
         print(check_config(chroot, env, config.working_dir))
+        print(check_login_extra(chroot, env))
         shell = f"cd {shlex.quote(config.working_dir)} && exec " + shlex.join(config.command)
         log = Path(scratch) / "server.log"
         with open(log, "wb") as output:
