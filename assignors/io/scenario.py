@@ -66,7 +66,6 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from importlib import resources
 from itertools import chain, repeat
 from operator import ge, gt, is_not, itemgetter, lt
 from pathlib import Path
@@ -1078,5 +1077,7 @@ def parse_scenario_text(
 
 def schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the scenario format, shipped as package data."""
+    from importlib import resources  # here: importing it costs every command, only this reads it
+
     text = resources.files("assignors.io").joinpath("scenario.schema.json").read_text("utf-8")
     return cast("dict[str, Any]", json.loads(text))
