@@ -16,9 +16,6 @@ import sys
 from pathlib import Path
 
 from assignors.errors import ScenarioError
-from assignors.io.describe import merge_listings, parse_describe
-from assignors.io.from_describe import parse_partition_counts, scenario_from_listing
-from assignors.io.kcat import parse_kcat_metadata
 from assignors.io.scenario import MAX_FILE_BYTES, dumps_scenario, parse_scenario, read_json_file
 
 
@@ -64,6 +61,8 @@ def _pairs(values: list[str], option: str, *, int_key: bool = False) -> dict[str
 
 
 def _counts(values: list[str]) -> dict[str, int]:
+    from assignors.io.from_describe import parse_partition_counts
+
     _pairs(values, "--partitions")  # the same KEY:VALUE message as the other options
     return parse_partition_counts(values)
 
@@ -79,6 +78,11 @@ def _racks(values: list[str]) -> dict[int, str]:
 
 def run(options: argparse.Namespace) -> int:
     """Print the scenario; raises :class:`ScenarioError` for anything unreadable."""
+    # Imported here: every command builds this command's options, only this one reads listings.
+    from assignors.io.describe import merge_listings, parse_describe
+    from assignors.io.from_describe import scenario_from_listing
+    from assignors.io.kcat import parse_kcat_metadata
+
     listing = merge_listings([parse_describe(_read_text(name), name) for name in options.files])
     metadata = None
     if options.kcat:

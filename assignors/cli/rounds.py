@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from assignors.errors import AssignmentExplorerError
 from assignors.model import Assignment, Scenario
-from assignors.simulate.rebalance import rebalance_rounds
 from assignors.strategy import PartitionStrategy
 
 #: ``--round final``: the last round, where the group ends.
@@ -63,8 +62,16 @@ def pick_round(
     strategy: PartitionStrategy, scenario: Scenario, first: Assignment, asked: str | None
 ) -> RoundShown:
     """The round ``asked`` names (``None``: round 1, which is ``first``, the assignor's answer
-    with its warnings); :class:`RoundRequestError` for one the rebalance does not have."""
-    rounds = rebalance_rounds(strategy, scenario, first)
+    with its warnings); :class:`RoundRequestError` for one the rebalance does not have.
+
+    Only a cooperative strategy takes more than one round
+    (:func:`~assignors.simulate.rebalance.rebalance_rounds`), so only then is the simulator
+    imported: an eager strategy's command starts without it."""
+    rounds: tuple[Assignment, ...] = (first,)
+    if strategy.protocol == "cooperative":
+        from assignors.simulate.rebalance import rebalance_rounds
+
+        rounds = rebalance_rounds(strategy, scenario, first)
     count = len(rounds)
     number = count if asked == FINAL else int(asked or 1)
     if number > count:

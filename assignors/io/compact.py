@@ -34,6 +34,7 @@ from itertools import chain, compress, groupby, islice, product, repeat
 from operator import eq, itemgetter, ne, sub
 from typing import Any, cast
 
+from assignors.gc_pause import paused_gc
 from assignors.model import Assignment, PartitionRuns, TopicPartition
 
 #: ``"*"``: every topic of the scenario, in the order of its ``topics`` list.
@@ -117,16 +118,23 @@ def progressions(numbers: Sequence[int]) -> Iterator[range]:
 
 
 def format_numbers(numbers: Sequence[int]) -> str | int:
-    """``numbers`` in rule 1 (an ``int`` when there is one number: the pair form)."""
+    """``numbers`` in rule 1 (an ``int`` when there is one number: the pair form).
+
+    Two numbers, the commonest span of a scattered answer (``sticky`` after a leave), are
+    written without :func:`progressions`, as it would: ``"A-B"`` when ``B`` follows ``A``, else
+    ``"A,B"``."""
     if len(numbers) == 1:
         return numbers[0]
+    if len(numbers) == 2:
+        first, second = numbers
+        return f"{first}-{second}" if second == first + 1 else f"{first},{second}"
     return ",".join(map(format_range, progressions(numbers)))
 
 
 def _entry(topics: Sequence[str], numbers: str | int, every_topic: Sequence[str]) -> Any:
     if len(topics) == 1:
         return [topics[0], numbers]
-    every = topics == every_topic or tuple(topics) == tuple(every_topic)
+    every = len(topics) == len(every_topic) and tuple(topics) == tuple(every_topic)
     return {"topics": EVERY_TOPIC if every else list(topics), "partitions": str(numbers)}
 
 
@@ -147,18 +155,15 @@ def claims_to_json(claims: Sequence[TopicPartition], every_topic: Sequence[str])
         # One partition per topic in a row (a range assignor's answer over many topics with as
         # many members as partitions): blocks are the runs of equal numbers, found in C.
         return _single_claims(topics, numbers, every_topic)
-    # Where the topic changes, found in C; then one step per topic in a row, not per claim.
+    # Where the topic changes (a "span": one topic's claims in a row), found in C.
     starts = [0, *compress(range(1, len(topics)), map(ne, islice(topics, 1, None), topics))]
-    ends = [*islice(starts, 1, None), len(topics)]
-    per_topic = [
-        (topics[start], numbers[start] if end - start == 1 else format_numbers(numbers[start:end]))
-        for start, end in zip(starts, ends, strict=True)
-    ]
-    entries: list[Any] = []
-    for numbers, group in groupby(per_topic, key=itemgetter(1)):
-        topics = [topic for topic, _ in group]
-        entries.append(_entry(topics, numbers, every_topic))
-    return entries
+    spans = list(map(numbers.__getitem__, map(slice, starts, [*islice(starts, 1, None), None])))
+    span_topics = list(map(topics.__getitem__, starts))
+    # A block is a row of spans with equal numbers (compared in C): its numbers are written once.
+    cuts = [0, *compress(range(1, len(spans)), map(ne, islice(spans, 1, None), spans))]
+    blocks = map(span_topics.__getitem__, map(slice, cuts, [*islice(cuts, 1, None), None]))
+    written = map(format_numbers, map(spans.__getitem__, cuts))
+    return list(map(_entry, blocks, written, repeat(tuple(every_topic))))
 
 
 def _single_claims(topics: list[str], numbers: list[int], every_topic: Sequence[str]) -> list[Any]:
@@ -174,11 +179,17 @@ def _single_claims(topics: list[str], numbers: list[int], every_topic: Sequence[
 
 
 def assignment_to_json(assignment: Assignment, every_topic: Sequence[str]) -> dict[str, list[Any]]:
-    """An answer in the compact form: member id -> its partitions as :func:`claims_to_json`."""
-    return {
-        member: claims_to_json(partitions, every_topic)
-        for member, partitions in assignment.partitions.items()
-    }
+    """An answer in the compact form: member id -> its partitions as :func:`claims_to_json`.
+
+    The cyclic collector is paused meanwhile (:func:`~assignors.gc_pause.paused_gc`): a scattered
+    answer at a million partitions is a few hundred thousand lists, no cycles among them, and
+    the collections their making set off walked the scenario's million partitions again and
+    again (``sticky`` after a leave: the JSON cost twice the table)."""
+    with paused_gc():
+        return {
+            member: claims_to_json(partitions, every_topic)
+            for member, partitions in assignment.partitions.items()
+        }
 
 
 def values_to_json(values: Sequence[Any]) -> list[Any] | dict[str, Any]:

@@ -63,10 +63,9 @@ message):
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from importlib import resources
 from itertools import chain, repeat
 from operator import ge, gt, is_not, itemgetter, lt
 from pathlib import Path
@@ -592,17 +591,25 @@ def _block_entry(
     ranges = _claim_numbers(entry.get("partitions"), f"{here}.partitions", problems)
     if topics is None or ranges is None:
         return None
-    if not _all_exist(topics, ranges, counts):
+    if not _all_exist(topics, ranges, counts, every=listed == EVERY_TOPIC):
         for topic in dict.fromkeys(topics):
             _warn_missing(topic, ranges, here, counts, problems)
     return topics, ranges
 
 
-def _all_exist(topics: Sequence[str], ranges: list[range], counts: Mapping[str, int]) -> bool:
-    """Whether every partition ``ranges`` names exists in every one of ``topics`` (in C)."""
-    if not set(topics) <= counts.keys():
+def _all_exist(
+    topics: Sequence[str], ranges: list[range], counts: Mapping[str, int], every: bool = False
+) -> bool:
+    """Whether every partition ``ranges`` names exists in every one of ``topics`` (in C; true of
+    no topics at all). ``every``: ``topics`` are all of ``counts``' topics, so only the smallest
+    count is read (a block of ``"*"`` per member of a large group: no set of every topic)."""
+    if every:
+        counted: Iterable[int] = counts.values()
+    elif set(topics) <= counts.keys():
+        counted = map(counts.__getitem__, topics)
+    else:
         return False
-    return max(numbers[-1] for numbers in ranges) < min(map(counts.__getitem__, topics))
+    return max(numbers[-1] for numbers in ranges) < min(counted, default=_JAVA_INT_MAX + 1)
 
 
 def _warn_missing(
@@ -1070,5 +1077,7 @@ def parse_scenario_text(
 
 def schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the scenario format, shipped as package data."""
+    from importlib import resources  # here: importing it costs every command, only this reads it
+
     text = resources.files("assignors.io").joinpath("scenario.schema.json").read_text("utf-8")
     return cast("dict[str, Any]", json.loads(text))

@@ -25,6 +25,7 @@ from assignors.errors import ScenarioError
 from assignors.io.compact import (
     claims_to_json,
     format_numbers,
+    format_range,
     parse_numbers,
     progressions,
     values_to_json,
@@ -126,6 +127,22 @@ def test_an_answer_held_as_runs_is_written_from_its_runs() -> None:
         ["c", 3],
     ]
     assert claims_to_json(runs, ("a", "b")) == claims_to_json(tuple(runs), ("a", "b"))
+
+
+def test_a_block_of_every_topic_in_a_group_without_topics_claims_nothing() -> None:
+    scenario, warnings = _load(
+        {
+            "topics": [],
+            "members": [
+                {
+                    "member_id": "a",
+                    "topics": "*",
+                    "owned_partitions": [{"topics": "*", "partitions": "0"}],
+                }
+            ],
+        }
+    )
+    assert scenario.members[0].owned_partitions == () and warnings == ()
 
 
 # --- mistakes: the JSON path and what to write -----------------------------------------------
@@ -281,6 +298,46 @@ def test_numbers_written_compact_expand_to_themselves(numbers: list[int]) -> Non
     if numbers:
         written = format_numbers(numbers)
         assert list(chain.from_iterable(parse_numbers(str(written)))) == numbers
+
+
+def _plain_claims_writer(claims: tuple[TopicPartition, ...], every: tuple[str, ...]) -> list[Any]:
+    """Rule 3 read plainly, one claim at a time: each topic's claims in a row written with
+    :func:`progressions` (a lone number as the pair form), rows with equal numbers in a row
+    joined into one block (``"*"`` when they are ``every``)."""
+    rows: list[tuple[str, list[int]]] = []
+    for topic, number in claims:
+        if rows and rows[-1][0] == topic:
+            rows[-1][1].append(number)
+        else:
+            rows.append((topic, [number]))
+    written = [
+        (t, n[0] if len(n) == 1 else ",".join(map(format_range, progressions(n)))) for t, n in rows
+    ]
+    entries: list[Any] = []
+    start = 0
+    while start < len(written):
+        end = start + 1
+        while end < len(written) and written[end][1] == written[start][1]:
+            end += 1
+        topics = [t for t, _ in written[start:end]]
+        numbers = written[start][1]
+        if len(topics) == 1:
+            entries.append([topics[0], numbers])
+        else:
+            block = "*" if tuple(topics) == every else topics
+            entries.append({"topics": block, "partitions": str(numbers)})
+        start = end
+    return entries
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_the_writer_writes_what_the_rule_read_plainly_writes(data: st.DataObject) -> None:
+    """The writer finds topic rows and blocks in C; its entries are the plain reading's."""
+    every = tuple(data.draw(st.lists(names, min_size=1, max_size=4, unique=True)))
+    made = data.draw(claims(list(every)))
+    shuffled = tuple(data.draw(st.permutations(made))) if data.draw(st.booleans()) else made
+    assert claims_to_json(shuffled, every) == _plain_claims_writer(shuffled, every)
 
 
 @given(st.lists(st.sampled_from([0, 5, None]), max_size=40))
