@@ -213,7 +213,7 @@ def render(dataset: DatasetEntry) -> bool:
             # An empty figure reads in words; the header's help says what each means.
             **{
                 name: st.column_config.TextColumn(
-                    header(name).removesuffix(" (s)"), help=fleet.grid_help(name)
+                    header(name).removesuffix(" (s)"), help=fleet.grid_help(name), alignment="right"
                 )
                 for name in fleet.EMPTY
                 if name in shown.columns
