@@ -127,10 +127,13 @@ def fleet_table(
     strategy: str | None = None,
     change: str | None = None,
     sort_by: str = "worst_member_lag",
+    missing_is_worst: bool = False,
 ) -> pd.DataFrame:
     """What-if rows filtered to one strategy/change (None: all), worst first by ``sort_by``.
 
-    Flagged groups (``error`` set) come first: they need a person before any number does.
+    Flagged groups (``error`` set) come first: they need a person before any number does. A
+    computed row whose ``sort_by`` is empty comes after the others, or before them when
+    ``missing_is_worst`` (an empty drain: the backlog never clears).
     """
     table = whatif.copy()
     if strategy is not None:
@@ -139,7 +142,11 @@ def fleet_table(
         table = table[(table["change"] == change) | table["error"].notna()]
     table = table.assign(_flagged=table["error"].notna())
     # Every column sorts larger-is-worse (lag, CV, moves, pause, extra members needed).
-    table = table.sort_values(["_flagged", sort_by], ascending=[False, False], na_position="last")
+    table = table.sort_values(
+        ["_flagged", sort_by],
+        ascending=[False, False],
+        na_position="first" if missing_is_worst else "last",
+    )
     return table.drop(columns=["_flagged"]).reset_index(drop=True)
 
 

@@ -10,8 +10,9 @@
    (:func:`dashboard.model.palette.text_colour`): text reads at more than 15:1 whatever theme
    the browser's template would have set.
 3. Labelled markers (the animation's tiles) grow with their labels, and the plot area with
-   them; margins grow by :data:`MARGIN_SCALE`; the trail of a moved tile is drawn in the text
-   colour, twice as wide.
+   them (rows :data:`ROW_GAP_PX` apart), less where the figure would be taller than
+   :data:`FIT_HEIGHT_PX`; margins grow by :data:`MARGIN_SCALE`; the trail of a moved tile is
+   drawn in the text colour, twice as wide.
 
 Invariants: the input figure is not changed; data, frames' names and hover texts are kept.
 """
@@ -40,6 +41,12 @@ MIN_WIDTH_PX = 1150
 #: and the largest they grow to (pixels).
 MARKER_SCALE = 1.45
 MAX_MARKER_PX = 96
+#: The space between two rows of grown markers (pixels).
+ROW_GAP_PX = 16
+#: The tallest a figure of rows of tiles is drawn, its tiles grown less where needed (never
+#: shrunk): a 1920 x 1080 projector's window less the browser's and the page's edges, so the
+#: chart scrolled to the top of the window shows whole, its slider too.
+FIT_HEIGHT_PX = 1040
 #: How much the margins grow, side by side: the sides hold labels (as their text grows); the
 #: top holds one title line and the notes over the plot, the bottom the slider and buttons
 #: (tighter: a chart of three rows of tiles fits a 720 px high window with its controls).
@@ -62,12 +69,17 @@ def projected(figure: go.Figure, theme: Theme = "light") -> go.Figure:
     margin = _grown_margin(layout)
     top = _wrap_titles(spec)
     margin["t"] = margin["t"] + top
+    height = None
+    if isinstance(layout.get("height"), int | float):
+        # Worked out on the markers as they were: growing them is the next step.
+        markers = _fitting(spec, markers, margin["t"] + margin["b"])
+        height = round(_plot_height(spec, markers) + margin["t"] + margin["b"])
     for part in _parts(spec):
         _grow_fonts({key: value for key, value in part.items() if key != "frames"})  # once each
         _restyle_traces(part, markers, ink)
-    if isinstance(layout.get("height"), int | float):
-        layout["height"] = round(_plot_height(spec, markers) + margin["t"] + margin["b"])
-        _lower_long_titles(spec, layout["height"])
+    if height is not None:
+        layout["height"] = height
+        _lower_long_titles(spec, height)
     layout["margin"] = margin
     layout["font"] = {**layout.get("font", {}), "size": TEXT_PX, "color": ink}
     _ink_everywhere(layout, ink)
@@ -76,18 +88,39 @@ def projected(figure: go.Figure, theme: Theme = "light") -> go.Figure:
     return go.Figure(spec, skip_invalid=False, _validate=False)
 
 
+def _rows(spec: dict[str, Any]) -> tuple[float, float] | None:
+    """The rows of labelled markers a figure draws (its y range, in rows one unit apart) and
+    their largest marker as drawn before projection; ``None`` for any other figure."""
+    span = _get(spec["layout"], "yaxis", "range")
+    sizes = _labelled_sizes(spec.get("data", []))
+    if not sizes or not isinstance(span, list | tuple) or len(span) != 2:
+        return None
+    return abs(float(span[1]) - float(span[0])), max(sizes)
+
+
+def _fitting(spec: dict[str, Any], markers: float, frame_px: float) -> float:
+    """``markers`` (how much labelled markers grow), less where that fits the figure into
+    :data:`FIT_HEIGHT_PX` with ``frame_px`` of margins; never below 1 (they never shrink)."""
+    rows = _rows(spec)
+    if rows is None or markers == 1.0:
+        return markers
+    count, size = rows
+    fits = ((FIT_HEIGHT_PX - frame_px) / count - ROW_GAP_PX) / size
+    return max(1.0, min(markers, fits))
+
+
 def _plot_height(spec: dict[str, Any], markers: float) -> float:
     """The plot area's new height: rows of labelled markers (one y unit apart, as the
-    animation's tiles) as tall as the grown markers need; any other plot as it was."""
+    animation's tiles) as tall as the markers grown ``markers`` times need (called before they
+    are grown), :data:`ROW_GAP_PX` apart; any other plot as it was."""
     layout = spec["layout"]
     margin = layout.get("margin", {})
     plot = float(layout["height"] - margin.get("t", 100) - margin.get("b", 80))
-    span = _get(layout, "yaxis", "range")
-    sizes = _labelled_sizes(spec.get("data", []))
-    if markers == 1.0 or not sizes or not isinstance(span, list | tuple) or len(span) != 2:
+    rows = _rows(spec)
+    if markers == 1.0 or rows is None:
         return max(plot, 100.0)
-    rows = abs(float(span[1]) - float(span[0]))
-    return max(120.0, rows * (max(sizes) * markers + 16))
+    count, size = rows
+    return max(120.0, count * (size * markers + ROW_GAP_PX))
 
 
 def _ink_everywhere(layout: dict[str, Any], ink: str) -> None:

@@ -8,15 +8,17 @@ the same stop-the-world frames, the same unit.
 
 Encoding: a member's state is a fill and a pattern (:data:`STATE_STYLES`), all in neutral greys,
 so no state looks like a member; a member's own colour (the page's palette) marks its name on
-the axis. Reading is dark and solid; every way of not reading is light with a pattern (revoking
+the axis. Reading is solid mid grey; every way of not reading is light with a pattern (revoking
 ``/``, waiting ``x``, warming up ``.``, restarting ``-``), and idle is an empty outline, so a
 stop-the-world shows as a light column across every row, framed, its length in the panel's
 title; a light bar carries its length where it fits. One legend entry per state that occurs;
 member names (typed by users) are escaped.
 
 Invariants: every state's fill is at least :data:`dashboard.model.palette.LEAST_DELTA_E` away
-(CIEDE2000) from the first 30 member colours and the task roles' colours; the time axes share
-one range, ``[0, end]`` of the runs; pure (data in, a Plotly figure out).
+(CIEDE2000) from the first 30 member colours and the task roles' colours; every state's mark
+(its fill, or idle's outline) stands out at 3:1 on the light and the dark page, and the
+durations written on bars read at 4.5:1 on their fill and pattern; the time axes share one
+range, ``[0, end]`` of the runs; pure (data in, a Plotly figure out).
 """
 
 from __future__ import annotations
@@ -42,20 +44,24 @@ class StateStyle:
     pattern: str
     """Plotly's pattern shape drawn over the fill in :data:`PATTERN_INK` ("" for none)."""
     looks: str
-    """The drawing in words, for the caption ("dark, solid")."""
+    """The drawing in words, for the caption ("solid grey")."""
     means: str
     """What the state means, for the caption and the legend's hover."""
     outline_only: bool = False
 
 
-#: Reading's fill, idle's outline and the text: a near-black grey (no member colour is near it:
-#: the palette's dark greyish green is 24 units of colour difference away).
+#: The durations' text on the light bars: a near-black grey (no member colour is near it: the
+#: palette's dark greyish green is 24 units of colour difference away).
 INK = "#222222"
+#: Reading's fill and idle's outline: a mid grey that stands out on the light page (4.2:1) and
+#: the dark one (4.5:1), and is 16 units of colour difference from any member colour; the
+#: near-black ink it replaces all but vanished on the dark page (1.2:1).
+SOLID = "#7C7C7C"
 #: The patterns' ink: a mid grey, light enough that a duration written over it reads.
 PATTERN_INK = "#8C8C8C"
 #: Each state's drawing. Neutral greys only: member colours are all chromatic.
 STATE_STYLES: dict[str, StateStyle] = {
-    "consuming": StateStyle(INK, "", "dark, solid", "reads partitions"),
+    "consuming": StateStyle(SOLID, "", "solid grey", "reads partitions"),
     "revoking": StateStyle(
         "#F8F8F8", "/", "hatched /", "gives partitions up, commits their offsets, reads nothing"
     ),
@@ -154,7 +160,7 @@ def _state_trace(
         showlegend=legend,
         marker={
             "color": fill,
-            "line": {"color": INK, "width": 1 if style.outline_only else 0},
+            "line": {"color": SOLID, "width": 2 if style.outline_only else 0},
             "pattern": {
                 "shape": style.pattern,
                 "fgcolor": PATTERN_INK,

@@ -11,6 +11,9 @@ Everything projector mode does is here, switched by one flag
 3. :func:`plotly_chart`, which the Explorer's charts are drawn through: in projector mode each
    figure is :func:`dashboard.charts.projector_style.projected` first (text of 18 px and more,
    its own background and black or white text).
+4. :func:`dataframe`, which the Kafka Streams page's tables are drawn through: in projector mode
+   an HTML table that the page's text sizes reach (a data grid draws its 14 px cells on a canvas
+   that no style sheet can enlarge), its cells read as text.
 
 The walkthrough panel asks :func:`walkthrough_offer` whether to offer its start (never in
 projector mode: the walkthrough is open).
@@ -20,10 +23,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from dashboard.charts import projector_style
 from dashboard.charts.figure_build import Figure
+from dashboard.model.plain import escape_markdown
 from dashboard.runtime import arrow_keys
 from dashboard.session import projector
 
@@ -32,6 +37,8 @@ from dashboard.session import projector
 PREVIOUS = "teach.back"
 NEXT = "teach.next"
 WALKTHROUGH = "panel.teach"
+#: Table text in projector mode (px): a table's cells and headers.
+TABLE_TEXT_PX = 22
 #: The button Escape presses (hidden: projector mode shows no other control).
 LEAVE = "projector.leave"
 
@@ -92,8 +99,9 @@ def page_css() -> str:
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p {{ font-size: 20px !important; }}
 .{panel} p:has(> strong:only-child) {{ font-size: 30px !important; }}
 .{panel} summary {{ pointer-events: none; }}
-[data-testid="stMain"] table, [data-testid="stMain"] th, [data-testid="stMain"] td {{
-  font-size: 18px !important; }}
+[data-testid="stMain"] table, [data-testid="stMain"] th, [data-testid="stMain"] td,
+[data-testid="stMain"] th p, [data-testid="stMain"] td p {{
+  font-size: {TABLE_TEXT_PX}px !important; line-height: 1.35 !important; }}
 .{arrow_keys.widget_class(PREVIOUS)} button p, .{arrow_keys.widget_class(NEXT)} button p {{
   font-size: 22px !important; }}
 </style>"""
@@ -122,3 +130,20 @@ def plotly_chart(figure: Figure, **options: Any) -> None:
         dark = st.context.theme.type == "dark"
         figure = projector_style.projected(figure, "dark" if dark else "light")
     st.plotly_chart(figure, **options)
+
+
+def as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every header and cell as text that Markdown shows as written (an HTML
+    table reads its cells as Markdown; client and task ids come from users' files)."""
+    cells = frame.map(lambda value: escape_markdown(str(value)))
+    return cells.set_axis([escape_markdown(str(name)) for name in frame.columns], axis="columns")
+
+
+def dataframe(frame: pd.DataFrame, **options: Any) -> None:
+    """``st.dataframe(frame, **options)``; in projector mode an HTML table of ``frame`` as text
+    (:func:`as_text`), without its index, in the projector's table text (module docstring,
+    step 4)."""
+    if not projector.is_on():
+        st.dataframe(frame, **options)
+        return
+    st.table(as_text(frame), hide_index=True)

@@ -129,9 +129,9 @@ def render(key: str, streams: StreamsScenario) -> None:
         width="stretch",
         key="streams.compare_figure",
     )
-    st.dataframe(table(results), hide_index=True, width="stretch")
+    projector_panel.dataframe(table(results), hide_index=True, width="stretch")
     st.caption("Each client's tasks, active/standby, before and under each assignor.")
-    st.dataframe(clients_table(streams, results), hide_index=True, width="stretch")
+    projector_panel.dataframe(clients_table(streams, results), hide_index=True, width="stretch")
     with st.expander("How an application chooses its assignor"):
         for name, strategy in registry.task_strategies().items():
             st.markdown(

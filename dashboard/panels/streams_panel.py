@@ -194,5 +194,5 @@ def render(key: str, streams: StreamsScenario) -> None:
         key="streams.figure",
     )
     st.caption("Rebalance by rebalance: each client's tasks, active/standby.")
-    st.dataframe(step_table(result), hide_index=True, width="stretch")
+    projector_panel.dataframe(step_table(result), hide_index=True, width="stretch")
     streams_compare.render(key, streams)

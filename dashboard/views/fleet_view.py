@@ -189,7 +189,11 @@ def render(dataset: DatasetEntry) -> bool:
     strategy = left.selectbox("Strategy", options, key="fleet.strategy")
     sort_by = right.selectbox("Worst first by", SORTABLE, key="fleet.sort", format_func=header)
     view = pipeline_charts.fleet_table(
-        table, None if strategy == "(all)" else strategy, change, sort_by
+        table,
+        None if strategy == "(all)" else strategy,
+        change,
+        sort_by,
+        missing_is_worst=fleet.missing_is_worst(sort_by),
     )
     view = view.assign(
         explorer=[
@@ -200,12 +204,20 @@ def render(dataset: DatasetEntry) -> bool:
     # The grid shows few enough columns to read whole at 1280 px; a group's other figures are in
     # its details below.
     view = fleet.with_flag(view)
+    shown = fleet.grid_view(view)[fleet.grid_columns(list(view.columns), sort_by)]
     tables.show(
-        view[fleet.grid_columns(list(view.columns), sort_by)],
+        shown,
         column_config={
             "explorer": st.column_config.LinkColumn("explorer", display_text="open", pinned=True),
             "group_id": st.column_config.Column("group", pinned=True),
-            "drain_s": st.column_config.NumberColumn("drain (s)", format="%,.0f"),
+            # An empty figure reads in words; the header's help says what each means.
+            **{
+                name: st.column_config.TextColumn(
+                    header(name).removesuffix(" (s)"), help=fleet.grid_help(name), alignment="right"
+                )
+                for name in fleet.EMPTY
+                if name in shown.columns
+            },
             "flagged": st.column_config.CheckboxColumn("flagged"),
         },
     )

@@ -169,3 +169,61 @@ def test_projected_text_reads_on_the_projected_background(theme: str) -> None:
             if key == "font" and isinstance(value, dict) and isinstance(value.get("color"), str):
                 for page in palette.PAGE_BACKGROUNDS.values():
                     assert palette.contrast_ratio(value["color"], page) >= 4.5
+
+
+def _timelines() -> Iterator[Any]:
+    """The protocol timeline of every sample with a group whose first member leaves (every state
+    but restarting and warming up occurs), and of a group a member joins."""
+    from assignors import AddMember, RemoveMember
+    from assignors.simulate.rebalance import Timings
+    from dashboard.charts import protocol_timeline_chart
+    from dashboard.model import protocol_timeline
+    from tests.dashboard.test_protocol_timeline import _runs
+
+    for info in sample_data.list_samples():
+        scenario = sample_data.load_sample(info.key).scenario
+        if scenario is None or len(scenario.members) < 2 or info.key == "large-group":
+            continue
+        for change in ([RemoveMember(scenario.members[0].member_id)], [AddMember("joins")]):
+            runs = _runs(scenario, change, "cooperative-sticky", Timings(rejoin_delay_s=2.0))
+            yield protocol_timeline_chart.protocol_timeline_figure(
+                protocol_timeline.protocol_timelines(runs)
+            )
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_the_protocol_timeline_reads_on_both_pages(theme: str) -> None:
+    """Issue 37 (the dark theme's timeline): each state's mark (its fill or its pattern's ink;
+    idle's outline) stands out at 3:1 on the page, plain and projected (reading's near-black
+    fill was 1.2:1 on the dark page); a duration written on a bar reads at 4.5:1 on its fill
+    and its pattern's ink; every text colour the figure sets reads on the page at 4.5:1."""
+    page = palette.PAGE_BACKGROUNDS[theme]
+    bars = 0
+    for figure in _timelines():
+        for shown in (figure, projector_style.projected(figure, theme)):
+            spec = shown.to_plotly_json()
+            for trace in spec["data"]:
+                if trace.get("type") != "bar":
+                    continue
+                marker = trace["marker"]
+                see_through = marker["color"] == "rgba(0,0,0,0)"
+                marks = [marker["line"]["color"]] if see_through else [marker["color"]]
+                if marker["pattern"]["shape"]:
+                    marks.append(marker["pattern"]["fgcolor"])
+                best = max(palette.contrast_ratio(mark, page) for mark in marks)
+                assert best >= palette.LEAST_MARK_CONTRAST, (trace["name"], marks, best)
+                if any(trace.get("text") or ()):
+                    ink = trace["textfont"]["color"]
+                    for under in (marker["color"], marker["pattern"]["fgcolor"]):
+                        ratio = palette.contrast_ratio(ink, page if see_through else under)
+                        assert ratio >= palette.LEAST_TEXT_CONTRAST, (trace["name"], under, ratio)
+                    bars += 1
+            for key, value in _walk(spec["layout"]):
+                if (
+                    key == "font"
+                    and isinstance(value, dict)
+                    and isinstance(value.get("color"), str)
+                ):
+                    ratio = palette.contrast_ratio(value["color"], page)
+                    assert ratio >= palette.LEAST_TEXT_CONTRAST, (key, value, ratio)
+    assert bars > 10

@@ -13,6 +13,7 @@ import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dashboard.charts import pipeline_charts
 from dashboard.model import fleet
 from dashboard.views.fleet_view import SORTABLE
 
@@ -71,7 +72,7 @@ def test_a_group_worked_example() -> None:
     assert details.index.name == "figure"
     assert details.loc["lag total"].tolist() == ["12,384,473", "5"]
     assert details.loc["lag coeff. of variation"].tolist() == ["1.41", "—"]
-    assert details.loc["drain (s)"].tolist() == ["4.7 h", "—"]
+    assert details.loc["drain (s)"].tolist() == ["4.7 h", "—"]  # sticky's row is flagged
     assert details.loc["note"].tolist() == ["clears in time", "—"]
     assert details.loc["error"].tolist() == ["—", "no offsets"]
 
@@ -129,3 +130,80 @@ def test_every_row_of_the_group_and_every_figure_is_in_its_details(
     assert details.shape == (4, len(values))  # lag total, lag CV, pause, error
     cells = [cell for column in details.columns for cell in details[column]]
     assert all(cell and "nan" not in cell.lower() and cell != "None" for cell in cells)
+
+
+def test_an_empty_drain_reads_never_and_a_flagged_row_a_dash() -> None:
+    """The grid's drain (the Fleet page showed "None"): group ``slow``'s consumers read 53
+    records/s slower than its producers write, so the pipeline leaves its drain empty."""
+    rows = pd.DataFrame(
+        {
+            "group_id": ["fast", "slow", "broken"],
+            "strategy": ["range"] * 3,
+            "change": ["none"] * 3,
+            "drain_s": [16_948.43, math.nan, math.nan],
+            "drain_deficit": [0.0, 53.4, math.nan],
+            "extra_members_to_drain": [0.0, math.nan, math.nan],
+            "lag_cv": [1.41, 0.0, math.nan],
+            "error": [None, None, "ValueError: no offsets"],
+        }
+    )
+    grid = fleet.grid_view(fleet.with_flag(rows))
+    assert grid["drain_s"].tolist() == ["4.7 h", "never", "—"]
+    assert grid["extra_members_to_drain"].tolist() == ["0", "none helps", "—"]
+    assert grid["lag_cv"].tolist() == ["1.41", "0.00", "—"]
+    assert grid["drain_deficit"].equals(rows["drain_deficit"])  # other figures stay numbers
+    help_text = fleet.grid_help("drain_s")
+    assert help_text is not None and "“never”" in help_text and "“—”" in help_text
+    assert fleet.grid_help("moved") is None
+    details = fleet.group_details(rows, "slow")
+    assert details.loc["drain (s)"].tolist() == ["never"]
+
+
+@given(
+    values=st.lists(st.tuples(NUMBERS, st.booleans()), min_size=1, max_size=8),
+    name=st.sampled_from(sorted(fleet.EMPTY)),
+)
+def test_every_grid_cell_that_may_be_empty_says_why(
+    values: list[tuple[object, bool]], name: str
+) -> None:
+    rows = pd.DataFrame(
+        {
+            "group_id": [f"g{index}" for index in range(len(values))],
+            name: [value for value, _ in values],
+            "error": ["RuntimeError: x" if flagged else None for _, flagged in values],
+        }
+    )
+    grid = fleet.grid_view(fleet.with_flag(rows))
+    for cell, (value, flagged) in zip(grid[name], values, strict=True):
+        assert isinstance(cell, str) and cell and "nan" not in cell.lower() and cell != "None"
+        if fleet.figure(name, value) == fleet.NO_FIGURE:  # an empty figure
+            assert cell == (fleet.NO_FIGURE if flagged else fleet.EMPTY[name].words)
+        else:
+            assert cell == fleet.figure(name, value)
+    assert fleet.EMPTY[name].words in str(fleet.grid_help(name))
+
+
+@given(
+    drains=st.lists(st.one_of(st.floats(0, 1e7), st.just(math.nan)), min_size=1, max_size=10),
+    flagged=st.lists(st.booleans(), min_size=10, max_size=10),
+)
+def test_worst_first_by_drain_puts_a_group_that_never_drains_first_after_flagged_ones(
+    drains: list[float], flagged: list[bool]
+) -> None:
+    rows = pd.DataFrame(
+        {
+            "group_id": [f"g{index}" for index in range(len(drains))],
+            "strategy": ["range"] * len(drains),
+            "change": ["none"] * len(drains),
+            "drain_s": [math.nan if f else d for d, f in zip(drains, flagged, strict=False)],
+            "error": ["ValueError: x" if f else None for f in flagged[: len(drains)]],
+        }
+    )
+    table = pipeline_charts.fleet_table(
+        rows, sort_by="drain_s", missing_is_worst=fleet.missing_is_worst("drain_s")
+    )
+    order = fleet.grid_view(fleet.with_flag(table))["drain_s"].tolist()
+    kinds = ["—" if cell == "—" else "never" if cell == "never" else "drains" for cell in order]
+    assert kinds == sorted(kinds, key=["—", "never", "drains"].index)
+    seconds = table.loc[[kind == "drains" for kind in kinds], "drain_s"].tolist()
+    assert seconds == sorted(seconds, reverse=True)

@@ -225,3 +225,21 @@ def test_history_and_fleet_tables_show_words_and_formatted_numbers(
 def _compares(app: AppTest) -> bool:
     """Whether the explorer's comparison table is on the page."""
     return plotly_spec.comparison_text(app) is not None
+
+
+@pytest.mark.spark
+def test_the_fleet_grid_says_which_groups_never_drain(
+    monkeypatch: pytest.MonkeyPatch, pipeline_output: Path
+) -> None:
+    """The grid's drain read "None" for the sample history's groups whose consumers fall behind
+    (group-00003, group-00004). It reads "never", its header's help says what that and "—"
+    mean, and worst first by drain puts those groups first."""
+    app = _view(_start(monkeypatch, pipeline_output), "Fleet")
+    app.selectbox(key="fleet.sort").set_value("drain_s").run()
+    grid = app.dataframe[0].value
+    drains = dict(zip(grid["group_id"], grid["drain_s"], strict=True))
+    assert drains["group-00003"] == drains["group-00004"] == "never"
+    assert not [cell for cell in grid["drain_s"] if cell in ("None", "nan", "")]
+    assert list(grid["drain_s"])[:2] == ["never", "never"]
+    column = _columns_shown(app)["drain_s"]
+    assert column["label"] == "drain" and "“never”" in column["help"]

@@ -174,3 +174,81 @@ def test_every_axis_states_its_tick_labels_and_title_at_18_px_or_more(theme: str
                 assert axis["title"]["font"]["size"] >= projector_style.TEXT_PX
                 titled += 1
     assert titled  # the Streams chart's "tasks" axis is among them
+
+
+def _rows_of_tiles(spec: dict[str, Any]) -> tuple[float, float]:
+    """A projected animation's rows (its y range) and its tiles' size (pixels)."""
+    low, high = spec["layout"]["yaxis"]["range"]
+    (size,) = {t["marker"]["size"] for t in spec["data"] if "text" in str(t.get("mode", ""))}
+    return abs(high - low), float(size)
+
+
+def test_the_member_leaves_lesson_fits_a_1080_px_projector() -> None:
+    """Issue 37: the "member leaves" lesson's 8 rows of tiles ran one tile past the bottom of a
+    1920 x 1080 window (the rows were spaced for tiles grown twice: 129 px apart for 78 px
+    tiles). Rows are now a tile and :data:`ROW_GAP_PX` apart, and the tiles grow a little less
+    so that the chart and its slider fit."""
+    spec = projector_style.projected(_animation(tiles=8, members=3)).to_plotly_json()
+    margin = spec["layout"]["margin"]
+    rows, size = _rows_of_tiles(spec)
+    plot = spec["layout"]["height"] - margin["t"] - margin["b"]
+    assert plot == pytest.approx(rows * (size + projector_style.ROW_GAP_PX), abs=rows / 2 + 1)
+    assert spec["layout"]["height"] <= projector_style.FIT_HEIGHT_PX < 1080
+    assert size > 54  # still larger than at a desk
+
+
+@given(tiles=st.integers(1, 60), members=st.integers(2, 6))
+def test_rows_of_tiles_fit_the_projector_whenever_tiles_need_not_shrink(
+    tiles: int, members: int
+) -> None:
+    """The projected chart is at most :data:`FIT_HEIGHT_PX` tall unless even unprojected tiles
+    would not fit; its tiles never shrink, and its rows are spaced for its tiles."""
+    figure = _animation(tiles=tiles, members=members)
+    before = figure.to_plotly_json()
+    spec = projector_style.projected(figure).to_plotly_json()
+    margin = spec["layout"]["margin"]
+    rows, size = _rows_of_tiles(spec)
+    (old,) = {t["marker"]["size"] for t in before["data"] if "text" in str(t.get("mode", ""))}
+    assert size >= old
+    plot = spec["layout"]["height"] - margin["t"] - margin["b"]
+    # (a tile's size is rounded to a pixel: half a pixel per row)
+    spaced = max(120, rows * (size + projector_style.ROW_GAP_PX))
+    assert plot == pytest.approx(spaced, abs=rows / 2 + 1)
+    smallest = rows * (old + projector_style.ROW_GAP_PX) + margin["t"] + margin["b"]
+    if smallest <= projector_style.FIT_HEIGHT_PX:
+        assert spec["layout"]["height"] <= projector_style.FIT_HEIGHT_PX
+
+
+def test_the_streams_pages_tables_are_html_tables_in_projector_mode() -> None:
+    """Issue 37: the Kafka Streams page's data grids stayed small on a projector (a grid draws
+    its cells on a canvas no style sheet reaches). In projector mode the same tables are HTML
+    tables, which the page's style sheet sets in :data:`projector_panel.TABLE_TEXT_PX` text;
+    outside it they are grids."""
+    from tests.dashboard.app_session import assert_no_exception, start_app
+
+    projected = start_app(sample="streams-new-instance", projector="1")
+    assert_no_exception(projected)
+    assert not projected.dataframe and len(projected.table) == 3
+    plain = start_app(sample="streams-new-instance")
+    assert len(plain.dataframe) == 3 and not plain.table
+    grids = [frame.value for frame in plain.dataframe]
+    tables = [table.value for table in projected.table]
+    for grid, table in zip(grids, tables, strict=True):
+        assert table.shape == grid.shape
+        assert list(table.iloc[0]) == [str(cell) for cell in projector_panel.as_text(grid).iloc[0]]
+    assert f"font-size: {projector_panel.TABLE_TEXT_PX}px" in projector_panel.page_css()
+    assert projector_panel.TABLE_TEXT_PX >= projector_style.TEXT_PX
+
+
+@given(st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=4, unique=True))
+def test_a_projected_tables_cells_read_as_typed(names: list[str]) -> None:
+    """A client or task id from a user's file is shown as typed, never as Markdown."""
+    import pandas as pd
+
+    from dashboard.model.plain import escape_markdown
+
+    frame = pd.DataFrame({name: [name, 1] for name in names})
+    shown = projector_panel.as_text(frame)
+    assert list(shown.columns) == [escape_markdown(name) for name in names]
+    assert list(shown.iloc[0]) == [escape_markdown(name) for name in names]
+    assert list(shown.iloc[1]) == ["1"] * len(names)
