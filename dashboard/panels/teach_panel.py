@@ -46,14 +46,15 @@ from dashboard.session import samples, state
 _STARTED = "ae.walkthrough_started"
 #: The walkthrough panel's key: its open/closed state lives in the session under it.
 PANEL = "panel.teach"
-#: The views a step may name (``WalkthroughStep.view``) and where each is on the page.
+#: The views a step may name (``WalkthroughStep.view``) and where each is on the page: plain
+#: text (the caption escapes it with the step's own words), so names are quoted, not starred.
 VIEWS = {
     "Animation": "the animation at the top of the results (play it: outlined tiles change owner)",
     "Comparison table": "the comparison table under the animation (one row per strategy)",
     "Lag per consumer": "the lag per consumer chart",
-    **{name: f"*{name}* under *More views*" for name in results_panel.MORE_VIEWS},
+    **{name: f"“{name}” under “More views”" for name in results_panel.MORE_VIEWS},
     "Kafka Streams": (
-        "the Kafka Streams page's *Tasks per client* chart (rebalance by rebalance: press ▶ Play"
+        "the Kafka Streams page's “Tasks per client” chart (rebalance by rebalance: press ▶ Play"
         " or drag the slider)"
     ),
 }

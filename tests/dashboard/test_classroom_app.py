@@ -166,6 +166,9 @@ def test_the_hint_says_what_is_on_the_page(key: str, index: int) -> None:
     if step.view is not None:
         assert step.view in teach_panel.VIEWS, f"{key}: unknown view {step.view!r}"
         assert teach_panel.VIEWS[step.view] in hint
+    # The caption escapes the hint (it quotes the step's own words), so the hint is plain text:
+    # Markdown in it would show as literal asterisks and underscores.
+    assert not {"*", "`"} & set(hint), hint
 
 
 def test_show_this_step_appears_only_when_the_page_no_longer_shows_it() -> None:
