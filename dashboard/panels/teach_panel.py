@@ -136,8 +136,13 @@ def render(source: sources.Source) -> None:
     if not steps:
         return
     if source.walkthrough_step and PANEL not in st.session_state:
-        st.session_state[PANEL] = True  # a link to a step opens the panel on it
+        # A link to a step opens the panel on it, and shows the view the step names, as Next
+        # and Previous do (the results are drawn after this panel).
+        st.session_state[PANEL] = True
         st.session_state[_STARTED] = True
+        view = steps[min(source.walkthrough_step, len(steps) - 1)].view
+        if view in results_panel.MORE_VIEWS:
+            st.session_state[results_panel.MORE_VIEW] = view
     if not st.session_state.get(_STARTED) and projector_panel.walkthrough_offer():
         left, right = st.columns([4, 1], vertical_alignment="center")
         each = (

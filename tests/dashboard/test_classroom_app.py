@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import sample_data
-from dashboard.panels import teach_panel
+from dashboard.panels import results_panel, teach_panel
 from dashboard.session import samples
 from dashboard.views import pages
 from tests.dashboard.app_session import (
@@ -185,3 +185,19 @@ def test_show_this_step_appears_only_when_the_page_no_longer_shows_it() -> None:
     assert_no_exception(app)
     assert app.multiselect(key="strategies.pick").value == shown
     assert "teach.apply" not in [button.key for button in app.button]
+
+
+@pytest.mark.parametrize(
+    ("key", "index"),
+    [
+        (info.key, index)
+        for info in sample_data.list_samples()
+        for index, step in enumerate(sample_data.load_sample(info.key).walkthrough)
+        if index and step.view in results_panel.MORE_VIEWS
+    ],
+)
+def test_a_link_to_a_step_shows_the_view_the_step_names(key: str, index: int) -> None:
+    # As Next and Previous do: the link's reader lands on the view the step talks about.
+    app = start_app(sample=key, step=str(index))
+    step = sample_data.load_sample(key).walkthrough[index]
+    assert app.session_state[results_panel.MORE_VIEW] == step.view
