@@ -70,7 +70,6 @@ def answer(strategy: str, version: str | None) -> dict[str, Any]:
         ("uniform", "3.8", "the lines it answers for are 3.9, 4.0"),
         ("sticky", "3.4.1", "the lines it answers for are 3.5, 3.6"),
         ("cooperative-sticky", "3.0", "the lines it answers for are 3.5, 3.6"),
-        ("share-simple", "4.1", "the lines it answers for are 4.2, 4.3, 4.4"),
     ],
 )
 def test_refusals_name_the_first_line_or_the_lines_answered(

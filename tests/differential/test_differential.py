@@ -66,6 +66,7 @@ def test_version_dependent_strategies_are_known() -> None:
         "sticky",
         "cooperative-sticky",
         "uniform",
+        "share-simple",
         "streams-sticky",
     )
 
