@@ -64,6 +64,7 @@ def answer(strategy: str, version: str | None) -> dict[str, Any]:
     [
         ("share-simple", "3.9", "the first release line that has it is 4.0"),
         ("streams-group-sticky", "4.0.2", "the first release line that has it is 4.1"),
+        ("streams-group-sticky", "4.1", "the lines it answers for are 4.2, 4.3, 4.4"),
         ("uniform", "3.4", "the first release line that has it is 3.7"),
         ("server-range", "3.0.2", "the first release line that has it is 3.7"),
         ("streams-sticky", "3.7", "the first release line that has it is 3.8"),

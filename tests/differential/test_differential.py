@@ -68,6 +68,7 @@ def test_version_dependent_strategies_are_known() -> None:
         "uniform",
         "share-simple",
         "streams-sticky",
+        "streams-group-sticky",
     )
 
 
