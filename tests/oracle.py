@@ -66,6 +66,7 @@ OPTIONAL_CLASSES: tuple[tuple[str, str, str], ...] = (
 #: that replaced it; the build for a line in that span compiles them (``-Dprop=none``).
 LINE_RANGE_CLASSES: tuple[tuple[str, str, str], ...] = (
     ("oracle.exclude.streams.group.early", "4.1", "4.4"),
+    ("oracle.exclude.kafka38", "3.8", "3.9"),
 )
 #: Maven switches that leave out the group coordinator's jars before the line that first has them.
 MISSING_JARS: tuple[tuple[str, str], ...] = (
