@@ -179,6 +179,12 @@ class JavaHashMapOrder(Generic[K]):
         if crowded:
             self._capacity <<= 1
 
+    def touch(self) -> None:
+        """``map.computeIfAbsent(key, ...)`` for a key already present: Java grows a table that is
+        over its threshold before it looks the key up, so the call may still double it."""
+        if len(self._keys) > self._capacity * 3 // 4:
+            self._capacity <<= 1
+
     def _crowded(self, hashed: int, limit: int) -> bool:
         """Whether adding to this key's bucket makes Java's ``treeifyBin`` double a small table.
 

@@ -61,6 +61,13 @@ OPTIONAL_CLASSES: tuple[tuple[str, str, str], ...] = (
     ("oracle.exclude.streams", "**/Streams*Assignor.java", "3.8"),
     ("oracle.exclude.streams.group", "**/StreamsGroupStickyAssignor.java", "4.4"),
 )
+#: Oracle classes that drive an interface only some lines have: the Maven property that leaves
+#: them out (its default in ``pom.xml``), the first line that has the interface, and the line
+#: that replaced it; the build for a line in that span compiles them (``-Dprop=none``).
+LINE_RANGE_CLASSES: tuple[tuple[str, str, str], ...] = (
+    ("oracle.exclude.streams.group.early", "4.1", "4.4"),
+    ("oracle.exclude.kafka38", "3.8", "3.9"),
+)
 #: Maven switches that leave out the group coordinator's jars before the line that first has them.
 MISSING_JARS: tuple[tuple[str, str], ...] = (
     ("oracle.no.coordinator", "3.4"),
@@ -112,6 +119,11 @@ def maven_command(version: str) -> list[str]:
         if _line_key(version) < _line_key(since)
     ]
     absent = [f"-D{prop}" for prop, since in MISSING_JARS if _line_key(version) < _line_key(since)]
+    spans = [
+        f"-D{prop}=none"
+        for prop, since, until in LINE_RANGE_CLASSES
+        if _line_key(since) <= _line_key(version) < _line_key(until)
+    ]
     return [
         "mvn",
         "-q",
@@ -120,6 +132,7 @@ def maven_command(version: str) -> list[str]:
         f"-Dkafka.version={version}",
         *absent,
         *older,
+        *spans,
         "package",
     ]
 

@@ -21,6 +21,9 @@ are contiguous. With equal subscriptions and equal partition counts, every membe
 partition numbers of every topic (co-partitioning for joins). Homogeneous and heterogeneous groups
 take the same steps (Kafka has two code paths that agree).
 
+Kafka 3.8 (``kafka_version``) ran a sticky range assignor instead:
+:mod:`assignors.broker.range_kafka38`.
+
 The answer holds ranges, as Kafka's coordinator does (per member, per topic, a set of partition
 numbers): each member's partitions are a :class:`~assignors.model.PartitionRuns`, equal to the
 sorted tuple of them, whose ``TopicPartition`` objects are made when it is read.
@@ -32,8 +35,9 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import chain, groupby, repeat
 
+from assignors.broker.range_kafka38 import compute_kafka38
 from assignors.java_order import hash_order, java_string_key, string_hash
-from assignors.kafka_versions import BROKER_LINES
+from assignors.kafka_versions import BROKER_LINES, at_least
 from assignors.model import (
     Member,
     PartitionRun,
@@ -63,6 +67,8 @@ def compute(
     """Member id -> partitions, as Kafka's broker-side ``RangeAssignor`` computes them: each
     member's as :class:`PartitionRuns` (its ranges, no :class:`TopicPartition` made until the
     answer is read). With a recorder, the same answer and every placement traced."""
+    if not at_least(scenario.kafka_version, "3.9"):
+        return compute_kafka38(scenario, trace)
     counts = scenario.partition_counts()
     ordered = member_order(scenario.members)
     subscribers = _subscribers(scenario, ordered, counts)
@@ -209,5 +215,12 @@ STRATEGY = PartitionStrategy(
     consumer_config="group.protocol=consumer\ngroup.remote.assignor=range",
     protocol="consumer",
     compute=compute,
+    older_kafka=(
+        (
+            "3.8",
+            "sticky: each subscriber keeps its lowest held partitions of a topic up to its "
+            "share (one more while the extra partitions last); the rest go out in ranges",
+        ),
+    ),
     kafka_lines=BROKER_LINES,
 )

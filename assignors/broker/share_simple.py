@@ -8,8 +8,9 @@ checked against Kafka's own classes by ``tests/differential/``) to the partition
 ``owned_partitions`` is the member's current target assignment; unlike every consumer-group
 strategy, two members may hold the same partition there and in the answer. Not modelled: a share
 group only assigns partitions whose share state is initialised; here every existing partition is
-assignable. Kafka 3.9's early-access ``SimpleAssignor`` was a different, hash-based algorithm (it
-answers differently in 1,578 of 2,000 generated groups); this module follows Kafka 4.
+assignable. This is the algorithm of Kafka 4.2 and later; share groups' early-access (4.0) and
+preview (4.1) lines had their own, :mod:`assignors.broker.share_simple_kafka40` (the scenario's
+``kafka_version`` picks).
 
 The group as the coordinator sees it (member order, topic ids, homogeneous or not) is
 :class:`assignors.broker.uniform.GroupSpec`; current claims keep every claimant of a partition.
@@ -43,6 +44,7 @@ from itertools import compress, groupby, repeat
 from operator import itemgetter
 from typing import TypeVar
 
+from assignors.broker.share_simple_kafka40 import assign_kafka40, assign_kafka41
 from assignors.broker.uniform import GroupSpec
 from assignors.errors import AssignmentExplorerError
 from assignors.gc_pause import paused_gc
@@ -59,7 +61,7 @@ from assignors.java_order import (
     string_hash,
     uuid_hash,
 )
-from assignors.kafka_versions import KafkaLines
+from assignors.kafka_versions import KafkaLines, at_least
 from assignors.model import Scenario, TopicPartition, topic_partitions
 from assignors.strategy import PartitionStrategy
 from assignors.trace import DecisionTrace
@@ -549,27 +551,22 @@ def compute(
     """Member id -> target partitions (a partition may go to several members)."""
     if not scenario.members:
         return {}
+    version = scenario.kafka_version
     with paused_gc():
+        if not at_least(version, "4.2"):
+            early = _Group(scenario)
+            if at_least(version, "4.1"):
+                return assign_kafka41(early, trace)
+            return assign_kafka40(early, trace)
         group = _Group(scenario, trace)
         if group.spec.homogeneous:
             return assign_homogeneous(group)
         return assign_heterogeneous(group)
 
 
-#: Share groups came with 4.0 (KIP-932, early access; preview in 4.1); 4.0 and 4.1's
-#: ``SimpleAssignor`` answer differently from 4.2 on, which this module reproduces.
-SHARE_LINES = KafkaLines(
-    first="4.0",
-    arrived="share groups (KIP-932)",
-    refused=tuple(
-        (
-            line,
-            "share groups were early access / preview there and that line's SimpleAssignor "
-            "answers differently on generated groups; it is not reproduced (4.2 and later are)",
-        )
-        for line in ("4.0", "4.1")
-    ),
-)
+#: Share groups came with 4.0 (KIP-932, early access; preview in 4.1). 4.0 and 4.1 each had
+#: their own ``SimpleAssignor`` (:mod:`assignors.broker.share_simple_kafka40`); 4.2 on, this one.
+SHARE_LINES = KafkaLines(first="4.0", arrived="share groups (KIP-932)")
 
 STRATEGY = PartitionStrategy(
     name="share-simple",
@@ -588,5 +585,14 @@ STRATEGY = PartitionStrategy(
     ),
     protocol="consumer",
     compute=compute,
+    older_kafka=(
+        ("4.0", "every member gets every partition of its subscribed topics (no sharing out)"),
+        (
+            "4.1",
+            "each member takes one partition picked by the hash of its id, keeps current "
+            "claims up to an even count, and the partitions nobody holds go round-robin; "
+            "different subscriptions are not balanced, and overlapping claims can make it fail",
+        ),
+    ),
     kafka_lines=SHARE_LINES,
 )

@@ -47,9 +47,10 @@ Invariants: every partition of every subscribed topic is assigned exactly once; 
 by at most one; a member never loses a partition it holds unless it is above its quota (or the
 topic left the subscription).
 
-Kafka version (the scenario's ``kafka_version``): the default reproduces Kafka 4.4; with 3.9 the
-even split gives its extra slots to the first members (step 1) and heterogeneous groups go to
-Kafka 3.9's first builder (:mod:`assignors.broker.uniform_kafka39`).
+Kafka version (the scenario's ``kafka_version``): the default reproduces Kafka 4.4; with 3.9 (and
+3.8, whose ``UniformAssignor`` is 3.9's, checked against Kafka 3.8.1's own class) the even split
+gives its extra slots to the first members (step 1) and heterogeneous groups go to Kafka 3.9's
+first builder (:mod:`assignors.broker.uniform_kafka39`).
 
 Heterogeneous groups (Kafka 4's ``UniformHeterogeneousAssignmentBuilder``); members are numbered
 0..M-1 in member-map order, "lighter" means fewer partitions, then the smaller number:
@@ -830,7 +831,7 @@ STRATEGY = PartitionStrategy(
     compute=compute,
     older_kafka=(
         (
-            "3.9",
+            "3.8-3.9",
             "members with different subscriptions: Kafka 3.9's first heterogeneous builder "
             "(fewest partitions first, then a balancing pass that can stop early and throws "
             "on some groups with current owners); an even split gives its extra partitions to "

@@ -58,9 +58,17 @@ passes its ``per_member`` (the active quota is not read after step 2).
 
 Invariants: every task is active on exactly one member; no process holds two replicas (active
 or standby) of one task; at most ``num.standby.replicas`` standbys per stateful task, none for
-stateless ones; the answer lists every member. Kafka 4.1 to 4.3 rank standby candidates by
-previous standbys only (reported offsets are not read) and pick the least loaded candidate
-slightly differently; this module follows 4.4.0, which the oracle checks.
+stateless ones; the answer lists every member.
+
+Kafka 4.2 and 4.3 (``kafka_version``; :class:`LineRules`), each checked against its own
+classes: step 1 reads no offset sums, so a task's standby candidates are only the members listing
+it as standby, in member order; processes join their map with ``putIfAbsent`` (a new one at the
+end of its bucket), which changes process order. 4.3 also picks the least loaded candidate its
+own way: the first candidate starts as the pick even when its process holds the task, a later
+one replaces it only from a process without the task and with both loads strictly lower, and
+there is no pick when the first candidate's process holds the task. Kafka 4.1 ran an earlier
+algorithm whose ties fall to Java identity hash codes (its ``Member`` class has no
+``hashCode``), so the same group gets different answers in one broker: refused.
 
 Scenario: the Streams scenario (:mod:`.model`). A client is a process; its ``members`` (one per
 thread) carry the previous tasks and offset sums. A client without ``members`` stands for
@@ -89,7 +97,7 @@ from assignors.java_order import (
     hash_order,
     string_hash,
 )
-from assignors.kafka_versions import KafkaLines
+from assignors.kafka_versions import KafkaLines, at_least, release_line
 from assignors.strategy import TaskStrategy
 from assignors.streams.model import (
     StreamsClient,
@@ -187,6 +195,27 @@ class _Quota:
         return self.per_member
 
 
+@dataclass(frozen=True, slots=True)
+class LineRules:
+    """What a release line's ``StickyTaskAssignor`` does differently (the module docstring's
+    "Kafka 4.2 and 4.3"): ``processes_at_head``, processes join their map with
+    ``computeIfAbsent`` (4.4) rather than ``putIfAbsent``; ``offsets_rank``, reported offset
+    sums make and rank standby candidates (4.4); ``first_candidate_stays``, 4.3's
+    ``findPrevMemberWithLeastLoad``."""
+
+    processes_at_head: bool
+    offsets_rank: bool
+    first_candidate_stays: bool
+
+
+KAFKA_44 = LineRules(processes_at_head=True, offsets_rank=True, first_candidate_stays=False)
+#: The earlier lines answered for, by line.
+_EARLIER = {
+    "4.2": LineRules(processes_at_head=False, offsets_rank=False, first_candidate_stays=False),
+    "4.3": LineRules(processes_at_head=False, offsets_rank=False, first_candidate_stays=True),
+}
+
+
 class _Run:
     """One run of the algorithm of the module docstring, over numbers.
 
@@ -199,18 +228,24 @@ class _Run:
     """
 
     def __init__(
-        self, members: Sequence[tuple[str, str, StreamsMember]], topology: _Topology, replicas: int
+        self,
+        members: Sequence[tuple[str, str, StreamsMember]],
+        topology: _Topology,
+        replicas: int,
+        line: LineRules = KAFKA_44,
     ) -> None:
         self.topology = topology
         self.replicas = replicas
+        self.line = line
         specs = {member_id: (process_id, spec) for member_id, process_id, spec in members}
         member_order: JavaHashMapOrder[str] = JavaHashMapOrder(string_hash)
         member_order.put_all(specs)
         self.member_ids = list(member_order)
         total = len(self.member_ids)
         process_order: JavaHashMapOrder[str] = JavaHashMapOrder(string_hash, total)
+        add_process = process_order.put_first if line.processes_at_head else process_order.put
         for member_id in self.member_ids:
-            process_order.put_first(specs[member_id][0])
+            add_process(specs[member_id][0])
         self.process_ids = list(process_order)
         number = {process_id: p for p, process_id in enumerate(self.process_ids)}
         self.process_of = [number[specs[member_id][0]] for member_id in self.member_ids]
@@ -231,7 +266,7 @@ class _Run:
         self.active_quota = _Quota(tasks, total)
         self.total_quota = _Quota(tasks + replicas * topology.standby_tasks, total)
         self.active_owner, self.owned, self.candidates = _previous_owners(
-            [specs[member_id][1] for member_id in self.member_ids], topology
+            [specs[member_id][1] for member_id in self.member_ids], topology, line.offsets_rank
         )
 
     def load(self, process: int) -> float:
@@ -282,6 +317,8 @@ class _Run:
         ``standby_task`` -1: for an active task; else candidates whose process holds it are
         skipped.
         """
+        if self.line.first_candidate_stays:
+            return self._least_loaded_candidate_43(members, standby_task)
         candidate = -1
         best_process = best_member = 0.0
         for member in members:
@@ -293,6 +330,30 @@ class _Run:
             if candidate >= 0 and not (process_load < best_process and member_load < best_member):
                 continue
             candidate, best_process, best_member = member, process_load, member_load
+        return candidate
+
+    def _least_loaded_candidate_43(self, members: Sequence[int], standby_task: int) -> int:
+        """Kafka 4.3's ``findPrevMemberWithLeastLoad``: the first candidate starts as the pick
+        even when its process holds the task; a later one replaces the pick when its process
+        does not hold it and both loads are strictly lower; and the answer is none (-1) whenever
+        the *first* candidate's process holds the task (4.3 checks it, not the pick's)."""
+        if not members:
+            return -1
+        candidate = members[0]
+        first_process = self.process_of[candidate]
+        best_process = self.load(first_process)
+        best_member = float(self.count[candidate])
+        for member in members[1:]:
+            process = self.process_of[member]
+            process_load = self.load(process)
+            if process_load < best_process and (
+                standby_task < 0 or standby_task not in self.holds[process]
+            ):
+                member_load = float(self.count[member])
+                if member_load < best_member:
+                    candidate, best_process, best_member = member, process_load, member_load
+        if standby_task >= 0 and standby_task in self.holds[first_process]:
+            return -1
         return candidate
 
     def answer(self) -> dict[str, MemberTasks]:
@@ -308,10 +369,11 @@ class _Run:
 
 
 def _previous_owners(
-    specs: Sequence[StreamsMember], topology: _Topology
+    specs: Sequence[StreamsMember], topology: _Topology, offsets_rank: bool = True
 ) -> tuple[dict[int, int], list[list[int]], dict[int, list[int]]]:
     """Step 1: per task its active owner; per member the tasks it owns; per task its standby
-    candidates, ranked.
+    candidates, ranked (``offsets_rank`` false, Kafka 4.2 and 4.3: only the members listing it as
+    standby, in member order).
 
     Tasks the topology does not have are left out: nothing asks for them.
     """
@@ -323,7 +385,7 @@ def _previous_owners(
     for member, spec in enumerate(specs):
         owned.append(topology.numbers(spec.prev_active))
         owner.update(zip(owned[-1], repeat(member)))  # the last owner in member order wins
-        offsets = spec.task_offsets
+        offsets = spec.task_offsets if offsets_rank else {}
         for task_id in spec.prev_standby:
             task = topology.number(task_id)
             if task is not None:
@@ -653,7 +715,9 @@ def assign_streams_group_sticky(scenario: StreamsScenario) -> StreamsGroupAssign
         for member in group_members(client)
     ]
     with paused_gc():
-        run = _Run(members, topology, scenario.config.num_standby_replicas)
+        version = scenario.kafka_version
+        line = KAFKA_44 if at_least(version, "4.4") else _EARLIER[release_line(version or "")]
+        run = _Run(members, topology, scenario.config.num_standby_replicas, line)
         _assign_active(run)
         if run.replicas > 0:
             _assign_standby(run)
@@ -697,19 +761,19 @@ def streams_group_assignment_to_json(answer: StreamsGroupAssignment) -> dict[str
     return result
 
 
-#: Streams groups came with 4.1 (KIP-1071); 4.1 to 4.3 ranked a task's previous standby owners
-#: without the offset sums members report, and their assignor interface differs from 4.4's, which
-#: is the one the oracle drives: only 4.4 is checked.
+#: Streams groups came with 4.1 (KIP-1071). 4.2 and 4.3 are answered (:class:`LineRules`); 4.1
+#: ran an earlier algorithm whose answers are not a function of the group (below).
 STREAMS_GROUP_LINES = KafkaLines(
     first="4.1",
     arrived="Streams groups (KIP-1071)",
-    refused=tuple(
+    refused=(
         (
-            line,
-            "that line ranked a task's previous standby owners without the offset sums members "
-            "report (not reproduced), and its assignor interface is not driven by the oracle",
-        )
-        for line in ("4.1", "4.2", "4.3")
+            "4.1",
+            "that line's StickyTaskAssignor breaks ties by iterating hash sets of objects "
+            "without their own hash code, so its answer to one group depends on what the broker "
+            "did before (asked in reverse order, 260 of 500 generated groups got another answer "
+            "from Kafka 4.1.2); no answer of ours could match it",
+        ),
     ),
 )
 
@@ -734,5 +798,18 @@ STRATEGY = TaskStrategy(
     parse=parse_streams_scenario,
     compute=assign_streams_group_sticky,
     to_json=streams_group_assignment_to_json,
+    older_kafka=(
+        (
+            "4.2",
+            "reported offset sums are not read: a task's standby candidates are only its "
+            "previous standbys, in member order; processes are ordered as putIfAbsent fills "
+            "their map",
+        ),
+        (
+            "4.3",
+            "as 4.2, and the least loaded standby candidate is chosen by 4.3's own rule (no "
+            "pick when the first candidate's instance already holds the task)",
+        ),
+    ),
     kafka_lines=STREAMS_GROUP_LINES,
 )

@@ -118,6 +118,71 @@ def test_offset_sums_rank_the_previous_owners() -> None:
     assert (answer["c"]["active"], answer["c"]["standby"]) == (["0_1"], [])
 
 
+def versions(scenario: dict[str, Any], *lines: str) -> dict[str, dict[str, Any]]:
+    """``run`` of ``scenario`` as each of ``lines``: line -> member -> (active, standby)."""
+    answers = {}
+    for line in lines:
+        answer = run({**scenario, "kafka_version": line})
+        answers[line] = {m: (t["active"], t["standby"]) for m, t in answer.items()}
+    return answers
+
+
+def test_before_44_reported_offsets_make_no_candidates() -> None:
+    """Kafka 4.2 and 4.3 read no offset sums. Active quota ceil(3/4) = 1: a keeps 0_0, b2 keeps
+    1_0; 0_1 (a's too) is left. As 4.4, b, which reported an offset for 0_1 and has nothing yet,
+    is its candidate and takes it; as 4.2 and 4.3 0_1 has no candidate and goes to the least
+    loaded process: P3 (load 0; P1 1, P2 1/2), so to c."""
+    lags = {"0_0": 0, "0_1": 0}
+    scenario = {
+        "tasks": tasks(0, 2, True) + tasks(1, 1, False),
+        "clients": [
+            process(P1, {"member_id": "a", "prev_active": ["0_0", "0_1"]}, lags=lags),
+            process(
+                P2,
+                {"member_id": "b", "task_offsets": {"0_1": 900}},
+                {"member_id": "b2", "prev_active": ["1_0"]},
+                lags=lags,
+            ),
+            process(P3, {"member_id": "c"}, lags=lags),
+        ],
+    }
+    answers = versions(scenario, "4.4", "4.3", "4.2")
+    assert answers["4.4"]["b"] == (["0_1"], [])
+    assert answers["4.3"]["c"] == answers["4.2"]["c"] == (["0_1"], [])
+
+
+def test_kafka_43_gives_up_when_the_first_candidate_holds_the_task() -> None:
+    """One standby of 0_0; a keeps 0_0 active. Member order b2, a, a2, b, c (buckets of their
+    ``String.hashCode``: 0, 1, 1, 2, 3), so 0_0's standby candidates are a2, then b. The total
+    quota is ceil(3/5) = 1. 4.2 and 4.4 skip a2 (its process P1 holds 0_0) and give the standby
+    to b. 4.3 starts from a2, does not switch to b (P2's load 1/2 is not below P1's), and, as
+    a2's process holds 0_0, gives up: the least loaded process, P3, takes it, so c."""
+    lags = {"0_0": 0}
+    scenario = {
+        "tasks": [{"id": "0_0", "stateful": True}, {"id": "1_0", "stateful": False}],
+        "clients": [
+            process(
+                P1,
+                {"member_id": "a", "prev_active": ["0_0"]},
+                {"member_id": "a2", "prev_standby": ["0_0"]},
+                lags=lags,
+            ),
+            process(
+                P2,
+                {"member_id": "b", "prev_standby": ["0_0"]},
+                {"member_id": "b2", "prev_active": ["1_0"]},
+                lags=lags,
+            ),
+            process(P3, {"member_id": "c"}, lags=lags),
+        ],
+        "config": {"num_standby_replicas": 1},
+    }
+    answers = versions(scenario, "4.4", "4.3", "4.2")
+    assert answers["4.4"]["b"] == answers["4.2"]["b"] == ([], ["0_0"])
+    assert answers["4.3"]["b"] == ([], [])
+    assert answers["4.3"]["c"] == ([], ["0_0"])
+
+
 def test_a_client_without_members_stands_for_its_threads() -> None:
     scenario = parse_streams_scenario(
         {
@@ -199,10 +264,12 @@ def test_tasks_must_describe_subtopologies(task_list: list[dict[str, Any]], mess
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(min_value=0, max_value=2**32))
-def test_invariants_on_generated_groups(seed: int) -> None:
-    """Every task active once; no process holds two replicas of a task; standbys within bounds."""
-    scenario = parse_streams_scenario(streams_group_scenario(random.Random(seed)))
+@given(seed=st.integers(min_value=0, max_value=2**32), line=st.sampled_from(["4.2", "4.3", "4.4"]))
+def test_invariants_on_generated_groups(seed: int, line: str) -> None:
+    """Every task active once; no process holds two replicas of a task; standbys within bounds
+    (as every line answered)."""
+    raw = streams_group_scenario(random.Random(seed))
+    scenario = parse_streams_scenario({**raw, "kafka_version": line})
     answer = assign_streams_group_sticky(scenario)
     members = [m.member_id for c in scenario.clients for m in group_members(c)]
     assert list(answer.members) == members

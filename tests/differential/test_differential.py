@@ -66,7 +66,10 @@ def test_version_dependent_strategies_are_known() -> None:
         "sticky",
         "cooperative-sticky",
         "uniform",
+        "server-range",
+        "share-simple",
         "streams-sticky",
+        "streams-group-sticky",
     )
 
 

@@ -27,12 +27,15 @@ public final class Oracle {
         "roundrobin", () -> new ClientAssignor(new org.apache.kafka.clients.consumer.RoundRobinAssignor()),
         "sticky", () -> new ClientAssignor(new org.apache.kafka.clients.consumer.StickyAssignor()),
         "cooperative-sticky", () -> new ClientAssignor(new org.apache.kafka.clients.consumer.CooperativeStickyAssignor()),
-        "uniform", () -> since("oracle.UniformServerAssignor", "consumer-group assignors (KIP-848, Kafka 3.9 jars and later)"),
-        "server-range", () -> since("oracle.RangeServerAssignor", "consumer-group assignors (KIP-848, Kafka 3.9 jars and later)"),
+        "uniform", () -> since("consumer-group assignors (KIP-848, Kafka 3.8 jars and later)",
+            "oracle.UniformServerAssignor", "oracle.Kafka38UniformAssignor"),
+        "server-range", () -> since("consumer-group assignors (KIP-848, Kafka 3.8 jars and later)",
+            "oracle.RangeServerAssignor", "oracle.Kafka38RangeAssignor"),
         "share-simple", () -> since("oracle.ShareAssignor", "share-group assignors (KIP-932)"),
         "streams-ha", () -> since("oracle.StreamsHaAssignor", "task assignor API this oracle drives (KIP-924, Kafka 3.8+)"),
         "streams-sticky", () -> since("oracle.StreamsStickyAssignor", "task assignor API this oracle drives (KIP-924, Kafka 3.8+)"),
-        "streams-group-sticky", () -> since("oracle.StreamsGroupStickyAssignor", "Streams groups (KIP-1071, Kafka 4.1+)")
+        "streams-group-sticky", () -> since("Streams groups (KIP-1071, Kafka 4.1+)",
+            "oracle.StreamsGroupStickyAssignor", "oracle.EarlyStreamsGroupAssignor")
     ));
 
     private Oracle() {
@@ -44,13 +47,21 @@ public final class Oracle {
      * tests/oracle.py); in an older build every request gets an error answer.
      */
     static Assignor since(String className, String what) {
-        try {
-            return (Assignor) Class.forName(className).getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException missing) {
-            return scenario -> {
-                throw new Assignor.BadScenario("this Kafka version has no " + what);
-            };
+        return since(what, new String[] {className});
+    }
+
+    /** The first of {@code classNames} this build has (one per interface a line's Kafka has). */
+    static Assignor since(String what, String... classNames) {
+        for (String className : classNames) {
+            try {
+                return (Assignor) Class.forName(className).getDeclaredConstructor().newInstance();
+            } catch (ReflectiveOperationException missing) {
+                // not compiled for this Kafka version: try the next
+            }
         }
+        return scenario -> {
+            throw new Assignor.BadScenario("this Kafka version has no " + what);
+        };
     }
 
     public static void main(String[] args) throws Exception {
