@@ -37,7 +37,7 @@ _CHECKOUT = str(Path(__file__).resolve().parent.parent)
 if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
-from dashboard.model.plain import escape_markdown  # noqa: E402
+from dashboard.model.plain import ERROR_ICON, escape_markdown  # noqa: E402
 from dashboard.panels import login_panel, projector_panel, source_panel  # noqa: E402
 from dashboard.runtime import internals, server_socket  # noqa: E402
 from dashboard.session import compute, settings, state  # noqa: E402
@@ -55,7 +55,7 @@ def main() -> None:
     module-level ``scenario`` would keep a closed tab's group alive after its session went."""
     problem = settings.operator_problem()
     if problem:  # a refused operator file serves nothing: what it offers or forbids is unknown
-        st.error(escape_markdown(problem))
+        st.error(escape_markdown(problem), icon=ERROR_ICON)
         st.stop()
     may_open = login_panel.gate([spec.url_path for spec in pages.PAGES])
     shown = [spec for spec in pages.PAGES if spec.url_path in may_open]

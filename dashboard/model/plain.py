@@ -21,6 +21,16 @@ import re
 ACTIVE = "\\`*_[]|<>~$&:"
 
 
+#: The icon of each kind of message box (``st.error`` ... ``st.success``), given on every call.
+#: Without one Streamlit takes a leading emoji or ``:material/...:`` of the box's text as its
+#: icon and cuts it from the text, so a box that starts with what a user typed (a file named
+#: ``©.json``) would not show it as typed (found by the generated UI run).
+ERROR_ICON = ":material/error:"
+WARNING_ICON = ":material/warning:"
+INFO_ICON = ":material/info:"
+SUCCESS_ICON = ":material/check_circle:"
+
+
 #: An invisible character that ends an autolink literal where it stands (WORD JOINER).
 LINK_BREAK = "\u2060"
 #: Where GitHub's autolink literals start: a scheme's ``://``, ``www.`` and an address's ``@``.

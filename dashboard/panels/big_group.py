@@ -38,7 +38,7 @@ from assignors import (
 )
 from dashboard.charts import aggregate_charts
 from dashboard.model import aggregates, whatif
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import ERROR_ICON, INFO_ICON, WARNING_ICON, escape_markdown
 from dashboard.panels import layout, shape_panel
 from dashboard.runtime import budget, jobs, sessions
 from dashboard.session import state
@@ -160,7 +160,8 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
         f"(the per-partition views stop at {aggregates.MAX_DRAWN_PARTITIONS:,} partitions, "
         f"{aggregates.MAX_DRAWN_MEMBERS:,} members or {aggregates.MAX_DRAWN_TOPICS:,} topics). "
         "Shown here: each assignment's numbers and how the members share the partitions and "
-        "the lag."
+        "the lag.",
+        icon=INFO_ICON,
     )
     shape_panel.panel(source, before, after)
     known = [name for name in picked if name in registry.partition_strategies()]
@@ -185,7 +186,7 @@ def render(source: Scenario, picked: Sequence[str]) -> None:
         st.stop()
     except jobs.JobFailed as error:
         area.empty()
-        st.error(f"The computation failed: {escape_markdown(str(error))}")
+        st.error(f"The computation failed: {escape_markdown(str(error))}", icon=ERROR_ICON)
         return
     draw(rows, True)
 
@@ -197,7 +198,8 @@ def _results(key: str, rows: Sequence[aggregates.Summary], suffix: str) -> None:
         if row.error is not None:
             st.warning(
                 f"{escape_markdown(row.name)} cannot run on this scenario:"
-                f" {escape_markdown(row.error)}"
+                f" {escape_markdown(row.error)}",
+                icon=WARNING_ICON,
             )
     ran = [row for row in rows if row.error is None]
     st.dataframe(aggregates.summary_table(ran), hide_index=True, width="stretch")

@@ -50,7 +50,7 @@ from dashboard.model.operator_file import (
     names_offered,
     without_paths,
 )
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import ERROR_ICON, INFO_ICON, escape_markdown
 from dashboard.session import login, settings, state
 
 _GROUPS = "ae.cluster_groups"
@@ -204,11 +204,14 @@ def _pick_cluster() -> str | None:
     if wanted is not None and "cluster.name" not in st.session_state:
         # A link's pick, once and before the widget (the user's own pick is never overridden).
         if config.cluster(wanted) is None or wanted not in choices:
-            st.error(escape_markdown(refused_cluster()))
+            st.error(escape_markdown(refused_cluster()), icon=ERROR_ICON)
         else:
             st.session_state["cluster.name"] = wanted
     if not choices:
-        st.info("This server offers no cluster by name, and typing an address is switched off.")
+        st.info(
+            "This server offers no cluster by name, and typing an address is switched off.",
+            icon=INFO_ICON,
+        )
         return None
     if choices == [TYPED]:
         return TYPED  # a laptop's default: the form, as before clusters had names
@@ -252,7 +255,7 @@ def render() -> None:
         st.caption("The reader only describes groups and reads offsets; it never joins or commits.")
         return
     if not groups:
-        st.info("Connected: the cluster has no group.")
+        st.info("Connected: the cluster has no group.", icon=INFO_ICON)
         return
     by_id = {group.group_id: group for group in groups}
     chosen = st.selectbox(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.model.operator_file import DatasetEntry, names_offered
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import ERROR_ICON, escape_markdown
 from dashboard.panels.layout import from_address
 from dashboard.session import settings
 
@@ -32,7 +32,8 @@ def pick() -> DatasetEntry | None:
             escape_markdown(
                 "The link names a dataset this server does not offer:"
                 f" {names_offered('dataset', names)}."
-            )
+            ),
+            icon=ERROR_ICON,
         )
         return None
     if len(offered) == 1:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from assignors import AssignmentExplorerError, Scenario
 from dashboard.model import palette, sources, whatif
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import ERROR_ICON, SUCCESS_ICON, WARNING_ICON, escape_markdown
 from dashboard.panels import source_panel
 from dashboard.session import compute, projector, samples, state
 
@@ -62,10 +62,12 @@ def show_pending() -> None:
     every page with the shared sidebar shows them, as a sidebar action may start on any."""
     error = state.take_error()
     if error:
-        st.error(escape_markdown(error))  # plain text: it quotes links, files and clusters
+        st.error(
+            escape_markdown(error), icon=ERROR_ICON
+        )  # plain text: it quotes links, files and clusters
     notice = state.take_notice()
     if notice:
-        st.success(escape_markdown(notice))
+        st.success(escape_markdown(notice), icon=SUCCESS_ICON)
 
 
 def _version_refused(error: AssignmentExplorerError) -> bool:
@@ -91,17 +93,19 @@ def undoing_misfits(build: Callable[[], T]) -> T | None:
                 st.warning(
                     f"Kafka {escape_markdown(picked)} cannot be shown here:"
                     f" {escape_markdown(str(error))}. The page answers as the newest release"
-                    " line instead; pick another version under *Strategies*."
+                    " line instead; pick another version under *Strategies*.",
+                    icon=WARNING_ICON,
                 )
                 state.set_kafka_version(None)
                 continue
             dropped = state.undo()
             reason_markdown = escape_markdown(str(error))  # errors quote member ids and topics
             if dropped is None:
-                st.error(f"The scenario cannot be shown: {reason_markdown}")
+                st.error(f"The scenario cannot be shown: {reason_markdown}", icon=ERROR_ICON)
                 return None
             st.error(
-                f"Edit “{escape_markdown(whatif.describe(dropped))}” was undone: {reason_markdown}"
+                f"Edit “{escape_markdown(whatif.describe(dropped))}” was undone: {reason_markdown}",
+                icon=ERROR_ICON,
             )
     return None
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from dashboard.model import access
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import ERROR_ICON, WARNING_ICON, escape_markdown
 from dashboard.session import login
 
 SIGN_IN = "login.sign_in"
@@ -39,7 +39,7 @@ def gate(page_names: Sequence[str]) -> tuple[str, ...]:
             _sign_in_screen()
         rules = login.access_rules(page_names)
     except login.LoginConfigError as error:
-        st.error(escape_markdown(str(error)))
+        st.error(escape_markdown(str(error)), icon=ERROR_ICON)
         st.stop()
     claims = login.claims()
     _signed_in_as(access.display_name(claims))
@@ -50,7 +50,8 @@ def gate(page_names: Sequence[str]) -> tuple[str, ...]:
         st.title("Assignment Explorer")
         st.warning(
             "Your account may open no page of this dashboard: ask its operator to add one of "
-            "your groups to the access rules."
+            "your groups to the access rules.",
+            icon=WARNING_ICON,
         )
         st.stop()
     return shown

@@ -21,7 +21,7 @@ from assignors import AssignmentExplorerError, RebalanceSimulation, Timings
 from dashboard.charts import protocol_timeline_chart
 from dashboard.charts.figure_build import Figure
 from dashboard.model import protocol_timeline, whatif
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import INFO_ICON, WARNING_ICON, escape_markdown
 from dashboard.panels import projector_panel, tables
 from dashboard.session import compute
 
@@ -171,7 +171,7 @@ def render(
     """The view: the strategy whose target is played, the timings, the timeline, its caption
     and the figures per protocol."""
     if not outcomes:
-        st.info("Pick a strategy to compare protocols.")
+        st.info("Pick a strategy to compare protocols.", icon=INFO_ICON)
         return
     name = st.selectbox(
         "Target assignment from", [o.name for o in outcomes], key="view.protocol_strategy"
@@ -182,7 +182,10 @@ def render(
     try:
         runs = compute.protocol_runs(key, name, plan, chosen, timings)
     except AssignmentExplorerError as error:
-        st.warning(f"These timings do not fit this change: {escape_markdown(str(error))}")
+        st.warning(
+            f"These timings do not fit this change: {escape_markdown(str(error))}",
+            icon=WARNING_ICON,
+        )
         return
     shown = timelines(runs, order)
     figure = timeline_figure(key, plan, chosen, colours, order, timings)

@@ -18,7 +18,7 @@ from assignors import AssignmentMetrics, describe_change
 from dashboard.charts import animation_chart, assignment_charts
 from dashboard.charts.figure_build import Figure
 from dashboard.model import members_table, summary, whatif
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import INFO_ICON, WARNING_ICON, escape_markdown
 from dashboard.panels import explain_panel, member_picker, projector_panel, protocols_panel, tables
 from dashboard.session import compute, state
 
@@ -59,7 +59,8 @@ def render(
         for failed in (o for o in outcomes if o.error is not None):
             st.warning(
                 f"{escape_markdown(failed.name)} cannot run on this scenario:"
-                f" {escape_markdown(str(failed.error))}"
+                f" {escape_markdown(str(failed.error))}",
+                icon=WARNING_ICON,
             )
     with cards:
         _cards(current, ran)
@@ -246,12 +247,13 @@ def animation(
     another is picked); only that strategy's outcome is worked out here."""
     st.subheader("Before → after")
     if not names:
-        st.info("Pick a strategy in the sidebar to see the rebalance.")
+        st.info("Pick a strategy in the sidebar to see the rebalance.", icon=INFO_ICON)
         return
     if not order:  # a group without members (an empty group read from a listing or a file)
         st.info(
             "The group has no members: add one under “Shape the what-if” to see its"
-            " partitions move."
+            " partitions move.",
+            icon=INFO_ICON,
         )
         return
     left, right = st.columns([3, 2])
@@ -260,7 +262,8 @@ def animation(
     if chosen.simulation is None:
         st.info(
             f"{escape_markdown(name)} cannot run on this scenario (why: above);"
-            " animate another strategy."
+            " animate another strategy.",
+            icon=INFO_ICON,
         )
         return
     tiles = sum(plan.after.partition_counts().values()) <= animation_chart.DEFAULT_MAX_TILES
@@ -370,7 +373,8 @@ def _lag(
         # Bars of height zero read as a broken chart; say why and how to get some.
         st.info(
             "This scenario carries no lag (no offsets or lags are given, or every member is "
-            "caught up). Give partitions some lag in the what-if panel above to compare it."
+            "caught up). Give partitions some lag in the what-if panel above to compare it.",
+            icon=INFO_ICON,
         )
     figure = lag_figure(key, current, outcomes, colours, order)
     projector_panel.plotly_chart(figure, width="stretch", key="view.lag")
@@ -456,7 +460,7 @@ def movement_frame(measured: AssignmentMetrics) -> pd.DataFrame:
 
 def _movement(key: str, outcomes: Sequence[compute.StrategyOutcome]) -> None:
     if not outcomes:
-        st.info("Pick a strategy to see what moves.")
+        st.info("Pick a strategy to see what moves.", icon=INFO_ICON)
         return
     for o in outcomes:
         assert o.metrics is not None
@@ -537,7 +541,7 @@ def drain_figure(
 def drain_view(key: str, plan: whatif.WhatIf, outcomes: Sequence[compute.StrategyOutcome]) -> None:
     """Total lag over time per strategy, with each protocol's pause shaded."""
     if not outcomes:
-        st.info("Pick a strategy to project the lag.")
+        st.info("Pick a strategy to project the lag.", icon=INFO_ICON)
         return
     horizon_name = st.radio(
         "Horizon", list(DRAIN_HORIZONS), index=0, horizontal=True, key="view.drain_horizon"

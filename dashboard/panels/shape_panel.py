@@ -17,7 +17,7 @@ from streamlit.errors import StreamlitAPIException
 
 from assignors import Scenario, partition_lags
 from dashboard.model import sources, whatif
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import INFO_ICON, escape_markdown
 from dashboard.panels import member_picker
 from dashboard.session import state
 
@@ -302,7 +302,7 @@ def _lag(before: Scenario) -> None:
     """Lag and produce rates per partition: editing the table reruns only this tab; applying
     the edits reruns the page."""
     if not before.topics:
-        st.info("No topic to edit.")
+        st.info("No topic to edit.", icon=INFO_ICON)
         return
     left, right = st.columns([3, 1])
     with left:

@@ -16,7 +16,7 @@ import streamlit as st
 
 from assignors import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION, Scenario, WalkthroughStep
 from dashboard.model import sources
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import WARNING_ICON, escape_markdown
 from dashboard.session import compute, state
 
 #: Tried in order when a scenario names fewer than two: one that moves little, then the rest.
@@ -66,7 +66,7 @@ def render(source: sources.Source) -> list[str]:
     known = compute.partition_strategies()
     st.header("Strategies")
     if not known:
-        st.warning("No strategy is registered yet.")
+        st.warning("No strategy is registered yet.", icon=WARNING_ICON)
         return []
     if not state.has_strategies():
         state.set_strategies(default_strategies(source.scenario, source.walkthrough))

@@ -30,7 +30,7 @@ from assignors import (
 )
 from dashboard.charts import assignment_charts
 from dashboard.model import palette
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import ERROR_ICON, escape_markdown
 from dashboard.panels import projector_panel, streams_compare
 from dashboard.session import compute
 from sample_data import narration
@@ -178,7 +178,7 @@ def render(key: str, streams: StreamsScenario) -> None:
             key, streams, float(restore_speed), round(minutes * 60_000), float(input_rate)
         )
     except AssignmentExplorerError as error:
-        st.error(escape_markdown(str(error)))
+        st.error(escape_markdown(str(error)), icon=ERROR_ICON)
         return
     (st.success if result.converged else st.warning)(
         summary(result, float(restore_speed), float(input_rate))

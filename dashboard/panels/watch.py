@@ -61,7 +61,7 @@ from dashboard.charts import reconciliation_charts
 from dashboard.model import sources
 from dashboard.model.members_table import compress
 from dashboard.model.palette import member_names, short_labels
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import WARNING_ICON, escape_markdown
 from dashboard.panels import cluster_source
 from dashboard.runtime import background
 from dashboard.session import state
@@ -363,7 +363,8 @@ def live() -> None:
     if last is not None and last.error is not None:
         st.warning(
             f"{escape_markdown(str(last.error))}. Showing the last good reading"
-            f" (taken at {escape_markdown(str(last.succeeded_at))})."
+            f" (taken at {escape_markdown(str(last.succeeded_at))}).",
+            icon=WARNING_ICON,
         )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import ERROR_ICON, escape_markdown
 from dashboard.panels import layout, source_panel, teach_panel
 from dashboard.session import samples, state
 from dashboard.views import pages
@@ -63,7 +63,7 @@ def page() -> None:
     st.title("Assignment Explorer · Classroom")
     problem = state.take_error()
     if problem:
-        st.error(escape_markdown(problem))
+        st.error(escape_markdown(problem), icon=ERROR_ICON)
     catalogue = samples.lesson_catalogue()
     st.markdown(
         f"{len(catalogue)} lessons, each a few steps with one question to ask the class. Every"

@@ -40,6 +40,7 @@ from assignors import (
 )
 from dashboard.charts import animation_chart, deploy_charts
 from dashboard.model import deploy_link, deploy_model, plain, sources
+from dashboard.model.plain import ERROR_ICON, INFO_ICON, WARNING_ICON
 from dashboard.panels import source_panel
 from dashboard.panels.layout import show_pending, sync_address_bar
 from dashboard.runtime import budget, jobs
@@ -150,7 +151,8 @@ def _from_link(scenario: Scenario, scope: str) -> None:
     if found.problems:
         st.warning(
             "Part of the link's deploy plan was not read; the form's default is used for it: "
-            + plain.escape_markdown("; ".join(found.problems))
+            + plain.escape_markdown("; ".join(found.problems)),
+            icon=WARNING_ICON,
         )
 
 
@@ -213,7 +215,10 @@ def _form(scenario: Scenario, scope: str) -> Request | None:
             try:
                 settings = _settings(static, scope)
             except AssignmentExplorerError as error:
-                st.error(f"These settings cannot run: {plain.escape_markdown(str(error))}")
+                st.error(
+                    f"These settings cannot run: {plain.escape_markdown(str(error))}",
+                    icon=ERROR_ICON,
+                )
                 settings = DeploySettings(static_membership=static)
         pressed = st.form_submit_button("Simulate the deploy", type="primary")
     try:
@@ -226,7 +231,7 @@ def _form(scenario: Scenario, scope: str) -> Request | None:
             settings=settings,
         )
     except AssignmentExplorerError as error:
-        st.error(f"This plan cannot run: {plain.escape_markdown(str(error))}")
+        st.error(f"This plan cannot run: {plain.escape_markdown(str(error))}", icon=ERROR_ICON)
         return None
     request = Request(str(strategy), plan)
     if pressed:
@@ -263,7 +268,9 @@ def _work_out(key: str, scenario: Scenario, request: Request) -> deploy_model.De
             box.update(label="The deploy cannot be simulated", state="error")
             original = error.original
             message = str(original) if isinstance(original, AssignmentExplorerError) else str(error)
-            st.error(f"The deploy cannot be simulated: {plain.escape_markdown(message)}")
+            st.error(
+                f"The deploy cannot be simulated: {plain.escape_markdown(message)}", icon=ERROR_ICON
+            )
             return None
         box.update(label="Deploy simulated", state="complete")
     cache.put(cache_key, result)
@@ -304,7 +311,7 @@ def _show(picture: deploy_model.DeployPicture, key: object) -> None:
     if picture.alternatives:
         st.subheader("Ways to run it, ranked on every cost")
         _weights_controls()
-        st.info(plain.escape_markdown(picture.verdict))
+        st.info(plain.escape_markdown(picture.verdict), icon=INFO_ICON)
         # st.table: every column shown whole, its text wrapped (a grid scrolled the last ones
         # out of sight at 1280 px); numbers formatted once, as the cards are.
         st.table(pd.DataFrame(deploy_model.alternatives_table(picture)).set_index("rank"))
@@ -353,7 +360,10 @@ def page() -> None:
     params = source_panel.link_params(source)
     if source.streams is not None or not source.scenario.members:
         sync_address_bar(params)
-        st.info("The Deploy view plays consumer groups; pick a consumer-group sample or file.")
+        st.info(
+            "The Deploy view plays consumer groups; pick a consumer-group sample or file.",
+            icon=INFO_ICON,
+        )
         return
     _from_link(source.scenario, source.key)
     request = _form(source.scenario, source.key)
@@ -401,7 +411,8 @@ def _link_weights() -> dict[str, float]:
     except (ValueError, AssignmentExplorerError) as error:
         st.warning(
             f"The link's ranking weights were not read ({plain.escape_markdown(str(error))}); "
-            "the default weights are used. Set them under *How the plans are ranked*."
+            "the default weights are used. Set them under *How the plans are ranked*.",
+            icon=WARNING_ICON,
         )
         return dict(DEFAULT_DEPLOY_WEIGHTS)
 
@@ -435,7 +446,10 @@ def _weights_controls() -> None:
                 key=_weight_key(cost.key),
             )
         if not any(float(st.session_state[_weight_key(c.key)]) for c in DEPLOY_COSTS):
-            st.warning("Every weight is 0, which cannot order the plans: the defaults are used.")
+            st.warning(
+                "Every weight is 0, which cannot order the plans: the defaults are used.",
+                icon=WARNING_ICON,
+            )
 
 
 if __name__ == "__main__":  # run as a page of the app (st.navigation), not when imported

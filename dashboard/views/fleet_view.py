@@ -33,7 +33,7 @@ from dashboard.charts import pipeline_charts
 from dashboard.model import fleet, sources
 from dashboard.model.column_names import header
 from dashboard.model.operator_file import DatasetEntry, names_offered, without_paths
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import ERROR_ICON, INFO_ICON, escape_markdown
 from dashboard.panels import dataset_picker, source_panel, tables
 from dashboard.panels.layout import from_address, page_address
 from dashboard.session import settings, state
@@ -167,7 +167,8 @@ def render(dataset: DatasetEntry) -> bool:
     path = Path(dataset.output) / "whatif" / "whatif"
     if not path.exists():
         st.info(
-            "No what-if table yet. " + dataset_picker.missing_tables_markdown("whatif", dataset)
+            "No what-if table yet. " + dataset_picker.missing_tables_markdown("whatif", dataset),
+            icon=INFO_ICON,
         )
         return False
     stamp = max((p.stat().st_mtime for p in path.rglob("*")), default=0.0)
@@ -246,7 +247,7 @@ def page() -> None:
     st.title("Assignment Explorer · Fleet")
     problem = state.take_error()
     if problem:
-        st.error(escape_markdown(problem))
+        st.error(escape_markdown(problem), icon=ERROR_ICON)
     dataset = dataset_picker.pick()
     if dataset is None:
         return

@@ -22,7 +22,7 @@ import streamlit as st
 
 from dashboard.charts import pipeline_charts
 from dashboard.model.operator_file import DatasetEntry
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import INFO_ICON, escape_markdown
 from dashboard.panels import dataset_picker, tables
 from dashboard.panels.layout import from_address, page_address
 
@@ -69,7 +69,8 @@ def render(dataset: DatasetEntry) -> dict[str, str]:
     if missing:
         st.info(
             escape_markdown(f"No lag history yet (missing {', '.join(missing)}). ")
-            + dataset_picker.missing_tables_markdown("lag", dataset)
+            + dataset_picker.missing_tables_markdown("lag", dataset),
+            icon=INFO_ICON,
         )
         return {}
     verdicts = _table(root, "group_health")

@@ -22,7 +22,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.model import aggregates, palette
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import INFO_ICON, escape_markdown
 from dashboard.panels import (
     cluster_source,
     cluster_version,
@@ -53,7 +53,8 @@ def page() -> None:
         st.info(
             "This page shows a group read from a cluster, read-only: under Source in the sidebar"
             " pick Cluster, connect, choose a group and load it. Watch then re-reads it every few"
-            " seconds."
+            " seconds.",
+            icon=INFO_ICON,
         )
         return
     st.markdown(

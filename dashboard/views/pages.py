@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import WARNING_ICON, escape_markdown
 from dashboard.panels import source_panel
 from dashboard.session import state
 
@@ -68,7 +68,9 @@ def switch_to(spec: PageSpec, query_params: Mapping[str, str] | None = None) -> 
     user's account may not open it, and stay."""
     if spec.url_path in st.session_state.get(_SHOWN, tuple(page.url_path for page in PAGES)):
         st.switch_page(spec.script, query_params=query_params)
-    st.warning(f"Your account may not open the {escape_markdown(spec.title)} page.")
+    st.warning(
+        f"Your account may not open the {escape_markdown(spec.title)} page.", icon=WARNING_ICON
+    )
 
 
 def follow_source(spec: PageSpec) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.model.plain import escape_markdown
+from dashboard.model.plain import INFO_ICON, escape_markdown
 from dashboard.panels import (
     export_panel,
     reconciliation_panel,
@@ -36,7 +36,8 @@ def page() -> None:
         sync_address_bar(source_panel.link_params(source))
         st.info(
             "This page shows a Kafka Streams application: pick a Streams sample or file under"
-            " Source in the sidebar, or load a Streams group from a cluster."
+            " Source in the sidebar, or load a Streams group from a cluster.",
+            icon=INFO_ICON,
         )
         return
     st.markdown(

@@ -306,6 +306,9 @@ def link_mismatch(app: AppTest, fresh: AppTest) -> str | None:
 class UserSession(RuleBasedStateMachine):
     """One user's session in the dashboard: the rules are what a user does."""
 
+    #: The Kafka versions a pick draws from (a directed run narrows it: :func:`pinned`).
+    kafka_picks: st.SearchStrategy[str] = KAFKA_PICKS
+
     def __init__(self) -> None:
         super().__init__()
         self.app: AppTest | None = None
@@ -404,7 +407,7 @@ class UserSession(RuleBasedStateMachine):
         self._did("pick strategies")
         # A strategy that answers by Kafka release brings the version picker: pick one too.
         if "strategies.kafka_version" in self._keys():
-            self.pick_kafka_version(data.draw(KAFKA_PICKS, label="kafka"))
+            self.pick_kafka_version(data.draw(self.kafka_picks, label="kafka"))
 
     @precondition(
         lambda self: bool({"strategies.kafka_version", "streams.kafka_version"} & self._keys())
@@ -781,13 +784,26 @@ def missing(reached: dict[str, Counter[str]]) -> dict[str, list[str]]:
 
 
 def pinned(
-    sample: str | None = None, spec: pages.PageSpec | None = None, tables: bool = False
+    sample: str | None = None,
+    spec: pages.PageSpec | None = None,
+    tables: bool = False,
+    kafka: str | None = None,
 ) -> type[UserSession]:
     """:class:`UserSession` whose sequences open at ``sample`` and ``spec`` (each random when
-    ``None``), on a server with the pipeline's tables when ``tables``; every later rule is drawn
-    as in the open run."""
+    ``None``), on a server with the pipeline's tables when ``tables``, and pick Kafka versions
+    of the span ``kafka`` only (when given); every other rule is drawn as in the open run."""
+    picks = st.sampled_from(span_lines(kafka)) if kafka else KAFKA_PICKS
 
     class Pinned(UserSession):
+        kafka_picks = picks
+
+        @precondition(
+            lambda self: bool({"strategies.kafka_version", "streams.kafka_version"} & self._keys())
+        )
+        @rule(version=picks)
+        def pick_kafka_version(self, version: str) -> None:
+            super().pick_kafka_version(version)
+
         @initialize(
             sample=st.just(sample) if sample else st.none() | st.sampled_from(SAMPLES),
             spec=st.just(spec) if spec else st.sampled_from(pages.PAGES),
@@ -812,6 +828,8 @@ def directed_openings(gaps: dict[str, list[str]]) -> list[tuple[str, type[UserSe
                 openings.append((key, pinned(sample=key, spec=pages.EXPLORER)))
             elif kind == "pages":
                 openings.append((key, pinned(spec=by_title[key])))
+            elif kind == "kafka":
+                openings.append((key, pinned(spec=pages.EXPLORER, kafka=key)))
             elif key in PIPELINE_RULES:
                 openings.append((key, pinned(spec=pages.FLEET, tables=True)))
             else:

@@ -134,3 +134,38 @@ def test_no_dashboard_module_renders_raw_data_as_markdown() -> None:
         "Markdown built from raw data; wrap each piece of data in escape_markdown() (or name a"
         " builder that escapes it ..._markdown):\n" + "\n".join(problems)
     )
+
+
+#: The message boxes: given no ``icon``, Streamlit takes a leading emoji or ``:material/...:`` of
+#: the text as the icon and cuts it from the text (a file named ``©.json`` showed as ``.json``).
+BOX_METHODS = frozenset({"error", "warning", "info", "success"})
+#: Names of loggers, whose ``error``/``warning``/``info`` are not boxes.
+LOGGERS = frozenset({"_LOG", "LOG", "logging", "logger", "_LOGGER", "log"})
+
+
+def boxes_without_icon(source: str) -> list[int]:
+    """The lines of ``source`` with a message box called without ``icon=``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr not in BOX_METHODS or _name_of(node.func.value) in LOGGERS:
+            continue
+        if not any(keyword.arg == "icon" for keyword in node.keywords):
+            found.append(node.lineno)
+    return found
+
+
+def test_worked_examples_of_the_icon_rule() -> None:
+    assert boxes_without_icon("st.error(text)\n") == [1]
+    assert boxes_without_icon("box.info(text, icon=INFO_ICON)\n") == []
+    assert boxes_without_icon("_LOG.error('%s', text)\n") == []
+
+
+def test_every_message_box_names_its_icon() -> None:
+    missing = [
+        f"{path.relative_to(ROOT.parent)}:{line}"
+        for path in sorted(ROOT.rglob("*.py"))
+        for line in boxes_without_icon(path.read_text("utf-8"))
+    ]
+    assert not missing, missing

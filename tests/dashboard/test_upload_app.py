@@ -59,3 +59,13 @@ def test_a_rejected_first_upload_keeps_the_sample() -> None:
     assert any("broken.json was not loaded" in e.value for e in app.error)
     assert app.markdown[0].value == headline
     assert _uploader(app).value is None
+
+
+def test_a_file_name_that_starts_with_an_emoji_is_shown_whole() -> None:
+    # A box takes a leading emoji of its text as its icon unless it names one: every box does.
+    app = start_app()
+    app.radio(key="source.kind").set_value("Upload").run()
+    _upload(app, "©😀.json", BROKEN)
+    (error,) = app.error
+    assert error.value.startswith("©😀.json was not loaded"), error.value
+    assert error.icon == ":material/error:"
