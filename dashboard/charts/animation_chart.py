@@ -408,7 +408,7 @@ def _tile_frame(
     tiles = go.Scatter(
         x=[x for x, _ in points],
         y=[y for _, y in points],
-        ids=plain_array(str(tp) for tp in universe),
+        ids=plain_all(str(tp) for tp in universe),
         mode="markers+text",
         text=[f"{plain(_topic_label(tp.topic))}<br><b>{tp.partition}</b>" for tp in universe],
         textfont={"size": 11, "color": look.ink},
