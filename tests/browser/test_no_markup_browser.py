@@ -156,7 +156,7 @@ def test_a_typed_member_id_is_drawn_as_typed_in_the_charts(
     text reads it whole) and none of them makes a link or a bold piece. Screenshots of the page
     (under the test's tmp folder, or ``AE_MARKUP_SCREENSHOTS`` when set) to look at."""
     with served_app.chromium() as browser:
-        context = browser.new_context(viewport={"width": width, "height": 2400})
+        context = browser.new_context(viewport={"width": width, "height": 3400})
         page = context.new_page()
         page.set_default_timeout(120_000)
         page.goto(app_url)
