@@ -43,6 +43,7 @@ from cluster import internals
 from cluster.errors import (
     AuthenticationFailedError,
     ClusterError,
+    ConnectionSettingsError,
     NameNotResolvedError,
     NotKafkaError,
     RefusedConnectionError,
@@ -65,12 +66,35 @@ def split_server(server: str) -> tuple[str, int]:
 
 
 def _tls_context(settings: Any) -> ssl.SSLContext:
-    context = ssl.create_default_context(cafile=settings.ssl_cafile)
+    """The TLS context of ``settings``. A CA file or client certificate the ``ssl`` module
+    cannot load is a setting to change (:class:`ConnectionSettingsError`), named by the setting,
+    not by its path, with the library's reason in words; not a connection failure."""
+    try:
+        context = ssl.create_default_context(cafile=settings.ssl_cafile)
+    except OSError as error:  # ssl.SSLError is one
+        raise ConnectionSettingsError(
+            f"the CA file holds no certificate TLS can use ({_tls_reason(error)}): set it to the"
+            " PEM file of the CA that signed the brokers' certificates."
+        ) from None
     context.check_hostname = bool(settings.ssl_check_hostname)
     if settings.ssl_certfile:
         password = settings.ssl_key_password.reveal() if settings.ssl_key_password else None
-        context.load_cert_chain(settings.ssl_certfile, settings.ssl_keyfile, password)
+        try:
+            context.load_cert_chain(settings.ssl_certfile, settings.ssl_keyfile, password)
+        except OSError as error:
+            raise ConnectionSettingsError(
+                f"the client certificate and key cannot be used ({_tls_reason(error)}): set"
+                " them to the PEM files of one certificate and its private key, and the key's"
+                " password if it has one."
+            ) from None
     return context
+
+
+def _tls_reason(error: OSError) -> str:
+    """The ``ssl`` module's reason in words (``NO_CERTIFICATE_OR_CRL_FOUND`` -> "no certificate
+    or crl found"): no file name, no source line of the C library."""
+    reason = getattr(error, "reason", None) or error.strerror or type(error).__name__
+    return str(reason).replace("_", " ").lower()
 
 
 def _string(text: str) -> bytes:

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
+from dashboard.charts.plotly_text import plain
+
 #: Points per curve at most (the curve keeps the first and last member exactly).
 MAX_POINTS = 400
 
@@ -44,15 +46,18 @@ def sorted_values_figure(
                 x=ranks,
                 y=shown,
                 mode="lines",
-                name=f"{name} ({len(values):,} members)",
-                hovertemplate=f"{name}<br>member at %{{x:.1f}} % of the ranking<br>"
-                f"{value_label} %{{y:,.0f}}<extra></extra>",
+                name=f"{plain(name)} ({len(values):,} members)",
+                # The names ride in the data, not the template (a name may hold "%{x}"); no
+                # ``meta``: with it Plotly would read the trace's name as a template too.
+                customdata=[[plain(name), plain(value_label)]] * len(shown),
+                hovertemplate="%{customdata[0]}<br>member at %{x:.1f} % of the ranking<br>"
+                "%{customdata[1]} %{y:,.0f}<extra></extra>",
             )
         )
     figure.update_layout(
-        title=title,
+        title=plain(title),
         xaxis_title="members, busiest first (% of the group)",
-        yaxis_title=value_label,
+        yaxis_title=plain(value_label),
         height=360,
         margin={"l": 60, "r": 20, "t": 50, "b": 50},
         legend={"orientation": "h", "y": -0.25},

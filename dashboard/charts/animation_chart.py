@@ -30,6 +30,7 @@ import plotly.graph_objects as go
 
 from assignors import RebalanceSimulation, Scenario, TopicPartition, partition_lags
 from dashboard.charts.figure_build import label_px, trusted_figure
+from dashboard.charts.plotly_text import plain, plain_all, plain_array
 from dashboard.model import palette
 
 #: Above this many partitions the animation draws cells per member and topic.
@@ -117,10 +118,10 @@ def play_controls(
                 "y": 0.0,
                 "yanchor": "top",
                 "pad": {"t": 20},
-                "currentvalue": {"prefix": f"{prefix}: ", "font": {"size": 14}},
+                "currentvalue": {"prefix": f"{plain(prefix)}: ", "font": {"size": 14}},
                 "steps": [
                     {
-                        "label": label,
+                        "label": plain(label),
                         "method": "animate",
                         "args": [
                             [label],
@@ -145,7 +146,7 @@ def _caption(phase: Phase) -> str:
 def _title(phase: Phase) -> dict[str, object]:
     """The frame's caption as the title, pinned to the top left of the figure."""
     return {
-        "text": _caption(phase),
+        "text": plain(_caption(phase)),
         "font": {"size": 15},
         "x": 0.01,
         "xanchor": "left",
@@ -407,16 +408,16 @@ def _tile_frame(
     tiles = go.Scatter(
         x=[x for x, _ in points],
         y=[y for _, y in points],
-        ids=[str(tp) for tp in universe],
+        ids=plain_all(str(tp) for tp in universe),
         mode="markers+text",
-        text=[f"{_topic_label(tp.topic)}<br><b>{tp.partition}</b>" for tp in universe],
+        text=[f"{plain(_topic_label(tp.topic))}<br><b>{tp.partition}</b>" for tp in universe],
         textfont={"size": 11, "color": look.ink},
         customdata=[
             [
-                str(tp),
-                look.first_owner.get(tp, "nobody"),
-                owner_now.get(tp, "nobody"),
-                look.last_owner.get(tp, "nobody"),
+                plain(str(tp)),
+                plain(look.first_owner.get(tp, "nobody")),
+                plain(owner_now.get(tp, "nobody")),
+                plain(look.last_owner.get(tp, "nobody")),
                 f"{look.lags.get(tp, 0):,}",
             ]
             for tp in universe
@@ -519,7 +520,7 @@ def _headers(columns: Sequence[str], member_palette: Mapping[str, str]) -> list[
     labels[UNASSIGNED_COLUMN] = UNASSIGNED_COLUMN
     return [
         f"<span style='color:{member_palette.get(column, palette.NOBODY_COLOUR)}'>■</span> "
-        f"{labels[column]}"
+        f"{plain(labels[column])}"
         for column in columns
     ]
 
@@ -529,7 +530,7 @@ def _topic_legend(
 ) -> list[dict[str, object]]:
     """The topics' colours as one line of text under the chart title."""
     text = "   ".join(
-        f"<span style='color:{topic_palette[topic]}'>■</span> {topic}" for topic in topics
+        f"<span style='color:{topic_palette[topic]}'>■</span> {plain(topic)}" for topic in topics
     )
     return [
         {
@@ -673,7 +674,7 @@ def _cell_grid(
     cells = [(column, topic) for column in columns for topic in topics]
     return _CellGrid(
         cells=cells,
-        ids=np.array([f"{column}|{topic}" for column, topic in cells], dtype=str),
+        ids=plain_array(f"{column}|{topic}" for column, topic in cells),
         colours=np.array([topic_palette[topic] for _, topic in cells], dtype=str),
         peak=peak,
     )
@@ -710,8 +711,8 @@ def _cell_trace(
     return [
         {
             "type": "scatter",
-            "x": np.array([column for column, _ in cells], dtype=str),
-            "y": np.array([topic for _, topic in cells], dtype=str),
+            "x": plain_array(column for column, _ in cells),
+            "y": plain_array(topic for _, topic in cells),
             "ids": grid.ids,
             "mode": "markers+text",
             "text": text,
@@ -750,13 +751,13 @@ def _cell_layout(
         xaxis={
             "side": "top",
             "categoryorder": "array",
-            "categoryarray": columns,
+            "categoryarray": plain_all(columns),
             "tickangle": -40 if len(columns) > 8 else 0,
-            "tickvals": columns,
+            "tickvals": plain_all(columns),
             "ticktext": _headers(columns, member_palette),
             "fixedrange": True,
         },
-        yaxis={"categoryorder": "array", "categoryarray": topics, "fixedrange": True},
+        yaxis={"categoryorder": "array", "categoryarray": plain_all(topics), "fixedrange": True},
         height=max(320, 260 + 42 * len(topics)),
         # Room for the topic names, the last column's slanted name and the slider and buttons
         # (Plotly would otherwise widen the margins by drawing the chart twice).

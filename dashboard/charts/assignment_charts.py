@@ -29,6 +29,7 @@ import plotly.graph_objects as go
 from assignors import ClientAssignment, TopicPartition
 from dashboard.charts.animation_chart import owner_map, play_controls
 from dashboard.charts.figure_build import label_px, trusted_figure
+from dashboard.charts.plotly_text import plain, plain_all, plain_array
 from dashboard.model.palette import NOBODY_COLOUR, ROLE_COLOURS, member_colours, short_labels
 
 Owners = Mapping[str, Sequence[TopicPartition]]
@@ -70,8 +71,9 @@ NAMED_AT_EACH_END = 10
 
 
 def _lag_rows(lag: Mapping[str, float]) -> tuple[list[str], list[float], list[str]]:
-    """Members sorted by lag (busiest first) as bar labels, values and hover texts; past
-    :data:`MAX_NAMED_MEMBERS` the middle becomes one bar: the mean of the rest."""
+    """Members sorted by lag (busiest first) as bar labels, values and hover texts (names
+    escaped for Plotly); past :data:`MAX_NAMED_MEMBERS` the middle becomes one bar: the mean of
+    the rest."""
     ranked = sorted(lag.items(), key=lambda item: (-item[1], item[0]))
     if len(ranked) > MAX_NAMED_MEMBERS:
         top, rest, bottom = (
@@ -87,11 +89,11 @@ def _lag_rows(lag: Mapping[str, float]) -> tuple[list[str], list[float], list[st
             f"{len(rest)} members in between: mean {mean:,.0f}, "
             f"{min(values):,.0f} to {max(values):,.0f}",
         )
-        rows = [(m, v, f"{m}: {v:,.0f}") for m, v in top]
+        rows = [(m, v, f"{plain(m)}: {v:,.0f}") for m, v in top]
         rows.append(summary)
-        rows += [(m, v, f"{m}: {v:,.0f}") for m, v in bottom]
+        rows += [(m, v, f"{plain(m)}: {v:,.0f}") for m, v in bottom]
     else:
-        rows = [(m, v, f"{m}: {v:,.0f}") for m, v in ranked]
+        rows = [(m, v, f"{plain(m)}: {v:,.0f}") for m, v in ranked]
     return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
 
 
@@ -236,12 +238,12 @@ def _lag_panel(
         "type": "bar",
         "orientation": "h",
         "x": np.array(values, dtype=float),
-        "y": _text_array(names),
-        "customdata": _text_array(hovers),
+        "y": plain_array(names),
+        "customdata": _text_array([f"{hover} {plain(unit)}" for hover in hovers]),
         "marker": {"color": _text_array([palette.get(n, NOBODY_COLOUR) for n in names])},
-        "name": title,
+        "name": plain(title),
         "showlegend": False,
-        "hovertemplate": "%{customdata} " + unit + "<extra>" + title + "</extra>",
+        "hovertemplate": "%{customdata}<extra>%{fullData.name}</extra>",
         "xaxis": f"x{suffix}",
         "yaxis": f"y{suffix}",
     }
@@ -251,14 +253,14 @@ def _lag_panel(
             "anchor": f"y{suffix}",
             "range": [0, max(grid.peak, 1.0) * 1.08],
             "tickformat": ",~s",
-            "title": {"text": f"lag ({unit})", "font": {"size": 12}},
+            "title": {"text": f"lag ({plain(unit)})", "font": {"size": 12}},
         },
         f"yaxis{suffix}": {
             "domain": [bottom, top],
             "anchor": f"x{suffix}",
             "autorange": "reversed",
-            "tickvals": _text_array(names),
-            "ticktext": _text_array([labels.get(n, n) for n in names]),
+            "tickvals": plain_array(names),
+            "ticktext": plain_array(labels.get(n, n) for n in names),
             "automargin": True,
         },
     }
@@ -274,7 +276,7 @@ def _lag_panel(
     }
     note: dict[str, object] = {
         # Two lines: one would run into the next panel's title on a narrow page.
-        "text": f"<b>{title}</b><br>fair share {fair:,.0f}",
+        "text": f"<b>{plain(title)}</b><br>fair share {fair:,.0f}",
         "x": start,
         "y": top,
         "xref": "paper",
@@ -333,8 +335,8 @@ def assignment_matrix(
     figure = go.Figure(
         go.Heatmap(
             z=z,
-            x=_text_array(topic_names),
-            y=_text_array(members),
+            x=plain_array(topic_names),
+            y=plain_array(members),
             xgap=1,
             ygap=1,
             colorscale="Cividis",
@@ -353,8 +355,8 @@ def assignment_matrix(
         margin={"l": 10, "r": 10, "t": 30, "b": 40},
         yaxis={
             "autorange": "reversed",
-            "tickvals": _text_array(members),
-            "ticktext": _text_array([short.get(m, m) for m in members]),
+            "tickvals": plain_array(members),
+            "ticktext": plain_array(short.get(m, m) for m in members),
         },
     )
     return figure
@@ -406,9 +408,11 @@ def drain_projection_figure(
                 x=list(times),
                 y=list(totals),
                 mode="lines",
-                name=name,
+                name=plain(name),
                 line={"color": palette[name], "width": 2},
-                hovertemplate=f"{name}<br>%{{x:,.0f}} s: %{{y:,.0f}} {unit}<extra></extra>",
+                customdata=[plain(unit)] * len(times),
+                hovertemplate="%{fullData.name}<br>%{x:,.0f} s: %{y:,.0f} %{customdata}"
+                "<extra></extra>",
             )
         )
     for row, (label, start, end) in enumerate(_pause_spans(pauses)):
@@ -429,13 +433,13 @@ def drain_projection_figure(
             yshift=-PAUSE_LINE_PX * row,
             xanchor="left",
             yanchor="top",
-            text=label,
+            text=plain(label),
             showarrow=False,
             font={"size": 11},
         )
     figure.update_layout(
         xaxis_title="seconds after the change",
-        yaxis_title=f"total lag ({unit})",
+        yaxis_title=f"total lag ({plain(unit)})",
         height=380,
         margin={"l": 50, "r": 10, "t": 30, "b": 40},
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
@@ -504,11 +508,11 @@ def streams_tasks_figure(
                     lists.append(entry.warmup)
             result.append(
                 go.Bar(
-                    x=[short[client] for client in clients],
+                    x=plain_all(short[client] for client in clients),
                     y=[len(tasks_) for tasks_ in lists],
                     name=kind,
                     marker={"color": colour, "pattern": {"shape": pattern}},
-                    hovertext=[", ".join(tasks_) or "none" for tasks_ in lists],
+                    hovertext=[plain(", ".join(tasks_)) or "none" for tasks_ in lists],
                     hoverinfo="text+name",
                 )
             )
@@ -529,9 +533,10 @@ def streams_tasks_figure(
         **play_controls(labels, 1500, slider_prefix),
     )
     figure.update_xaxes(
-        tickvals=[short[client] for client in clients],
+        tickvals=plain_all(short[client] for client in clients),
         ticktext=[
-            f"<span style='color:{palette.get(client, NOBODY_COLOUR)}'>■</span> {short[client]}"
+            f"<span style='color:{palette.get(client, NOBODY_COLOUR)}'>■</span>"
+            f" {plain(short[client])}"
             for client in clients
         ],
     )

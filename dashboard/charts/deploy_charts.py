@@ -24,6 +24,7 @@ from assignors import short_count, short_seconds
 from dashboard.charts.animation_chart import play_controls
 from dashboard.charts.assignment_charts import NARROWEST_PLOT_PX
 from dashboard.charts.figure_build import label_px
+from dashboard.charts.plotly_text import plain, plain_all
 from dashboard.model import palette
 from dashboard.model.deploy_model import DeployPicture
 
@@ -42,17 +43,18 @@ TICK_ANGLE = -90
 
 
 def _frame_traces(picture: DeployPicture, index: int) -> list[go.Bar | go.Scatter]:
-    columns = list(picture.column_labels)
-    full = list(picture.columns)  # the hover names each column whole
+    columns = plain_all(picture.column_labels)
+    full = plain_all(picture.columns)  # the hover names each column whole
     colours = palette.topic_colours(list(picture.topics))
     traces: list[go.Bar | go.Scatter] = [
         go.Bar(
             x=columns,
             y=list(picture.reading[index][t]),
-            name=f"{topic} (read)",
+            name=f"{plain(topic)} (read)",
             marker_color=colours[topic],
-            customdata=full,
-            hovertemplate=f"%{{customdata}}<br>{topic}: %{{y}} partition(s) read<extra></extra>",
+            customdata=[[column, plain(topic)] for column in full],
+            hovertemplate="%{customdata[0]}<br>%{customdata[1]}: %{y} partition(s) read"
+            "<extra></extra>",
             xaxis="x",
             yaxis="y",
         )
@@ -110,7 +112,7 @@ def _restart_marks(picture: DeployPicture, index: int) -> tuple[list[str | None]
     marked_y: list[int | None] = []
     for column, is_down in enumerate(down):
         if is_down:
-            marked_x.append(picture.column_labels[column])
+            marked_x.append(plain(picture.column_labels[column]))
             marked_y.append(
                 sum(picture.reading[index][t][column] for t in range(len(picture.topics)))
                 + picture.not_reading[index][column]
@@ -163,7 +165,7 @@ def deploy_animation(picture: DeployPicture, *, duration_ms: int = 900) -> go.Fi
             data=_frame_values(picture, index),
             traces=list(range(count)),
             name=label,
-            layout={"title": {"text": picture.frame_captions[index]}},
+            layout={"title": {"text": plain(picture.frame_captions[index])}},
         )
         for index, label in enumerate(picture.frame_labels)
     ]
@@ -182,7 +184,7 @@ def deploy_animation(picture: DeployPicture, *, duration_ms: int = 900) -> go.Fi
     controls["sliders"][0]["currentvalue"] = {"prefix": "Frame: ", "font": {"size": 13}}  # type: ignore[index]
     figure.update_layout(
         title={
-            "text": picture.frame_captions[0],
+            "text": plain(picture.frame_captions[0]),
             "x": 0.01,
             "xanchor": "left",
             "font": {"size": 14},
@@ -223,7 +225,7 @@ def _mark_steps(figure: go.Figure, picture: DeployPicture) -> None:
                 yref="paper",
                 xanchor="left",
                 yanchor="bottom",
-                text=label,
+                text=plain(label),
                 showarrow=False,
                 font={"size": 10},
             )
@@ -303,11 +305,11 @@ def alternatives_figure(picture: DeployPicture) -> go.Figure:
         [
             go.Bar(
                 x=[row["cost parts"][label] for row in rows],
-                y=[row["plan"] for row in rows],
+                y=[plain(row["plan"]) for row in rows],
                 orientation="h",
-                name=label,
+                name=plain(label),
                 marker_color=COST_COLOURS[index % len(COST_COLOURS)],
-                hovertemplate=f"%{{y}}<br>{label}: %{{x:.2f}} of the score<extra></extra>",
+                hovertemplate="%{y}<br>%{fullData.name}: %{x:.2f} of the score<extra></extra>",
             )
             for index, label in enumerate(labels)
         ]

@@ -25,16 +25,16 @@ How the file is laid out (:func:`lesson_html`):
    step shown (no element has that id, so the browser does not scroll to one; each step
    shows from the top).
 
-Invariants: every title, narration and note is HTML-escaped (a narration is plain text, its
-blank lines start paragraphs: nothing a user typed becomes markup); figure JSON cannot close its
-``<script>`` element (``<``, ``>`` and ``&`` are written as JSON escapes); no element or style
-of the page names an address (no ``src``, ``href`` or ``url()``), and the figures drawn here
-(tiles, bars) make Plotly fetch nothing, so the file loads nothing from the network.
+Invariants: every title, narration and note is escaped (:func:`.plotly_text.plain`; a narration
+is plain text, its blank lines start paragraphs: nothing a user typed becomes markup); figure
+JSON cannot close its ``<script>`` element (``<``, ``>`` and ``&`` are written as JSON escapes);
+no element or style of the page names an address (no ``src``, ``href`` or ``url()``), and the
+figures drawn here (tiles, bars) make Plotly fetch nothing, so the file loads nothing from the
+network.
 """
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -46,6 +46,7 @@ import plotly.offline
 
 from assignors import AssignmentExplorerError
 from dashboard.charts import animation_chart, assignment_charts
+from dashboard.charts.plotly_text import plain
 from dashboard.model import aggregates, whatif
 
 #: How Plotly draws every figure of the file: fits its box, no Plotly logo, no link out.
@@ -157,7 +158,7 @@ def paragraphs(text: str) -> str:
     break stays one."""
     blocks = [block.strip() for block in text.replace("\r\n", "\n").split("\n\n")]
     return "".join(
-        "<p>" + "<br>".join(html.escape(line) for line in block.split("\n")) + "</p>"
+        "<p>" + "<br>".join(plain(line) for line in block.split("\n")) + "</p>"
         for block in blocks
         if block
     )
@@ -166,7 +167,7 @@ def paragraphs(text: str) -> str:
 def _step_section(index: int, step: LessonStep, count: int) -> str:
     """Step 3 of the module docstring: one step's section (``index`` 0-based)."""
     number = index + 1
-    notes = "".join(f"<li>{html.escape(note)}</li>" for note in step.notes)
+    notes = "".join(f"<li>{plain(note)}</li>" for note in step.notes)
     slots = "".join(
         f'<div class="figure" role="img" aria-label="figure {i + 1} of step {number}"></div>'
         for i in range(len(step.figures))
@@ -175,7 +176,7 @@ def _step_section(index: int, step: LessonStep, count: int) -> str:
         f'<section class="step" id="lesson-step-{number}" aria-labelledby="step-{number}-title">'
         '<div class="words">'
         f'<p class="where">Step {number} of {count}</p>'
-        f'<h2 id="step-{number}-title">{html.escape(step.title)}</h2>'
+        f'<h2 id="step-{number}-title">{plain(step.title)}</h2>'
         f'<div class="narration">{paragraphs(step.text)}</div>'
         + (f'<ul class="notes">{notes}</ul>' if notes else "")
         + "</div>"
@@ -193,7 +194,7 @@ def lesson_html(lesson: Lesson) -> str:
     if not lesson.steps:
         raise ValueError("a lesson needs at least one step")
     count = len(lesson.steps)
-    title = html.escape(lesson.title)
+    title = plain(lesson.title)
     sections = "".join(_step_section(i, step, count) for i, step in enumerate(lesson.steps))
     config = json.dumps(PLOTLY_CONFIG)
     return (
@@ -203,7 +204,7 @@ def lesson_html(lesson: Lesson) -> str:
         f'<script charset="utf-8">{plotly_script()}</script></head><body>'
         '<header><div class="lesson">'
         f"<h1>{title}</h1>"
-        f'<p class="description">{html.escape(lesson.description)}</p></div>'
+        f'<p class="description">{plain(lesson.description)}</p></div>'
         '<nav aria-label="steps">'
         '<button type="button" id="previous">◀ Previous</button>'
         f'<span id="counter" aria-live="polite">Step 1 of {count}</span>'

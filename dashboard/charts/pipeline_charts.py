@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
+from dashboard.charts.plotly_text import plain, plain_all
 from dashboard.model.palette import member_colours
 
 STATUS_COLOURS = {
@@ -32,7 +33,7 @@ def member_lag_figure(member_lag: pd.DataFrame, title: str = "Lag per member") -
     """One line per member: ``member_lag`` rows with ``time``, ``member_id``, ``lag``."""
     figure = go.Figure()
     if member_lag.empty:
-        figure.update_layout(title=f"{title}: no rows")
+        figure.update_layout(title=f"{plain(title)}: no rows")
         return figure
     ordered = member_lag.sort_values("time")
     ids = sorted(str(m) for m in ordered["member_id"].unique())
@@ -44,12 +45,15 @@ def member_lag_figure(member_lag: pd.DataFrame, title: str = "Lag per member") -
                 x=rows["time"],
                 y=rows["lag"],
                 mode="lines",
-                name=member_id,
+                name=plain(member_id),
                 line={"color": colours.get(member_id, "#888888"), "width": 1.5},
             )
         )
     figure.update_layout(
-        title=title, xaxis_title="time (UTC)", yaxis_title="lag (records)", hovermode="x unified"
+        title=plain(title),
+        xaxis_title="time (UTC)",
+        yaxis_title="lag (records)",
+        hovermode="x unified",
     )
     return figure
 
@@ -59,12 +63,14 @@ def group_lag_figure(group_lag: pd.DataFrame, groups: Sequence[str]) -> go.Figur
     figure = go.Figure()
     for group_id in groups:
         rows = group_lag[group_lag["group_id"] == group_id].sort_values("time")
-        figure.add_trace(go.Scatter(x=rows["time"], y=rows["lag_total"], name=f"{group_id} total"))
+        figure.add_trace(
+            go.Scatter(x=rows["time"], y=rows["lag_total"], name=f"{plain(group_id)} total")
+        )
         figure.add_trace(
             go.Scatter(
                 x=rows["time"],
                 y=rows["worst_member_lag"],
-                name=f"{group_id} worst member",
+                name=f"{plain(group_id)} worst member",
                 line={"dash": "dot"},
             )
         )
@@ -110,11 +116,14 @@ def replay_worst_figure(replay_worst: pd.DataFrame, group_id: str) -> go.Figure:
         dash = "dot" if str(strategy).startswith("(") else "solid"
         figure.add_trace(
             go.Scatter(
-                x=part["time"], y=part["worst_member_lag"], name=strategy, line={"dash": dash}
+                x=part["time"],
+                y=part["worst_member_lag"],
+                name=plain(str(strategy)),
+                line={"dash": dash},
             )
         )
     figure.update_layout(
-        title=f"{group_id}: worst member's lag by strategy (replay)",
+        title=f"{plain(group_id)}: worst member's lag by strategy (replay)",
         xaxis_title="time (UTC)",
         yaxis_title="lag (records)",
         hovermode="x unified",
@@ -158,7 +167,7 @@ def fleet_scatter_figure(current: pd.DataFrame) -> go.Figure:
             x=rows["lag_total"],
             y=rows["lag_cv"],
             mode="markers",
-            text=rows["group_id"],
+            text=plain_all(rows["group_id"].astype(str)),
             marker={"size": 7, "color": "#332288", "opacity": 0.7},
             hovertemplate="%{text}<br>lag %{x:,}<br>CV %{y:.2f}<extra></extra>",
         )

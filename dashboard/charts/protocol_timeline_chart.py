@@ -12,7 +12,7 @@ the axis. Reading is solid mid grey; every way of not reading is light with a pa
 ``/``, waiting ``x``, warming up ``.``, restarting ``-``), and idle is an empty outline, so a
 stop-the-world shows as a light column across every row, framed, its length in the panel's
 title; a light bar carries its length where it fits. One legend entry per state that occurs;
-member names (typed by users) are escaped.
+member names (typed by users) are drawn as typed (:func:`.plotly_text.plain`).
 
 Invariants: every state's fill is at least :data:`dashboard.model.palette.LEAST_DELTA_E` away
 (CIEDE2000) from the first 30 member colours and the task roles' colours; every state's mark
@@ -23,7 +23,6 @@ range, ``[0, end]`` of the runs; pure (data in, a Plotly figure out).
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.charts.plotly_text import plain
 from dashboard.model import palette
 from dashboard.model.protocol_timeline import STATES, STOPPED_STATES, RunTimeline
 
@@ -106,7 +106,7 @@ def run_title(timeline: RunTimeline, label: str) -> str:
         else "no stop-the-world"
     )
     rounds = f"{timeline.rounds:,} round" + ("" if timeline.rounds == 1 else "s")
-    return f"<b>{html.escape(label)}</b><br>{rounds} · {stopped}"
+    return f"<b>{plain(label)}</b><br>{rounds} · {stopped}"
 
 
 def _row_px(members: int) -> int:
@@ -121,7 +121,7 @@ def _axis_labels(members: Sequence[str], colours: Mapping[str, str]) -> tuple[li
     positions = list(range(0, len(members), step))
     labels = [
         f"<span style='color:{colours.get(members[i], palette.NOBODY_COLOUR)}'>■</span> "
-        f"{html.escape(short[members[i]])}"
+        f"{plain(short[members[i]])}"
         for i in positions
     ]
     return positions, labels
@@ -135,9 +135,9 @@ def _state_trace(
     unit, scale = time_unit(timeline.end_s)
     mine = [i for i in timeline.intervals if i.state == state]
     hover = [
-        f"{html.escape(i.member)}<br><b>{state}</b> {_number(i.start_s * scale)}–"
+        f"{plain(i.member)}<br><b>{state}</b> {_number(i.start_s * scale)}–"
         f"{_number(i.end_s * scale)} {unit} ({_number(i.length_s * scale)} {unit})"
-        f"<br>{html.escape(i.why)}"
+        f"<br>{plain(i.why)}"
         for i in mine
     ]
     fill = "rgba(0,0,0,0)" if style.outline_only else style.fill

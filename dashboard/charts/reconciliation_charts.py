@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 
 from assignors import MemberProgress, Scenario, current_partitions, reconciliation_progress
 from dashboard.charts import animation_chart
+from dashboard.charts.plotly_text import plain
 from dashboard.model import palette
 from dashboard.model.members_table import compress
 from dashboard.model.palette import TOPIC_PALETTE, member_names, short_labels, text_colour
@@ -55,7 +56,7 @@ def reconciliation_figure(
     shown = shown_members(progress)
     labels = dict(names) if names is not None else short_labels([p.member_id for p in shown], 18)
     colour_of = dict(colours) if colours else palette.member_colours([p.member_id for p in shown])
-    rows = [labels[p.member_id] for p in shown]
+    rows = [plain(labels[p.member_id]) for p in shown]
     parts = {
         "kept": [tuple(sorted(set(p.current) & set(p.target))) for p in shown],
         "pending revocation": [p.pending_revocation for p in shown],
@@ -78,7 +79,7 @@ def reconciliation_figure(
             insidetextanchor="middle",
             textangle=0,
             textfont={"color": text_colour(colour), "size": 14},
-            customdata=[compress(tps) or "none" for tps in lists],
+            customdata=[plain(compress(tps)) or "none" for tps in lists],
             hovertemplate="%{y}: %{x} " + name + "<br>%{customdata}<extra></extra>",
         )
     figure.update_layout(
@@ -104,7 +105,7 @@ def reconciliation_figure(
             "tickvals": rows,
             "ticktext": [
                 f"<span style='color:{colour_of.get(p.member_id, palette.NOBODY_COLOUR)}'>■</span>"
-                f" {labels[p.member_id]}"
+                f" {plain(labels[p.member_id])}"
                 for p in shown
             ],
         },

@@ -8,7 +8,8 @@ became a clickable link inside the page's own error message. Here a listener on 
 port stands for the attacker's host: each link below points at it; after the page has run, the
 listener has received nothing, the browser has asked nothing of any address but the server's,
 and the page holds no ``<a>``, ``<img>`` or ``<script>`` of the payload, while the payload's
-text is shown, as typed.
+text is shown, as typed. And the charts (Plotly reads its texts as a little HTML): member ids
+typed into the Explorer's form are drawn as typed, making no SVG link and no bold piece.
 
 Skipped, with the reason, when Chromium is not installed.
 """
@@ -16,8 +17,10 @@ Skipped, with the reason, when Chromium is not installed.
 from __future__ import annotations
 
 import http.server
+import os
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlencode, urlsplit
 
@@ -25,7 +28,7 @@ import pytest
 
 from assignors import Member, Scenario, Topic
 from dashboard.model import share
-from tests.browser import served_app
+from tests.browser import served_app, ui
 from tests.ports import free_port
 
 pytestmark = pytest.mark.browser
@@ -124,3 +127,49 @@ def test_no_link_draws_a_link_or_an_image_or_sends_a_request(app_url: str, liste
             assert not drawn and scripts == 0, (what, drawn, scripts)
             if what == "unknown sample":  # the refused name is said, as typed
                 assert payload in text, (what, payload, text[:2000])
+
+
+#: Member ids a user may type in the Explorer's form: a link and bold with an entity, each
+#: short enough for the charts' shortest labels to show it whole.
+MARKUP_IDS = ("<a href=.>q</a>", "<b>z</b>&amp;")
+#: Of every chart: the SVG links, the bold pieces reading "z" (only the id's ``<b>z</b>`` could
+#: make one), and every text as drawn.
+CHART_TEXT_JS = """
+() => {
+  const svgs = Array.from(document.querySelectorAll('.js-plotly-plot svg'));
+  const all = selector => svgs.flatMap(svg => Array.from(svg.querySelectorAll(selector)));
+  return {
+    links: all('a').map(node => node.outerHTML.slice(0, 200)),
+    bold: all('tspan').filter(node => /bold/.test(node.getAttribute('style') || '')
+                                      && node.textContent === 'z').length,
+    texts: all('text').map(node => node.textContent),
+  };
+}
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_a_typed_member_id_is_drawn_as_typed_in_the_charts(
+    app_url: str, width: int, tmp_path: Path
+) -> None:
+    """Add members with markup ids in the Explorer: every chart draws each id as typed (some
+    text reads it whole) and none of them makes a link or a bold piece. Screenshots of the page
+    (under the test's tmp folder, or ``AE_MARKUP_SCREENSHOTS`` when set) to look at."""
+    with served_app.chromium() as browser:
+        context = browser.new_context(viewport={"width": width, "height": 3400})
+        page = context.new_page()
+        page.set_default_timeout(120_000)
+        page.goto(app_url)
+        page.locator(".js-plotly-plot").first.wait_for()
+        for member_id in MARKUP_IDS:
+            ui.add_member(page, member_id)
+        ui.check_page(page, "adding members with markup ids")
+        drawn = page.evaluate(CHART_TEXT_JS)
+        folder = Path(os.environ.get("AE_MARKUP_SCREENSHOTS") or tmp_path)
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / f"markup-ids-{width}.png"), full_page=True)
+        context.close()
+    assert drawn["links"] == [], drawn["links"]
+    assert drawn["bold"] == 0
+    for member_id in MARKUP_IDS:
+        assert any(member_id in text for text in drawn["texts"]), (member_id, drawn["texts"])

@@ -19,11 +19,14 @@ from pathlib import Path
 
 import pytest
 import trustme
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cluster.connection import DEFAULT_TIMEOUT_S, ConnectionSettings, Secret, describe_error
 from cluster.errors import (
     AuthenticationFailedError,
     ClusterError,
+    ConnectionSettingsError,
     NameNotResolvedError,
     NotKafkaError,
     RefusedConnectionError,
@@ -265,3 +268,43 @@ def test_a_mechanism_the_listener_does_not_accept(kafka_cluster: KafkaCluster) -
 )  # fmt: skip
 def test_describe_error_names_the_class_once(raised: str, shown: str) -> None:
     assert describe_error(raised) == shown
+
+
+#: What a file named as a CA file or a client certificate may hold instead of PEM: text with
+#: markup and a path in it, a Markdown link, binary.
+NOT_PEM = st.one_of(
+    st.sampled_from(["<b>not</b> a [certificate](http://127.0.0.1:9/x) /etc/ssl/x.pem", ""]),
+    st.text(max_size=200),
+    st.binary(max_size=200),
+)
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(held=NOT_PEM, which=st.sampled_from(["CA file", "client certificate"]))
+def test_a_tls_file_that_is_no_certificate_says_which_setting_to_change(
+    fake_server: dict[str, str], tmp_path: Path, held: str | bytes, which: str
+) -> None:
+    """Named at once as a setting (not "check the host and port"), by the setting's name: no
+    path, none of the file's text, no library class or source line, one sentence."""
+    path = tmp_path / "named <b>file.pem"
+    path.write_bytes(held if isinstance(held, bytes) else held.encode())
+    authority = trustme.CA()
+    ca_file = tmp_path / "ca.pem"
+    authority.cert_pem.write_to_path(str(ca_file))
+    files = (
+        {"ssl_cafile": str(path)}
+        if which == "CA file"
+        else {"ssl_cafile": str(ca_file), "ssl_certfile": str(path), "ssl_keyfile": str(path)}
+    )
+    error, elapsed = _fails(
+        ConnectionSettings(fake_server["silent"], security_protocol="SSL", timeout_s=2, **files)
+    )
+    message = str(error)
+    assert isinstance(error, ConnectionSettingsError), message
+    assert message.startswith(f"the {which}"), message
+    assert str(tmp_path) not in message and "/" not in message and "<" not in message
+    assert "_ssl.c" not in message and "SSLError" not in message
+    _one_clear_sentence(message)
+    assert elapsed < 1.0

@@ -206,7 +206,8 @@ def test_lag_chart_sorts_bars_marks_the_fair_share_in_member_colours() -> None:
         "<b>current</b><br>fair share 20",
         "<b>sticky</b><br>fair share 20",
     ]
-    assert list(figure.data[0].customdata) == ["b: 30", "a: 10"]
+    # the hover, unit and all
+    assert list(figure.data[0].customdata) == ["b: 30 messages", "a: 10 messages"]
 
 
 def test_lag_chart_past_forty_members_names_the_ends_and_summarises_the_rest() -> None:

@@ -9,8 +9,10 @@ names inside a group (member ids, topics) carried by a link's edits, a link's sc
 upload. The page is then read as the browser receives it (every element's Markdown text, label,
 help and option) and must not hold the text as typed anywhere Markdown would turn it into
 markup: only escaped (``\\[``, ``\\<``, ``\\$``, ...) or as plain text (tables, code). Charts:
-:func:`test_no_chart_draws_a_name_as_markup` (a known gap, marked so). The test that no request
-leaves the page is the browser's (``tests/browser/test_no_markup_browser.py``).
+:func:`test_no_builder_draws_a_name_as_markup` runs every chart builder (found by looking: see
+:mod:`tests.dashboard.named_figures`) on generated names, and
+:func:`test_no_chart_draws_a_name_as_markup` is the worked example through the app. The test
+that no request leaves the page is the browser's (``tests/browser/test_no_markup_browser.py``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from assignors import Member, Scenario, Topic, scenario_to_json
 from dashboard.model import share
 from dashboard.model.plain import ACTIVE, escape_markdown
 from dashboard.panels import shape_panel
+from tests.dashboard import named_figures
 from tests.dashboard.app_session import APP
 
 #: Where a fetch would go (nothing listens under AppTest; the browser test listens).
@@ -178,14 +181,69 @@ def test_no_uploaded_name_becomes_markup(payload: str, valid: bool) -> None:
     assert not raw_markup(app, payload), raw_markup(app, payload)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="left for a follow-up: chart builders put member ids and topic names into Plotly"
-    " texts unescaped (only protocol_timeline_chart and lesson_file html-escape them)",
-)
 def test_no_chart_draws_a_name_as_markup() -> None:
-    """A group whose member id and topic are a Plotly link: no chart holds it as a tag."""
+    """Worked example, through the app: a group whose member id and topic are a Plotly link
+    (from a link's scenario): no chart of the page holds it as a tag."""
     payload = f'<a href="http://{HOST}/anchor">t</a>'
     app = _run({"scenario": share.encode_scenario(_scenario(payload)) or ""})
     assert not app.exception, [e.message for e in app.exception]
     assert not raw_chart_tags(app, payload), raw_chart_tags(app, payload)
+
+
+# -- every chart builder, generated names ---------------------------------------------------------
+
+#: What a user may type into a name, as pieces: Plotly's tags (a link, bold, a break, a styled
+#: span), entities, a template placeholder, MathJax's ``$``, quotes, and ordinary words.
+FRAGMENTS = (
+    "<a href=x>y</a>", f'<a href="http://{HOST}/a">', "<b>", "</b>", "<br>", "<i>", "<sup>",
+    '<span style="font-size:60px">', "&amp;", "&lt;b&gt;", "&#60;", "&quot;", "%{x}",
+    "%{y:,.0f}", "%{customdata}", "$x^2$", "'", '"', "orders", "consumer-1", "é", " ",
+)  # fmt: skip
+NAME = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=3).map("".join)
+NAMES = st.builds(
+    named_figures.Names,
+    members=st.lists(NAME, min_size=2, max_size=5, unique=True).map(tuple),
+    topics=st.lists(NAME, min_size=1, max_size=3, unique=True).map(tuple),
+    label=NAME,
+)
+BUILDERS = named_figures.builders()
+
+
+def test_the_builders_are_found() -> None:
+    """The discovery finds the builders of every chart module that draws from data (a module
+    renamed or a builder's annotation changed would silently drop it from the test below)."""
+    modules = {builder.module for builder in BUILDERS}
+    assert modules >= {
+        "aggregate_charts", "animation_chart", "assignment_charts", "deploy_charts",
+        "lesson_file", "pipeline_charts", "protocol_timeline_chart", "reconciliation_charts",
+    }, modules  # fmt: skip
+    assert not {"projected", "static_figure", "trusted_figure"} & {b.name for b in BUILDERS}
+
+
+@pytest.mark.parametrize("builder", BUILDERS, ids=str)
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names=NAMES)
+def test_no_builder_draws_a_name_as_markup(builder: named_figures.Builder, names: Any) -> None:
+    """Every figure a builder draws for a group of hostile names makes exactly the elements
+    and template placeholders it makes for the same group named plainly (names that sort the
+    same way, so the core assigns the same): a name adds no ``<a>``, ``<b>``, ``<br>``, ... and
+    no ``%{...}`` Plotly would fill. And no figure sets ``meta`` (which turns names and titles
+    into templates)."""
+    hostile, plainly = builder.figures(names), builder.figures(names.twins())
+    assert len(hostile) == len(plainly)
+    for figure, twin in zip(hostile, plainly, strict=True):
+        assert named_figures.tag_counts(figure) == named_figures.tag_counts(twin)
+        assert named_figures.placeholders(figure) == named_figures.placeholders(twin)
+        assert not named_figures.has_meta(figure)
+
+
+def test_a_builder_without_a_maker_is_named() -> None:
+    """A builder whose parameter no maker knows fails with what to add, not silently."""
+
+    def new_builder(window: complex) -> Any:
+        raise AssertionError("never called")
+
+    with pytest.raises(LookupError, match="no maker for parameter window"):
+        named_figures.Builder("new_charts", "new_builder", new_builder).figures(
+            named_figures.Names(("a", "b"), ("t",), "l")
+        )
