@@ -59,22 +59,28 @@ def encode_edits(edits: Sequence[Mapping[str, Any]]) -> str:
     return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
 
 
+def unpack(param: str, what: str, limit: int) -> bytes:
+    """A packed parameter (URL-safe base64 of zlib data, padding optional) -> its bytes, at most
+    ``limit`` of them; :class:`ShareLinkError` naming the parameter ``what`` when it is damaged
+    (any character outside base64's, non-ASCII included, or data zlib cannot read) or too big."""
+    try:
+        packed = base64.urlsafe_b64decode(param + "=" * (-len(param) % 4))
+        inflater = zlib.decompressobj()
+        data = inflater.decompress(packed, limit + 1)
+    except (binascii.Error, zlib.error, ValueError) as error:
+        raise ShareLinkError(f"the link's {what} parameter is damaged ({error})") from None
+    if len(data) > limit or inflater.unconsumed_tail:
+        raise ShareLinkError(f"the link's {what} parameter unpacks to more than {limit:,} bytes")
+    return data
+
+
 def decode_edits(param: str) -> list[dict[str, Any]]:
     """The ``edits`` query parameter -> edits; :class:`ShareLinkError` if it is damaged."""
     if len(param) > MAX_EDITS_PARAM:
         raise ShareLinkError(
             f"the link's edits parameter is {len(param):,} characters; at most {MAX_EDITS_PARAM:,}"
         )
-    try:
-        packed = base64.urlsafe_b64decode(param + "=" * (-len(param) % 4))
-        inflater = zlib.decompressobj()
-        text = inflater.decompress(packed, MAX_EDITS_JSON_BYTES + 1)
-    except (binascii.Error, zlib.error, ValueError) as error:
-        raise ShareLinkError(f"the link's edits parameter is damaged ({error})") from None
-    if len(text) > MAX_EDITS_JSON_BYTES or inflater.unconsumed_tail:
-        raise ShareLinkError(
-            f"the link's edits parameter inflates to more than {MAX_EDITS_JSON_BYTES:,} bytes"
-        )
+    text = unpack(param, "edits", MAX_EDITS_JSON_BYTES)
     try:
         value = decode_json(text, "the link's edits parameter", max_bytes=MAX_EDITS_JSON_BYTES)
     except AssignmentExplorerError as error:
@@ -232,13 +238,8 @@ def decode_scenario_text(param: str) -> str:
             f"the link's scenario is {len(param):,} characters; at most {MAX_SCENARIO_PARAM:,}"
         )
     try:
-        packed = base64.urlsafe_b64decode(param + "=" * (-len(param) % 4))
-        inflater = zlib.decompressobj()
-        text = inflater.decompress(packed, MAX_SCENARIO_TEXT)
-        if inflater.unconsumed_tail:
-            raise ShareLinkError(f"the link's scenario unpacks to over {MAX_SCENARIO_TEXT:,} bytes")
-        return text.decode("utf-8")
-    except (binascii.Error, zlib.error, UnicodeDecodeError) as error:
+        return unpack(param, "scenario", MAX_SCENARIO_TEXT).decode("utf-8")
+    except UnicodeDecodeError as error:
         raise ShareLinkError(f"the link's scenario parameter is damaged ({error})") from None
 
 

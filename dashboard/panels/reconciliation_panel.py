@@ -43,6 +43,7 @@ from dashboard.charts.reconciliation_charts import reconciliation_figure, target
 from dashboard.model import palette
 from dashboard.model.members_table import compress
 from dashboard.model.palette import member_names, short_labels
+from dashboard.model.plain import SUCCESS_ICON, WARNING_ICON, escape_markdown
 from dashboard.panels import projector_panel
 
 
@@ -156,7 +157,10 @@ def render(
         help="Members whose current assignment or epoch is not yet their target's.",
     )
     sentence = headline(reconciliation, progress)
-    (st.warning if any(p.reconciling for p in progress) else st.success)(sentence)
+    if any(p.reconciling for p in progress):
+        st.warning(escape_markdown(sentence), icon=WARNING_ICON)
+    else:
+        st.success(escape_markdown(sentence), icon=SUCCESS_ICON)
     st.caption(
         "A KIP-848 group moves one heartbeat at a time: each member first gives up what its"
         " target no longer holds (pending revocation), and gets a partition the target moves to"

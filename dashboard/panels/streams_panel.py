@@ -30,7 +30,7 @@ from assignors import (
 )
 from dashboard.charts import assignment_charts
 from dashboard.model import palette
-from dashboard.model.plain import ERROR_ICON, escape_markdown
+from dashboard.model.plain import ERROR_ICON, SUCCESS_ICON, WARNING_ICON, escape_markdown
 from dashboard.panels import projector_panel, streams_compare
 from dashboard.session import compute
 from sample_data import narration
@@ -180,9 +180,11 @@ def render(key: str, streams: StreamsScenario) -> None:
     except AssignmentExplorerError as error:
         st.error(escape_markdown(str(error)), icon=ERROR_ICON)
         return
-    (st.success if result.converged else st.warning)(
-        summary(result, float(restore_speed), float(input_rate))
-    )
+    outcome = summary(result, float(restore_speed), float(input_rate))
+    if result.converged:
+        st.success(escape_markdown(outcome), icon=SUCCESS_ICON)
+    else:
+        st.warning(escape_markdown(outcome), icon=WARNING_ICON)
     st.subheader("Tasks per client, rebalance by rebalance")
     st.caption(
         "Blue: active; teal: standby; orange, hatched: warm-up (a standby restoring state on the "

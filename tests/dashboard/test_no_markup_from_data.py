@@ -143,23 +143,33 @@ BOX_METHODS = frozenset({"error", "warning", "info", "success"})
 LOGGERS = frozenset({"_LOG", "LOG", "logging", "logger", "_LOGGER", "log"})
 
 
+def _picks_a_box(func: ast.AST) -> bool:
+    """Whether a call's ``func`` is a message box, or chooses one (``(st.a if c else st.b)``)."""
+    if isinstance(func, ast.IfExp):
+        return _picks_a_box(func.body) or _picks_a_box(func.orelse)
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr in BOX_METHODS
+        and _name_of(func.value) not in LOGGERS
+    )
+
+
 def boxes_without_icon(source: str) -> list[int]:
     """The lines of ``source`` with a message box called without ``icon=``."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-            continue
-        if node.func.attr not in BOX_METHODS or _name_of(node.func.value) in LOGGERS:
-            continue
-        if not any(keyword.arg == "icon" for keyword in node.keywords):
-            found.append(node.lineno)
-    return found
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and _picks_a_box(node.func)
+        and not any(keyword.arg == "icon" for keyword in node.keywords)
+    ]
 
 
 def test_worked_examples_of_the_icon_rule() -> None:
     assert boxes_without_icon("st.error(text)\n") == [1]
     assert boxes_without_icon("box.info(text, icon=INFO_ICON)\n") == []
     assert boxes_without_icon("_LOG.error('%s', text)\n") == []
+    assert boxes_without_icon("(st.success if ok else st.warning)(text)\n") == [1]
 
 
 def test_every_message_box_names_its_icon() -> None:
