@@ -68,8 +68,6 @@ def answer(strategy: str, version: str | None) -> dict[str, Any]:
         ("server-range", "3.0.2", "the first release line that has it is 3.7"),
         ("streams-sticky", "3.7", "the first release line that has it is 3.8"),
         ("uniform", "3.8", "the lines it answers for are 3.9, 4.0"),
-        ("sticky", "3.4.1", "the lines it answers for are 3.5, 3.6"),
-        ("cooperative-sticky", "3.0", "the lines it answers for are 3.5, 3.6"),
         ("share-simple", "4.1", "the lines it answers for are 4.2, 4.3, 4.4"),
     ],
 )
