@@ -226,7 +226,7 @@ class LineRules:
         )
 
 
-NEWEST_LINE_RULES = LineRules(False, False, True, 1)
+NEWEST_LINE_RULES = LineRules.of(None)
 STICKY_RULES = ClaimRules(conflict_uses_claim_generation=False, claims_grouped_by_topic=True)
 COOPERATIVE_RULES = ClaimRules(conflict_uses_claim_generation=True, claims_grouped_by_topic=False)
 #: The first release line whose constrained algorithm is the one :func:`_constrained` describes
