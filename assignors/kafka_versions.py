@@ -124,8 +124,6 @@ def _lines(first: str, last: str) -> tuple[str, ...]:
     return tuple(v for v in KAFKA_VERSIONS if at_least(v, first) and at_least(last, v))
 
 
-#: The client-side sticky assignors: answered from 3.5 (3.5 and 3.6 differ from 3.7 in the
-#: constrained algorithm, ``assignors/client/sticky.py``). Refused before, each line with why.
 #: The client-side sticky assignors: every line from 3.0 (3.0-3.3, 3.4 and 3.5-3.6 each answer
 #: differently from the newest, ``assignors/client/sticky.py``).
 CLIENT_STICKY_LINES = KafkaLines()
