@@ -124,27 +124,9 @@ def _lines(first: str, last: str) -> tuple[str, ...]:
     return tuple(v for v in KAFKA_VERSIONS if at_least(v, first) and at_least(last, v))
 
 
-#: The client-side sticky assignors: answered from 3.5 (3.5 and 3.6 differ from 3.7 in the
-#: constrained algorithm, ``assignors/client/sticky.py``). Refused before, each line with why.
-CLIENT_STICKY_LINES = KafkaLines(
-    refused=(
-        *(
-            (
-                line,
-                "its sticky assignors keep only the newest generation's claims and can leave a "
-                "member a partition of a topic it no longer subscribes to (fixed in 3.4); that is "
-                "not reproduced (checked against that line's own classes)",
-            )
-            for line in _lines("3.0", "3.3")
-        ),
-        (
-            "3.4",
-            "before KIP-881 its general algorithm (members with different subscriptions) answers "
-            "differently from 3.5's on a few groups (2 of 2,000 generated ones, checked against "
-            "3.4.1's classes) and is not reproduced",
-        ),
-    ),
-)
+#: The client-side sticky assignors: every line from 3.0 (3.0-3.3, 3.4 and 3.5-3.6 each answer
+#: differently from the newest, ``assignors/client/sticky.py``).
+CLIENT_STICKY_LINES = KafkaLines()
 #: The broker-side consumer-group assignors (KIP-848): early access from 3.7, reproduced from 3.8.
 BROKER_LINES = KafkaLines(
     first="3.7",

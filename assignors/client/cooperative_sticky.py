@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from assignors.client.sticky import COOPERATIVE_RULES, STICKY_BEFORE_37, sticky_assign
+from assignors.client.sticky import COOPERATIVE_RULES, STICKY_OLDER_LINES, sticky_assign
 from assignors.kafka_versions import CLIENT_STICKY_LINES
 from assignors.model import Scenario, SortedAnswer, TopicPartition
 from assignors.strategy import PartitionStrategy
@@ -76,13 +76,28 @@ def assign_with_target(
                 f"first; the follow-up rebalance hands it to {new_owner}",
             )
     round1: dict[str, Sequence[TopicPartition]] = {
-        member_id: [tp for tp in partitions if tp not in withheld[member_id]]
+        member_id: _without(partitions, withheld[member_id])
         if member_id in withheld
         else partitions
         for member_id, partitions in target.items()
     }
     # Leaving partitions out keeps a list's order: a sorted target gives a sorted round 1.
     return (SortedAnswer(round1) if isinstance(target, SortedAnswer) else round1), target
+
+
+def _without(
+    partitions: Sequence[TopicPartition], withheld: set[TopicPartition]
+) -> list[TopicPartition]:
+    """``partitions`` without the first occurrence of each withheld one (Kafka's
+    ``List.remove``; a partition is listed twice only where Kafka 3.4 let two claims stand)."""
+    left = set(withheld)
+    kept: list[TopicPartition] = []
+    for tp in partitions:
+        if tp in left:
+            left.discard(tp)
+        else:
+            kept.append(tp)
+    return kept
 
 
 def assign_cooperative_sticky(
@@ -110,5 +125,5 @@ STRATEGY = PartitionStrategy(
     protocol="cooperative",
     compute=assign_cooperative_sticky,
     kafka_lines=CLIENT_STICKY_LINES,
-    older_kafka=STICKY_BEFORE_37,
+    older_kafka=STICKY_OLDER_LINES,
 )

@@ -69,8 +69,7 @@ def answer(strategy: str, version: str | None) -> dict[str, Any]:
         ("server-range", "3.0.2", "the first release line that has it is 3.7"),
         ("streams-sticky", "3.7", "the first release line that has it is 3.8"),
         ("uniform", "3.7", "the lines it answers for are 3.8, 3.9, 4.0"),
-        ("sticky", "3.4.1", "the lines it answers for are 3.5, 3.6"),
-        ("cooperative-sticky", "3.0", "the lines it answers for are 3.5, 3.6"),
+        ("streams-group-sticky", "4.1", "the lines it answers for are 4.2, 4.3, 4.4"),
     ],
 )
 def test_refusals_name_the_first_line_or_the_lines_answered(

@@ -116,18 +116,20 @@ def test_the_streams_views_kafka_version_is_in_its_address_bar() -> None:
 
 
 def test_a_line_a_walkthrough_step_cannot_answer_falls_back_to_the_newest() -> None:
-    # Found by the generated UI run: the eager-vs-cooperative lesson's walkthrough, then Kafka
-    # 3.0 picked. Its step runs cooperative-sticky, which is not reproduced before 3.5: the
-    # page says so and answers as the newest line, instead of "The scenario cannot be shown"
-    # (and no edit of the user's is undone for it).
-    app = start_app(sample="lesson-eager-vs-cooperative")
+    # Found by the generated UI run: a lesson's walkthrough step runs a strategy that refuses
+    # the picked Kafka line (then the eager-vs-cooperative lesson with 3.0, when
+    # cooperative-sticky refused lines before 3.5; it answers every line now). Here the KIP-848
+    # lesson's step runs uniform, which refuses 3.8: the page says so and answers as the
+    # newest line, instead of "The scenario cannot be shown" (and no edit of the user's is
+    # undone for it).
+    app = start_app(sample="lesson-kip848-consumer-protocol")
     app.button(key="teach.start").click().run()
     assert_no_exception(app)
-    app.selectbox(key=SELECTOR).set_value("3.0").run()
+    app.selectbox(key=SELECTOR).set_value("3.8").run()
     assert_no_exception(app)
     assert not app.error, [box.value for box in app.error]
     [said] = [w.value for w in app.warning if "cannot be shown here" in w.value]
-    assert said.startswith("Kafka 3.0 cannot be shown here") and "3.5" in said
+    assert said.startswith("Kafka 3.8 cannot be shown here") and "3.9" in said
     assert app.session_state["ae.kafka_version"] is None
     app.run()  # the next run's version box shows what the page answers as
     assert app.selectbox(key=SELECTOR).value == NEWEST_KAFKA_VERSION

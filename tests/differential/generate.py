@@ -74,6 +74,39 @@ def partition_scenario(rng: random.Random, strategy: str) -> dict[str, Any]:
     return {"topics": topics, "members": members}
 
 
+def crowded_claims_case(strategy: str, seed: int) -> dict[str, Any]:
+    """A small group whose members' claims crowd: each partition claimed by zero to three
+    members, generations from three in a row (or none), so that claims of several generations
+    meet on one partition far more often than in :func:`case` (the sticky assignors' claim
+    rules differ by release line there). No racks; claims only on partitions that exist."""
+    rng = random.Random(f"crowded:{strategy}:{seed}")
+    topics = [
+        {"name": name, "partitions": rng.randint(1, 6)}
+        for name in rng.sample(TOPIC_NAMES, rng.randint(1, 3))
+    ]
+    names = [topic["name"] for topic in topics]
+    member_ids = _member_ids(rng, rng.randint(2, 6))
+    newest = rng.randint(1, 6)
+    members: list[dict[str, Any]] = []
+    for member_id, subscription in zip(
+        member_ids, _subscriptions(rng, names, len(member_ids)), strict=True
+    ):
+        member: dict[str, Any] = {"member_id": member_id, "topics": subscription}
+        generation = rng.choice((None, newest - 2, newest - 1, newest, newest))
+        if generation is not None:
+            member["generation"] = generation
+        member["owned_partitions"] = []
+        members.append(member)
+    for topic in topics:
+        for partition in range(topic["partitions"]):
+            for member in rng.sample(members, min(len(members), rng.choice((0, 1, 2, 2, 3)))):
+                member["owned_partitions"].append([topic["name"], partition])
+    for member in members:
+        rng.shuffle(member["owned_partitions"])
+    scenario = {"topics": topics, "members": members}
+    return {"id": f"{strategy}:crowded:{seed}", "strategy": strategy, "scenario": scenario}
+
+
 def _topics(rng: random.Random, server: bool) -> list[dict[str, Any]]:
     count = rng.choice((1, 1, 2, 2, 3, 3, 4, 6))
     topics = []

@@ -21,7 +21,7 @@ from assignors.kafka_versions import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION
 from tests.assignors.test_kafka_lines import GROUP
 from tests.differential.compare import run_cases
 from tests.differential.core import KAFKA_STRATEGIES
-from tests.differential.generate import case
+from tests.differential.generate import case, crowded_claims_case
 from tests.differential.test_differential import ONE_BATCH
 from tests.oracle import RELEASES, Oracle
 
@@ -89,6 +89,44 @@ def test_same_answers_as_that_lines_kafka(
     assert not tally.differences, (
         f"{len(tally.differences)} differences from Kafka {line}:\n{listed}"
     )
+
+
+#: Groups of crowded claims per (line, sticky strategy): the lines whose claim rules differ.
+CROWDED_CASES = 200
+
+
+@pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
+@pytest.mark.parametrize("line", ["3.3", "3.4", "3.5"])
+@ONE_BATCH
+@given(first_seed=st.integers(min_value=0, max_value=2**40))
+def test_crowded_claims_as_that_lines_kafka(
+    line_oracles: LineOracles, line: str, strategy: str, first_seed: int
+) -> None:
+    """Claims of several generations meeting on one partition: 3.0-3.3 keep only the newest
+    generation's, 3.4 records a losing claim as the partition's claimant (two cooperative
+    members may then keep one partition), 3.5 does neither."""
+    seeds = range(first_seed, first_seed + CROWDED_CASES)
+    requests = [crowded_claims_case(strategy, seed) for seed in seeds]
+    tally = run_cases(line_oracles.of(line), requests)[strategy]
+    assert tally.cases == CROWDED_CASES
+    listed = "\n".join(f"{d.request['id']}: {d.why}" for d in tally.differences[:10])
+    assert not tally.differences, f"{len(tally.differences)} differ from Kafka {line}:\n{listed}"
+
+
+@pytest.mark.parametrize("line", ["3.0", "3.3", "3.4", "3.5"])
+def test_old_sticky_examples_are_that_lines_kafka(line_oracles: LineOracles, line: str) -> None:
+    """``test_sticky_old_lines``' worked examples of ``line``: that line's Kafka answers them
+    as we do (and so as the examples say)."""
+    from tests.assignors.test_sticky_old_lines import WORKED
+
+    requests = [
+        {"id": f"{strategy}:worked:{n}", "strategy": strategy, "scenario": scenario}
+        for n, (strategy, scenario, worked_line, _) in enumerate(WORKED)
+        if worked_line == line
+    ]
+    tallies = run_cases(line_oracles.of(line), requests)
+    assert sum(t.cases for t in tallies.values()) == len(requests) > 0
+    assert not [d.why for t in tallies.values() for d in t.differences]
 
 
 @pytest.mark.parametrize("line", ["3.4", "3.5"])
