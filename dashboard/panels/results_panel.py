@@ -85,8 +85,11 @@ def more_views(
     order: Sequence[str],
 ) -> None:
     """Matrix, movement, drain projection, protocol timeline: one at a time, rerun alone."""
+    # A walkthrough step (or its link) may have picked the view: then no default, which
+    # Streamlit would otherwise log as a clash with the session's value.
+    first = None if MORE_VIEW in st.session_state else MORE_VIEWS[0]
     view = st.segmented_control(
-        "More views", MORE_VIEWS, default=MORE_VIEWS[0], key=MORE_VIEW, required=True
+        "More views", MORE_VIEWS, default=first, key=MORE_VIEW, required=True
     )
     if view == "Members":
         _members(key, plan, current)
