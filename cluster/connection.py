@@ -501,4 +501,17 @@ def translate_error(
             f"the broker closed the connection while {during} ({detail}); a broker does that"
             " when it restarts or does not support the request."
         )
-    return ClusterError(f"the cluster answered with an error while {during}: {detail}")
+    return _unexpected(error, detail, during)
+
+
+def _unexpected(error: BaseException, detail: str, during: str) -> ClusterError:
+    """Any other error: what the broker said, and what to do about it. Kafka marks an error
+    it expects to pass (a coordinator moving, a leader election) as retriable."""
+    if getattr(error, "retriable", False):
+        advice = "Kafka marks this error as passing: load the group again in a few seconds"
+    else:
+        advice = (
+            "Load the group again; if the error stays, the broker's log names its cause (look"
+            " for this error there), or the principal lacks a permission the request needs"
+        )
+    return ClusterError(f"the cluster answered with an error while {during}: {detail}. {advice}.")

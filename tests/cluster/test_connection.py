@@ -185,3 +185,21 @@ def test_sticky_user_data_in_javas_layout() -> None:
     )
     assert decode_sticky_user_data(b"\x00\x00\x00\x05") is None  # 5 topics announced, none there
     assert decode_sticky_user_data(b"") is None
+
+
+@pytest.mark.parametrize("during", ["connecting", "describing groups", "listing offsets"])
+def test_an_unexpected_broker_error_says_what_to_do(during: str) -> None:
+    # Any error no rule names still ends with what to change; Kafka's own retriable flag
+    # decides whether waiting helps.
+    from kafka import errors as kafka_errors
+
+    from cluster.connection import translate_error
+
+    settings = ConnectionSettings(bootstrap_servers="localhost:9092")
+    passing = str(
+        translate_error(kafka_errors.CoordinatorLoadInProgressError("x"), settings, during)
+    )
+    assert passing.endswith("load the group again in a few seconds."), passing
+    lasting = str(translate_error(kafka_errors.UnknownError(), settings, during))
+    assert f"while {during}: UnknownError. Load the group again;" in lasting, lasting
+    assert "broker's log" in lasting
