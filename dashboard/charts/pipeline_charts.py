@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.charts.plotly_text import plain, plain_all
-from dashboard.model.palette import member_colours
+from dashboard.model.palette import POINT_COLOUR, member_colours
 
 STATUS_COLOURS = {
     "OK": "#117733",
@@ -168,7 +168,7 @@ def fleet_scatter_figure(current: pd.DataFrame) -> go.Figure:
             y=rows["lag_cv"],
             mode="markers",
             text=plain_all(rows["group_id"].astype(str)),
-            marker={"size": 7, "color": "#332288", "opacity": 0.7},
+            marker={"size": 7, "color": POINT_COLOUR},
             hovertemplate="%{text}<br>lag %{x:,}<br>CV %{y:.2f}<extra></extra>",
         )
     )

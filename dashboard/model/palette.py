@@ -99,6 +99,9 @@ MOVED_OUTLINE = "#000000"
 #: The dashed trail from where a moved tile was to where it is: mid grey, which keeps
 #: :data:`LEAST_MARK_CONTRAST` against both page backgrounds.
 TRAIL_COLOUR = "#808080"
+#: Points that stand for no member (a group of the fleet, say): Paul Tol's bright blue, which
+#: keeps :data:`LEAST_MARK_CONTRAST` on both pages (the indigo it replaced was 1.5:1 on dark).
+POINT_COLOUR = "#4477AA"
 #: The page backgrounds of the light and the dark theme (``.streamlit/config.toml``; a test
 #: keeps the two in step): every figure draws on one of them.
 PAGE_BACKGROUNDS: dict[str, str] = {"light": "#FFFFFF", "dark": "#0F1319"}

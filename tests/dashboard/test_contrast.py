@@ -69,6 +69,7 @@ def test_member_role_and_trail_marks_stand_out_on_both_pages() -> None:
         *palette.MEMBER_PALETTE[: palette.BOTH_THEMES_COUNT],
         *palette.ROLE_COLOURS.values(),
         palette.TRAIL_COLOUR,
+        palette.POINT_COLOUR,
     ]
     for mark, theme in itertools.product(marks, THEMES):
         ratio = palette.contrast_ratio(mark, palette.PAGE_BACKGROUNDS[theme])
