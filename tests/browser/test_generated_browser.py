@@ -101,8 +101,7 @@ def title(page: Any) -> str:
 
 def error_boxes(page: Any) -> list[str]:
     """The error boxes on the page that are not deliberate messages."""
-    boxes = page.locator('[data-testid="stAlertContentError"]').all_inner_texts()
-    return [box for box in boxes if not box.strip().startswith(generated.DELIBERATE)]
+    return [box for box in ui.alert_texts(page) if not box.strip().startswith(generated.DELIBERATE)]
 
 
 def what_if_shown(page: Any) -> bool:

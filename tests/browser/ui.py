@@ -55,6 +55,14 @@ def eventually(page: Any, check: Callable[[], bool], timeout_s: float = 30.0) ->
     return True
 
 
+def alert_texts(page: Any, testid: str = "stAlertContentError") -> list[str]:
+    """The text of each message box of one kind (``stAlertContentError``, ``...Warning``, ...),
+    without its icon: a Material icon is drawn from its name's letters, so the whole box's
+    text starts with "error"."""
+    boxes = page.locator(f'[data-testid="{testid}"]').all()
+    return [box.locator('[data-testid="stMarkdownContainer"]').inner_text() for box in boxes]
+
+
 def check_page(page: Any, after: str) -> None:
     """No exception and no error box on the page after a valid action."""
     exceptions = page.locator('[data-testid="stException"]')
