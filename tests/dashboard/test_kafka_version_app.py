@@ -119,17 +119,17 @@ def test_a_line_a_walkthrough_step_cannot_answer_falls_back_to_the_newest() -> N
     # Found by the generated UI run: a lesson's walkthrough step runs a strategy that refuses
     # the picked Kafka line (then the eager-vs-cooperative lesson with 3.0, when
     # cooperative-sticky refused lines before 3.5; it answers every line now). Here the KIP-848
-    # lesson's step runs uniform, which refuses 3.8: the page says so and answers as the
+    # lesson's step runs uniform, which refuses 3.7: the page says so and answers as the
     # newest line, instead of "The scenario cannot be shown" (and no edit of the user's is
     # undone for it).
     app = start_app(sample="lesson-kip848-consumer-protocol")
     app.button(key="teach.start").click().run()
     assert_no_exception(app)
-    app.selectbox(key=SELECTOR).set_value("3.8").run()
+    app.selectbox(key=SELECTOR).set_value("3.7").run()
     assert_no_exception(app)
     assert not app.error, [box.value for box in app.error]
     [said] = [w.value for w in app.warning if "cannot be shown here" in w.value]
-    assert said.startswith("Kafka 3.8 cannot be shown here") and "3.9" in said
+    assert said.startswith("Kafka 3.7 cannot be shown here") and "3.8" in said
     assert app.session_state["ae.kafka_version"] is None
     app.run()  # the next run's version box shows what the page answers as
     assert app.selectbox(key=SELECTOR).value == NEWEST_KAFKA_VERSION
