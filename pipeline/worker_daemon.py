@@ -11,7 +11,8 @@ worker starts with them in memory.
 Only modules that start no thread are imported here (a thread does not survive ``fork``, and
 PySpark's daemon relies on having none): ``pyspark.worker``, every module of :mod:`assignors`
 (standard library only; :func:`load_the_core`) and the pipeline's modules that do not import
-NumPy, pandas or PyArrow (each starts a thread when imported). A test checks that importing this module starts none.
+NumPy, pandas or PyArrow (each starts a thread when imported). A test checks that importing
+this module starts none.
 
 Measured on the lag history (6M rows, first job of a fresh session, ``local[2]``, load 4-14,
 alternating with the code before): the Python workers' CPU 8.3 and 8.4 s -> 7.3 and 7.4 s.
