@@ -187,6 +187,17 @@ def _bounds(box: Any) -> tuple[int, int]:
     return int(box.min), int(box.max)
 
 
+def shown_version(app: AppTest) -> str | None:
+    """The Kafka line the page answers as: the version box's value where one is drawn (the
+    newest until a user picks another: picking the newest writes nothing to the session),
+    else the session's pick."""
+    for key in ("strategies.kafka_version", "streams.kafka_version"):
+        if key in _keys(app):
+            return str(app.selectbox(key=key).value)
+    version = app.session_state.get("ae.kafka_version")
+    return None if version is None else str(version)
+
+
 def shown_page(app: AppTest) -> pages.PageSpec:
     """The page the last run showed, by its title."""
     return BY_TITLE[str(app.title[0].value)]
@@ -728,7 +739,7 @@ class UserSession(RuleBasedStateMachine):
         if spec == pages.EXPLORER and "ae.strategies" in app.session_state:
             for name in app.session_state["ae.strategies"]:
                 REACHED["strategies"][name] += 1
-        version = app.session_state.get("ae.kafka_version")
+        version = shown_version(app)
         for span in KAFKA_SPANS if version else ():
             if version in span_lines(span):
                 REACHED["kafka"][span] += 1
