@@ -163,16 +163,24 @@ def shown_config(text: str) -> dict[str, object]:
     return flat_options(tomllib.loads(text[start + 1 :]))
 
 
-def check_config(chroot: list[str], env: dict[str, str], working_dir: str) -> str:
-    """Compares the configuration the image's server reads with the project's file."""
-    shell = f"cd {shlex.quote(working_dir)} && exec streamlit config show"
-    result = subprocess.run(
+def run_in_image(
+    chroot: list[str], env: dict[str, str], shell: str
+) -> subprocess.CompletedProcess[str]:
+    """One shell command in the image's file system as its user, output captured."""
+    return subprocess.run(
         [*chroot, "/bin/sh", "-c", shell],
         env=env,
         capture_output=True,
         text=True,
         timeout=CONFIG_SHOW_TIMEOUT_S,
         check=False,
+    )
+
+
+def check_config(chroot: list[str], env: dict[str, str], working_dir: str) -> str:
+    """Compares the configuration the image's server reads with the project's file."""
+    result = run_in_image(
+        chroot, env, f"cd {shlex.quote(working_dir)} && exec streamlit config show"
     )
     if result.returncode != 0:
         raise SmokeFailure(f"`streamlit config show` failed in the image:\n{result.stderr[-2000:]}")
@@ -208,14 +216,7 @@ def check_login_extra(chroot: list[str], env: dict[str, str]) -> str:
     Authlib, which Streamlit imports only when a login is configured (so the page checks
     cannot see it missing)."""
     probe = "import authlib, importlib.metadata as m; print(m.version('Authlib'))"
-    result = subprocess.run(
-        [*chroot, "/bin/sh", "-c", f"exec python -c {shlex.quote(probe)}"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=CONFIG_SHOW_TIMEOUT_S,
-        check=False,
-    )
+    result = run_in_image(chroot, env, f"exec python -c {shlex.quote(probe)}")
     if result.returncode != 0:
         raise SmokeFailure(
             "the image cannot sign users in (the login extra is missing: install '.[login]'):\n"
